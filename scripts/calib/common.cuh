@@ -1,0 +1,219 @@
+// common.cuh - shared helpers for the smpipe calibration microbenchmarks.
+//
+// Every benchmark prints machine-readable lines:
+//   RESULT key=<key> value=<number> unit=<unit> note=<free text to end of line>
+//   INFO   <free text>
+//   ERROR  <free text>
+// All timings inside kernels use %clock64 (SM cycles) unless the note says otherwise.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#define CK(call)                                                                     \
+  do {                                                                               \
+    cudaError_t e_ = (call);                                                         \
+    if (e_ != cudaSuccess) {                                                         \
+      printf("ERROR cuda_error=%s at=%s:%d call=%s\n", cudaGetErrorString(e_),       \
+             __FILE__, __LINE__, #call);                                             \
+      fflush(stdout);                                                                \
+      fprintf(stderr, "CUDA error %s at %s:%d (%s)\n", cudaGetErrorString(e_),       \
+              __FILE__, __LINE__, #call);                                            \
+      exit(2);                                                                       \
+    }                                                                                \
+  } while (0)
+
+// check launch + completion of the previous kernel
+#define CKL()                          \
+  do {                                 \
+    CK(cudaGetLastError());            \
+    CK(cudaDeviceSynchronize());       \
+  } while (0)
+
+static inline double median_of(std::vector<double> v) {
+  if (v.empty()) return -1.0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return (n & 1) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+static inline double min_of(const std::vector<double>& v) {
+  return v.empty() ? -1.0 : *std::min_element(v.begin(), v.end());
+}
+static inline double max_of(const std::vector<double>& v) {
+  return v.empty() ? -1.0 : *std::max_element(v.begin(), v.end());
+}
+
+static inline void result(const std::string& key, double value, const char* unit,
+                          const char* fmt = "", ...) {
+  char note[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(note, sizeof(note), fmt, ap);
+  va_end(ap);
+  printf("RESULT key=%s value=%.3f unit=%s note=%s\n", key.c_str(), value, unit, note);
+  fflush(stdout);
+}
+static inline void info(const char* fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  printf("INFO %s\n", buf);
+  fflush(stdout);
+}
+
+// least-squares fit y = a + b x
+static inline void linfit(const std::vector<double>& x, const std::vector<double>& y, double* a,
+                          double* b) {
+  double n = (double)x.size(), sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sx += x[i];
+    sy += y[i];
+    sxx += x[i] * x[i];
+    sxy += x[i] * y[i];
+  }
+  double den = n * sxx - sx * sx;
+  *b = den != 0 ? (n * sxy - sx * sy) / den : 0;
+  *a = (sy - *b * sx) / n;
+}
+
+// ---------------------------------------------------------------- device helpers
+__device__ __forceinline__ unsigned long long clk() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+__device__ __forceinline__ unsigned long long gtimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
+__device__ __forceinline__ unsigned smid() {
+  unsigned s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+// Raw, constructor-less shared storage for library objects (cuda::barrier, pipeline state) so
+// that no "dynamic initialization of __shared__ variable" warning is produced; the objects
+// are initialised explicitly (init(), make_pipeline()).
+template <class T>
+struct SmemObj {
+  alignas(T) unsigned char raw[sizeof(T)];
+  __device__ T* get() { return reinterpret_cast<T*>(raw); }
+};
+
+// ---------------------------------------------------------------- clock measurement
+__global__ void k_clock_spin(long long cycles, unsigned long long* out) {
+  unsigned long long g0 = gtimer();
+  unsigned long long c0 = clk();
+  unsigned long long c;
+  do {
+    c = clk();
+  } while ((long long)(c - c0) < cycles);
+  unsigned long long g1 = gtimer();
+  out[0] = c - c0;
+  out[1] = g1 - g0;
+}
+
+// Returns SM clock in MHz (median of reps), from clock64 cycles over %globaltimer ns, and
+// also reports the CUDA-event based number through *event_mhz.
+static inline double measure_clock_mhz(int reps = 5, long long cycles = 100000000LL,
+                                       double* event_mhz = nullptr) {
+  unsigned long long* d;
+  CK(cudaMalloc(&d, 2 * sizeof(unsigned long long)));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  k_clock_spin<<<1, 1>>>(cycles / 4, d);  // warm-up (lets clocks ramp)
+  CKL();
+  std::vector<double> gt, ev;
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(e0));
+    k_clock_spin<<<1, 1>>>(cycles, d);
+    CK(cudaEventRecord(e1));
+    CKL();
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    unsigned long long h[2];
+    CK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+    gt.push_back((double)h[0] / (double)h[1] * 1000.0);
+    ev.push_back((double)h[0] / (ms * 1000.0));
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  CK(cudaFree(d));
+  if (event_mhz) *event_mhz = median_of(ev);
+  return median_of(gt);
+}
+
+// ---------------------------------------------------------------- L2 flush
+// Streams a large buffer through L2 with L1-bypassing loads (clean lines) after writing it
+// once at allocation, so that previously cached data (also dirty data) is evicted.
+__global__ void k_flush_read(const int4* __restrict__ p, size_t n, int* sink) {
+  int acc = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    int4 v = __ldcg(p + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x7fffffff) sink[0] = acc;  // practically never; keeps the loads
+}
+__global__ void k_fill_int4(int4* p, size_t n, int v) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    p[i] = make_int4(v, v + 1, v + 2, (int)i);
+}
+
+struct L2Flusher {
+  int4* buf = nullptr;
+  size_t n = 0;
+  int* sink = nullptr;
+  void init(size_t bytes) {
+    n = bytes / sizeof(int4);
+    CK(cudaMalloc(&buf, n * sizeof(int4)));
+    CK(cudaMalloc(&sink, sizeof(int)));
+    k_fill_int4<<<1024, 256>>>(buf, n, 1);
+    CKL();
+  }
+  void flush() {
+    k_flush_read<<<2048, 256>>>(buf, n, sink);
+    CKL();
+  }
+  void release() {
+    if (buf) CK(cudaFree(buf));
+    if (sink) CK(cudaFree(sink));
+    buf = nullptr;
+    sink = nullptr;
+  }
+};
+
+static inline cudaDeviceProp print_device() {
+  int dev = 0;
+  CK(cudaGetDevice(&dev));
+  cudaDeviceProp p;
+  CK(cudaGetDeviceProperties(&p, dev));
+  int clk_khz = 0, mem_khz = 0;
+  CK(cudaDeviceGetAttribute(&clk_khz, cudaDevAttrClockRate, dev));
+  CK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev));
+  int drv = 0, rt = 0;
+  CK(cudaDriverGetVersion(&drv));
+  CK(cudaRuntimeGetVersion(&rt));
+  info("device name=\"%s\" cc=%d.%d sms=%d l2_bytes=%d smem_per_sm=%zu smem_optin_per_block=%zu "
+       "clock_khz=%d mem_clock_khz=%d mem_bus_bits=%d global_mem=%zu driver=%d runtime=%d",
+       p.name, p.major, p.minor, p.multiProcessorCount, p.l2CacheSize,
+       p.sharedMemPerMultiprocessor, p.sharedMemPerBlockOptin, clk_khz, mem_khz,
+       p.memoryBusWidth, p.totalGlobalMem, drv, rt);
+  return p;
+}

@@ -1,0 +1,22 @@
+/* parser.h: tokens of the trace language, shared by the parser and the
+ * program compiler (which maps operator tokens to operations). */
+#pragma once
+
+#include "sim/trace_ast.h"
+
+enum {
+    TK_EOF = 256,
+    TK_NEWLINE,
+    TK_INT,
+    TK_IDENT,
+    TK_EQ, TK_NE, TK_LE, TK_GE, TK_SHL, TK_SHR, TK_ANDAND, TK_OROR,
+    TK_INC, TK_DEC, TK_ADDEQ, TK_SUBEQ, TK_MULEQ, TK_DIVEQ, TK_MODEQ,
+    TK_SHLEQ, TK_SHREQ, TK_ANDEQ, TK_OREQ, TK_XOREQ, TK_DOTDOT, TK_ARROW
+};
+
+/* A printable name for a token kind ("'+'", "end of line"); static string. */
+const char *parser_token_name(int kind);
+
+/* The name without a leading cuda::, cuda::device::, cuda::std::,
+ * cooperative_groups:: or cg:: qualifier; points into name. */
+const char *parser_strip_ns(const char *name);
