@@ -1,15 +1,59 @@
-#include "sim/program.h"
+/* main.c: the smpipe command: `smpipe VERB [options]`, one GOptionContext
+ * per verb.  Results go to stdout, diagnostics to stderr.  Exit status: 0
+ * success, 1 the simulated program is invalid (misuse, deadlock, race
+ * treated as an error, watchdog), 2 bad input. */
+#include "sim/cli.h"
+
 #include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+} verbs[] = {
+    { "run", cli_run, "simulate a trace and report cycles, stalls and overlap" },
+    { "check", cli_check, "parse, expand and validate a trace without simulating it" },
+    { "sweep", cli_sweep, "run a trace over parameter ranges and recommend a stage count" },
+    { "merge", cli_merge, "join the CSV files of sharded sweeps" },
+    { "plot", cli_plot, "draw an overlap timeline (or a sweep) with gnuplot" },
+    { "arch", cli_arch, "list or show architecture files" },
+    { "cuda", cli_cuda, "generate a CUDA program that implements a trace" },
+    { "validate", cli_validate, "run a trace on a real GPU and compare with the simulation" },
+    { "calibrate", cli_calibrate, "run the microbenchmarks on a real GPU and write an architecture file" },
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: smpipe VERB [OPTIONS]\n\n"
+               "smpipe simulates one GPU SM's asynchronous-copy pipeline hardware running a\n"
+               "cuda::pipeline program described by a trace (docs/trace-format.md).\n\nVerbs:\n");
+    for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++) {
+        fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].help);
+    }
+    fprintf(f, "\n'smpipe VERB --help' describes a verb's options; 'smpipe --version' prints the version.\n");
+}
+
 int main(int argc, char **argv)
 {
-    GError *err = NULL;
-    Trace *t = trace_parse_file(argv[1], &err);
-    if (!t) { fprintf(stderr, "%s\n", err->message); return 2; }
-    Program *p = program_new(t, NULL, 1, &err);
-    if (!p) { fprintf(stderr, "%s\n", err->message); return 2; }
-    GString *s = g_string_new(NULL);
-    program_dump(p, s);
-    printf("%s", s->str);
-    (void) argc;
-    return 0;
+    if (argc < 2) {
+        usage(stderr);
+        return SIM_EXIT_BAD_INPUT;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("smpipe %s\n", SMPIPE_VERSION);
+        return 0;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++) {
+        if (strcmp(argv[1], verbs[i].name) == 0) {
+            return verbs[i].fn(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "smpipe: unknown verb '%s'\n\n", argv[1]);
+    usage(stderr);
+    return SIM_EXIT_BAD_INPUT;
 }

@@ -1,0 +1,432 @@
+/* arch.c: architecture files.  A table maps each "section.key" to a field
+ * of ArchParams with its type and valid range; loading checks that the file
+ * has every key and no unknown one, so a typo cannot silently fall back to
+ * a default. */
+#include "models/arch.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+typedef enum {
+    K_INT,
+    K_DOUBLE,
+    K_STRING,
+    K_BOOL,
+    K_POLICY,
+    K_SOURCE
+} KeyType;
+
+typedef struct {
+    const char *section;
+    const char *key;
+    KeyType type;
+    size_t offset;
+    double lo, hi;     /* valid range for numbers */
+    const char *help;
+} KeyDef;
+
+#define F(field) offsetof(ArchParams, field)
+
+static const KeyDef keys[] = {
+    { "arch", "name", K_STRING, F(name), 0, 0, "architecture name" },
+    { "arch", "sm_version", K_INT, F(sm_version), 80, 120, "compute capability x10 (80 = A100, 90 = H100)" },
+    { "arch", "clock_mhz", K_DOUBLE, F(clock_mhz), 100, 5000, "SM clock used to convert cycles to time" },
+    { "sm", "subpartitions", K_INT, F(subpartitions), 1, 8, "warp schedulers per SM" },
+    { "sm", "max_warps", K_INT, F(max_warps), 1, 128, "resident warps per SM" },
+    { "sm", "max_threads", K_INT, F(max_threads), 32, 4096, "resident threads per SM" },
+    { "sm", "max_blocks", K_INT, F(max_blocks), 1, 64, "resident blocks per SM" },
+    { "sm", "smem_bytes", K_INT, F(smem_bytes), 1024, 1 << 20, "shared memory per SM" },
+    { "sm", "smem_per_block", K_INT, F(smem_per_block), 1024, 1 << 20, "most shared memory one block may use" },
+    { "sm", "smem_reserved_per_block", K_INT, F(smem_reserved), 0, 65536, "shared memory the system reserves per block" },
+    { "sm", "registers", K_INT, F(registers), 1024, 1 << 20, "32-bit registers per SM" },
+    { "sm", "regs_per_thread", K_INT, F(regs_per_thread), 1, 255, "registers the simulated kernel uses per thread" },
+    { "sm", "blocks", K_INT, F(blocks), 1, 64, "resident blocks of the program on the SM (run option)" },
+    { "sched", "policy", K_POLICY, F(policy), 0, 0, "warp scheduling policy: lrr or gto" },
+    { "sched", "control_issue", K_INT, F(control_issue), 0, 16, "issue slots per control statement (assignment, branch)" },
+    { "smem", "banks", K_INT, F(smem_banks), 1, 64, "shared-memory banks" },
+    { "smem", "bank_bytes", K_INT, F(smem_bank_bytes), 1, 16, "bytes per bank" },
+    { "smem", "latency", K_INT, F(smem_latency), 1, 1000, "shared-memory load latency (cycles)" },
+    { "smem", "wavefront_bytes", K_INT, F(smem_wavefront_bytes), 16, 1024, "bytes one wavefront moves" },
+    { "l1", "latency", K_INT, F(l1_latency), 1, 1000, "L1 hit latency (cycles)" },
+    { "l1", "lines", K_INT, F(l1_lines), 1, 1 << 20, "L1 data-cache lines" },
+    { "l1", "line_bytes", K_INT, F(line_bytes), 32, 1024, "cache line size" },
+    { "l1", "sector_bytes", K_INT, F(sector_bytes), 8, 1024, "sector size" },
+    { "l2", "latency", K_INT, F(l2_latency), 1, 10000, "L2 hit latency (cycles)" },
+    { "l2", "bytes_per_clk_sm", K_DOUBLE, F(l2_bytes_per_clk_sm), 0.1, 4096, "L2-to-SM bytes per cycle, one SM" },
+    { "l2", "bytes_per_clk", K_DOUBLE, F(l2_bytes_per_clk), 1, 1e6, "whole-L2 bytes per SM cycle" },
+    { "l2", "bytes", K_INT, F(l2_bytes), 1024, (double) (INT64_C(1) << 40), "L2 capacity" },
+    { "dram", "latency", K_INT, F(dram_latency), 1, 100000, "DRAM access latency (cycles)" },
+    { "dram", "bytes_per_clk", K_DOUBLE, F(dram_bytes_per_clk), 0.1, 1e6, "DRAM bytes per SM cycle, whole chip" },
+    { "mem", "source", K_SOURCE, F(source), 0, 0, "where source data lives at start: dram or l2 (run option)" },
+    { "mem", "active_sms", K_INT, F(active_sms), 1, 1024, "SMs sharing L2 and DRAM bandwidth (run option)" },
+    { "cp_async", "issue_cycles", K_INT, F(cp_async_issue), 1, 1000, "LSU cycles per cp.async warp instruction" },
+    { "cp_async", "max_inflight", K_INT, F(cp_async_max_inflight), 1, 1 << 20, "line requests in flight per SM" },
+    { "cp_async", "extra_latency", K_INT, F(cp_async_extra_latency), 0, 10000, "cp.async latency beyond a load's" },
+    { "cp_async", "warp_shared_groups", K_BOOL, F(cp_async_warp_groups), 0, 0, "commit groups shared by a warp (sm_80)" },
+    { "bulk", "issue_latency", K_INT, F(bulk_issue_latency), 0, 100000, "bulk copy set-up latency (cycles)" },
+    { "bulk", "bytes_per_clk", K_DOUBLE, F(bulk_bytes_per_clk), 0.1, 4096, "bulk copy engine bytes per cycle" },
+    { "bulk", "chunk_bytes", K_INT, F(bulk_chunk_bytes), 16, 1 << 20, "bytes per bulk memory request" },
+    { "barrier", "syncthreads_base", K_INT, F(syncthreads_base), 0, 100000, "__syncthreads cost, fixed part" },
+    { "barrier", "syncthreads_per_warp", K_INT, F(syncthreads_per_warp), 0, 10000, "__syncthreads cost per warp" },
+    { "barrier", "mbarrier_arrive", K_INT, F(mbar_arrive), 1, 10000, "mbarrier arrive latency" },
+    { "barrier", "mbarrier_wake", K_INT, F(mbar_wake), 0, 10000, "try_wait wake-up after the phase completes" },
+    { "barrier", "mbarrier_poll", K_INT, F(mbar_poll), 1, 100000, "test_wait polling period (sm_80)" },
+    { "barrier", "wait_call", K_INT, F(mbar_test), 1, 10000, "a libcudacxx wait on an already completed phase (clock read, try_wait, branch)" },
+};
+
+/* Instruction classes: [inst.NAME] latency, interval. */
+static const char *const class_names[] = { "imad", "iadd", "lop", "ffma", "fadd", "fmul", "mufu", "dfma", "hmma" };
+
+static const char *const bundled[] = { "a100", "h100", "h200", NULL };
+
+const char *const *arch_bundled(void)
+{
+    return bundled;
+}
+
+static const KeyDef *find_key(const char *section, const char *key)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+        if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].key, key) == 0) {
+            return &keys[i];
+        }
+    }
+    return NULL;
+}
+
+static int class_slot(const char *section)
+{
+    if (!g_str_has_prefix(section, "inst.")) {
+        return -1;
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(class_names); i++) {
+        if (strcmp(section + 5, class_names[i]) == 0) {
+            return (int) i;
+        }
+    }
+    return -1;
+}
+
+bool arch_has_key(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (dot == NULL) {
+        return false;
+    }
+    g_autofree char *section = g_strndup(name, dot - name);
+    if (class_slot(section) >= 0) {
+        return strcmp(dot + 1, "latency") == 0 || strcmp(dot + 1, "interval") == 0;
+    }
+    return find_key(section, dot + 1) != NULL;
+}
+
+static bool parse_number(const char *s, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = g_ascii_strtod(s, &end);
+    if (errno != 0 || end == s) {
+        return false;
+    }
+    while (*end == ' ' || *end == '\t') {
+        end++;
+    }
+    if (*end != '\0') {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* Stores value (text) into the field of def; where names the origin. */
+static bool set_field(ArchParams *a, const KeyDef *def, const char *value, const char *where, GError **error)
+{
+    void *field = (char *) a + def->offset;
+    double v = 0;
+    switch (def->type) {
+    case K_STRING:
+        if (strlen(value) >= sizeof a->name || strlen(value) == 0) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s: a name of 1 to %zu characters", where,
+                        def->section, def->key, sizeof a->name - 1);
+            return false;
+        }
+        g_strlcpy(field, value, sizeof a->name);
+        return true;
+    case K_BOOL:
+        if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0) {
+            *(bool *) field = strcmp(value, "true") == 0;
+            return true;
+        }
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s must be true or false, not '%s'", where,
+                    def->section, def->key, value);
+        return false;
+    case K_POLICY:
+        if (strcmp(value, "lrr") == 0 || strcmp(value, "gto") == 0) {
+            *(SchedPolicy *) field = strcmp(value, "lrr") == 0 ? SCHED_LRR : SCHED_GTO;
+            return true;
+        }
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: sched.policy must be lrr or gto, not '%s'", where, value);
+        return false;
+    case K_SOURCE:
+        if (strcmp(value, "dram") == 0 || strcmp(value, "l2") == 0) {
+            *(MemSource *) field = strcmp(value, "dram") == 0 ? MEM_SOURCE_DRAM : MEM_SOURCE_L2;
+            return true;
+        }
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: mem.source must be dram or l2, not '%s'", where, value);
+        return false;
+    case K_INT:
+    case K_DOUBLE:
+        if (!parse_number(value, &v)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s: '%s' is not a number", where, def->section,
+                        def->key, value);
+            return false;
+        }
+        if (def->type == K_INT && v != (double) (int64_t) v) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s must be a whole number, not %s", where,
+                        def->section, def->key, value);
+            return false;
+        }
+        if (v < def->lo || v > def->hi) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s=%s is out of range (%g..%g)", where,
+                        def->section, def->key, value, def->lo, def->hi);
+            return false;
+        }
+        if (def->type == K_INT) {
+            *(int64_t *) field = (int64_t) v;
+        } else {
+            *(double *) field = v;
+        }
+        return true;
+    }
+    return false;
+}
+
+static bool set_class(ArchParams *a, int slot, const char *key, const char *value, const char *where,
+                      GError **error)
+{
+    double v;
+    bool lat = strcmp(key, "latency") == 0;
+    if (!lat && strcmp(key, "interval") != 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: inst.%s has keys latency and interval, not '%s'", where,
+                    class_names[slot], key);
+        return false;
+    }
+    if (!parse_number(value, &v) || v != (double) (int64_t) v || v < 1 || v > 10000) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: inst.%s.%s must be a whole number of cycles in 1..10000,"
+                    " not '%s'", where, class_names[slot], key, value);
+        return false;
+    }
+    InstClass *c = &a->classes[slot];
+    if (lat) {
+        c->latency = (int64_t) v;
+    } else {
+        c->interval = (int64_t) v;
+    }
+    return true;
+}
+
+char *arch_find_file(const char *name_or_path)
+{
+    if (strchr(name_or_path, '/') != NULL || g_str_has_suffix(name_or_path, ".ini")) {
+        return g_file_test(name_or_path, G_FILE_TEST_IS_REGULAR) ? g_strdup(name_or_path) : NULL;
+    }
+    /* Next to the executable's source tree first (running from the build
+     * directory), then the installed data directory, then $SMPIPE_DATADIR. */
+    const char *dirs[] = { g_getenv("SMPIPE_DATADIR"), SMPIPE_SRCDIR, SMPIPE_DATADIR };
+    g_autofree char *file = g_strconcat(name_or_path, ".ini", NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
+        if (dirs[i] == NULL) {
+            continue;
+        }
+        char *p = g_build_filename(dirs[i], "arch", file, NULL);
+        if (g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
+            return p;
+        }
+        g_free(p);
+    }
+    return NULL;
+}
+
+static bool apply_override(ArchParams *a, const char *assign, GError **error)
+{
+    const char *eq = strchr(assign, '=');
+    if (eq == NULL) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: expected section.key=value", assign);
+        return false;
+    }
+    g_autofree char *name = g_strndup(assign, eq - assign);
+    const char *dot = strrchr(name, '.');
+    if (dot == NULL) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: not an architecture key", assign);
+        return false;
+    }
+    g_autofree char *section = g_strndup(name, dot - name);
+    g_autofree char *where = g_strdup_printf("--set %s", assign);
+    int slot = class_slot(section);
+    if (slot >= 0) {
+        return set_class(a, slot, dot + 1, eq + 1, where, error);
+    }
+    const KeyDef *def = find_key(section, dot + 1);
+    if (def == NULL) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: unknown architecture key '%s' (smpipe arch show h100"
+                    " lists them)", assign, name);
+        return false;
+    }
+    return set_field(a, def, eq + 1, where, error);
+}
+
+static bool validate(const ArchParams *a, const char *where, GError **error)
+{
+    if (a->smem_per_block > a->smem_bytes) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: sm.smem_per_block exceeds sm.smem_bytes", where);
+        return false;
+    }
+    if (a->max_warps * 32 < a->max_threads) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: sm.max_threads exceeds 32 x sm.max_warps", where);
+        return false;
+    }
+    if (a->line_bytes % a->sector_bytes != 0 || a->line_bytes / a->sector_bytes > 32) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: l1.line_bytes must be a multiple of l1.sector_bytes,"
+                    " at most 32 sectors", where);
+        return false;
+    }
+    if (a->smem_banks * a->smem_bank_bytes > 4096) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: smem.banks x smem.bank_bytes too large", where);
+        return false;
+    }
+    return true;
+}
+
+bool arch_load(const char *name_or_path, const GPtrArray *overrides, ArchParams *out, GError **error)
+{
+    g_autofree char *path = arch_find_file(name_or_path);
+    if (path == NULL) {
+        GString *names = g_string_new(NULL);
+        for (const char *const *b = bundled; *b; b++) {
+            g_string_append_printf(names, "%s%s", names->len ? ", " : "", *b);
+        }
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--arch %s: no such architecture (bundled: %s; or give a path"
+                    " to an .ini file)", name_or_path, names->str);
+        g_string_free(names, TRUE);
+        return false;
+    }
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    GError *err = NULL;
+    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &err)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s", path, err->message);
+        g_error_free(err);
+        return false;
+    }
+    ArchParams a;
+    memset(&a, 0, sizeof a);
+    bool seen[G_N_ELEMENTS(keys)] = { false };
+    bool class_seen[G_N_ELEMENTS(class_names)][2] = { { false } };
+    gsize ngroups = 0;
+    g_auto(GStrv) groups = g_key_file_get_groups(kf, &ngroups);
+    for (gsize g = 0; g < ngroups; g++) {
+        gsize nkeys = 0;
+        g_auto(GStrv) ks = g_key_file_get_keys(kf, groups[g], &nkeys, NULL);
+        int slot = class_slot(groups[g]);
+        for (gsize k = 0; k < nkeys; k++) {
+            g_autofree char *raw = g_key_file_get_value(kf, groups[g], ks[k], NULL);
+            g_autofree char *value = g_strstrip(g_strdup(raw ? raw : ""));
+            g_autofree char *where = g_strdup_printf("%s: [%s] %s", path, groups[g], ks[k]);
+            if (slot >= 0) {
+                if (!set_class(&a, slot, ks[k], value, where, error)) {
+                    return false;
+                }
+                class_seen[slot][strcmp(ks[k], "latency") == 0 ? 0 : 1] = true;
+                continue;
+            }
+            const KeyDef *def = find_key(groups[g], ks[k]);
+            if (def == NULL) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: unknown key", where);
+                return false;
+            }
+            if (!set_field(&a, def, value, where, error)) {
+                return false;
+            }
+            seen[def - keys] = true;
+        }
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+        if (!seen[i]) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing key [%s] %s (%s)", path, keys[i].section,
+                        keys[i].key, keys[i].help);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(class_names); i++) {
+        g_strlcpy(a.classes[i].name, class_names[i], sizeof a.classes[i].name);
+        if (!class_seen[i][0] || !class_seen[i][1]) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing [inst.%s] latency and interval", path,
+                        class_names[i]);
+            return false;
+        }
+    }
+    a.nclasses = (int) G_N_ELEMENTS(class_names);
+    if (overrides != NULL) {
+        for (guint i = 0; i < overrides->len; i++) {
+            if (!apply_override(&a, g_ptr_array_index(overrides, i), error)) {
+                return false;
+            }
+        }
+    }
+    if (!validate(&a, path, error)) {
+        return false;
+    }
+    *out = a;
+    return true;
+}
+
+int arch_class_index(const ArchParams *a, const char *name)
+{
+    for (int i = 0; i < a->nclasses; i++) {
+        if (strcmp(a->classes[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+void arch_format(const ArchParams *a, GString *out)
+{
+    const char *section = "";
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+        const KeyDef *d = &keys[i];
+        if (strcmp(section, d->section) != 0) {
+            g_string_append_printf(out, "%s[%s]\n", i ? "\n" : "", d->section);
+            section = d->section;
+        }
+        const void *field = (const char *) a + d->offset;
+        g_string_append_printf(out, "# %s\n%s = ", d->help, d->key);
+        switch (d->type) {
+        case K_STRING:
+            g_string_append(out, (const char *) field);
+            break;
+        case K_INT:
+            g_string_append_printf(out, "%" G_GINT64_FORMAT, *(const int64_t *) field);
+            break;
+        case K_DOUBLE: {
+            char buf[G_ASCII_DTOSTR_BUF_SIZE];
+            g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.6g", *(const double *) field));
+            break;
+        }
+        case K_BOOL:
+            g_string_append(out, *(const bool *) field ? "true" : "false");
+            break;
+        case K_POLICY:
+            g_string_append(out, *(const SchedPolicy *) field == SCHED_LRR ? "lrr" : "gto");
+            break;
+        case K_SOURCE:
+            g_string_append(out, *(const MemSource *) field == MEM_SOURCE_DRAM ? "dram" : "l2");
+            break;
+        }
+        g_string_append_c(out, '\n');
+    }
+    for (int i = 0; i < a->nclasses; i++) {
+        g_string_append_printf(out, "\n[inst.%s]\nlatency = %" G_GINT64_FORMAT "\ninterval = %" G_GINT64_FORMAT "\n",
+                               a->classes[i].name, a->classes[i].latency, a->classes[i].interval);
+    }
+}

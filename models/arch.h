@@ -1,0 +1,108 @@
+/* arch.h: the parameters of one GPU's SM and memory path, read from an
+ * architecture file (arch/NAME.ini, a GKeyFile) and --set overrides.
+ *
+ * Every key is required in the file and every value there cites its source
+ * in a comment (a datasheet, a paper, or our own measurement with the script
+ * that made it); tests/arch_sources checks that.  The table in arch.c lists
+ * the keys; `smpipe arch show NAME` prints them resolved. */
+#pragma once
+
+#include "sim/simtypes.h"
+
+#define ARCH_MAX_CLASSES 12
+
+typedef enum {
+    SCHED_LRR,  /* loose round-robin */
+    SCHED_GTO   /* greedy then oldest */
+} SchedPolicy;
+
+typedef enum {
+    MEM_SOURCE_DRAM,  /* first touch of a line misses L2 */
+    MEM_SOURCE_L2     /* all source data already resident in L2 */
+} MemSource;
+
+typedef struct {
+    char name[16];
+    int64_t latency;   /* cycles from issue to a dependent instruction */
+    int64_t interval;  /* cycles between two warp instructions on one sub-partition's pipe */
+} InstClass;
+
+typedef struct {
+    char name[32];
+    int64_t sm_version;        /* 80, 90 */
+    double clock_mhz;
+
+    int64_t subpartitions;
+    int64_t max_warps;
+    int64_t max_threads;
+    int64_t max_blocks;
+    int64_t smem_bytes;          /* shared memory per SM */
+    int64_t smem_per_block;      /* most a block may have */
+    int64_t smem_reserved;       /* reserved per block by the system */
+    int64_t registers;           /* 32-bit registers per SM */
+    int64_t regs_per_thread;     /* the simulated kernel's register use */
+    int64_t blocks;              /* resident blocks of the program (run option) */
+
+    SchedPolicy policy;
+    int64_t control_issue;       /* issue slots per control statement */
+
+    InstClass classes[ARCH_MAX_CLASSES];
+    int nclasses;
+
+    int64_t smem_banks;
+    int64_t smem_bank_bytes;
+    int64_t smem_latency;
+    int64_t smem_wavefront_bytes; /* bytes one shared-memory wavefront moves */
+
+    int64_t l1_latency;
+    int64_t l1_lines;             /* 128-byte lines of L1 data cache */
+    int64_t line_bytes;
+    int64_t sector_bytes;
+
+    int64_t l2_latency;
+    double l2_bytes_per_clk_sm;   /* SM <-> L2 link, one SM */
+    double l2_bytes_per_clk;      /* whole L2, shared by active SMs */
+    int64_t l2_bytes;
+
+    int64_t dram_latency;
+    double dram_bytes_per_clk;    /* whole chip, in SM cycles */
+
+    MemSource source;
+    int64_t active_sms;
+
+    int64_t cp_async_issue;       /* cycles the LSU spends per cp.async warp instruction */
+    int64_t cp_async_max_inflight;/* 128-byte line requests in flight per SM */
+    int64_t cp_async_extra_latency;
+    bool cp_async_warp_groups;    /* commit groups shared by the warp (sm_80) */
+
+    int64_t bulk_issue_latency;
+    double bulk_bytes_per_clk;
+    int64_t bulk_chunk_bytes;
+
+    int64_t syncthreads_base;
+    int64_t syncthreads_per_warp;
+    int64_t mbar_arrive;          /* issue-to-done of an mbarrier arrive */
+    int64_t mbar_wake;            /* try_wait: phase completion to the thread running (sm_90) */
+    int64_t mbar_poll;            /* test_wait polling period (sm_80) */
+    int64_t mbar_test;            /* a wait call on a completed phase (barrier.wait_call) */
+} ArchParams;
+
+/* Loads an architecture by name (arch/NAME.ini in the data or source
+ * directory) or by path, applies overrides (array of char* "section.key=value")
+ * and validates.  Returns TRUE, or FALSE with *error set (SIM_ERROR_INPUT). */
+bool arch_load(const char *name_or_path, const GPtrArray *overrides, ArchParams *out, GError **error);
+
+/* Writes the resolved parameters as an .ini file (arch show). */
+void arch_format(const ArchParams *a, GString *out);
+
+/* True when `name` (section.key) is an architecture key. */
+bool arch_has_key(const char *name);
+
+/* The file an architecture name resolves to; newly allocated, NULL if none. */
+char *arch_find_file(const char *name_or_path);
+
+/* Index of an instruction class, or -1. */
+int arch_class_index(const ArchParams *a, const char *name);
+
+/* Names of the bundled architectures, NULL-terminated static array. */
+const char *const *arch_bundled(void);

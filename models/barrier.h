@@ -1,0 +1,104 @@
+/* barrier.h: the SM's barrier units.
+ *
+ * MBarrier models the shared-memory mbarrier object of the PTX ISA
+ * (mbarrier section): a phase counter, expected and pending arrival counts
+ * and a transaction count.  init(n): pending = expected = n, tx = 0.
+ * arrive(c): pending -= c.  expect_tx(b): tx += b.  complete_tx(b) (from a
+ * bulk copy as its bytes land): tx -= b.  arrive_drop: expected -= 1 then
+ * arrive.  When pending == 0 and tx == 0 the phase completes: the phase
+ * number advances and pending = expected.  test_wait.parity(p) is true once
+ * the phase with parity p has completed, i.e. (phase & 1) != p.
+ * cuda::barrier<thread_scope_block> and pipeline_shared_state are built on
+ * it, as libcudacxx builds them.
+ *
+ * BlockBarrier models bar.sync 0 (__syncthreads): threads arrive (counted
+ * per thread, as on sm_70 and later), and when every live thread of the
+ * block has arrived they are released together.  Its cost comes from the
+ * architecture file (barrier.syncthreads_*). */
+#pragma once
+
+#include "sim/simtypes.h"
+
+/* Something blocked on a barrier: a warp's split (see warp.h). */
+typedef struct {
+    int32_t warp;       /* SM-wide warp index */
+    int32_t split;      /* split slot in the warp */
+    bool by_token;      /* wait for phase > value; else for parity value done */
+    uint64_t value;
+} BarrierWaiter;
+
+/* Called when a waiter's condition holds; `now` is the completion cycle. */
+typedef void (*BarrierWakeFn)(void *ctx, const BarrierWaiter *w, SimCycle now);
+
+typedef enum {
+    MBAR_OK,
+    MBAR_UNINITIALIZED,   /* used before init (or after the pipeline invalidated it) */
+    MBAR_OVER_ARRIVAL,    /* more arrivals than the phase expects */
+    MBAR_BAD_COUNT        /* expected count outside 1 .. 2^20-1 */
+} MBarStatus;
+
+#define MBAR_MAX_COUNT ((1u << 20) - 1)
+
+typedef struct {
+    bool valid;           /* initialised and not invalidated */
+    int64_t expected;     /* arrivals that complete a phase */
+    int64_t pending;      /* arrivals still missing in the current phase */
+    int64_t tx;           /* transaction bytes outstanding */
+    uint64_t phase;       /* number of completed phases */
+    SimCycle phase_start; /* cycle the current phase began */
+    SimCycle last_complete; /* cycle the last phase completed */
+    GArray *waiters;      /* BarrierWaiter */
+} MBarrier;
+
+void mbar_init_storage(MBarrier *b);
+void mbar_clear_storage(MBarrier *b);
+
+/* init(&bar, count): resets the barrier; waiters are kept (none expected). */
+MBarStatus mbar_init(MBarrier *b, int64_t count, SimCycle now);
+/* Marks the barrier invalid (mbarrier.inval). */
+void mbar_invalidate(MBarrier *b);
+
+/* arrive(count).  *token receives the phase the arrival belongs to.  May
+ * complete the phase, waking waiters through wake. */
+MBarStatus mbar_arrive(MBarrier *b, int64_t count, SimCycle now, uint64_t *token, BarrierWakeFn wake, void *ctx);
+/* arrive_and_drop: the expected count shrinks by count, then arrive. */
+MBarStatus mbar_arrive_drop(MBarrier *b, int64_t count, SimCycle now, BarrierWakeFn wake, void *ctx);
+/* cp.async.mbarrier.arrive without .noinc: pending += count now; the
+ * matching arrivals come later through mbar_arrive. */
+MBarStatus mbar_pending_add(MBarrier *b, int64_t count);
+/* expect_tx(bytes) / complete_tx(bytes). */
+MBarStatus mbar_expect_tx(MBarrier *b, int64_t bytes, SimCycle now, BarrierWakeFn wake, void *ctx);
+MBarStatus mbar_complete_tx(MBarrier *b, int64_t bytes, SimCycle now, BarrierWakeFn wake, void *ctx);
+
+/* True once the phase with the given parity has completed. */
+static inline bool mbar_parity_done(const MBarrier *b, uint64_t parity)
+{
+    return (b->phase & 1) != (parity & 1);
+}
+
+/* True once the phase the token came from has completed. */
+static inline bool mbar_token_done(const MBarrier *b, uint64_t token)
+{
+    return b->phase > token;
+}
+
+void mbar_add_waiter(MBarrier *b, BarrierWaiter w);
+/* Removes the waiter of (warp, split); returns whether it was there. */
+bool mbar_remove_waiter(MBarrier *b, int32_t warp, int32_t split);
+
+const char *mbar_status_message(MBarStatus st);
+
+typedef struct {
+    int64_t expected;     /* live threads of the block */
+    int64_t arrived;      /* threads arrived in this generation */
+    uint64_t generation;  /* completed barriers */
+    GArray *waiters;      /* BarrierWaiter */
+} BlockBarrier;
+
+void block_barrier_init(BlockBarrier *b, int64_t threads);
+void block_barrier_clear(BlockBarrier *b);
+/* count threads arrive; returns true when this completes the barrier (the
+ * waiters, the arriving ones included once added, are then woken). */
+bool block_barrier_arrive(BlockBarrier *b, int64_t count, SimCycle now, BarrierWakeFn wake, void *ctx);
+/* count threads exit: they no longer take part. */
+bool block_barrier_exit(BlockBarrier *b, int64_t count, SimCycle now, BarrierWakeFn wake, void *ctx);

@@ -1,0 +1,153 @@
+/* copy_engine.c: cp.async coalescing, admission and completion. */
+#include "models/copy_engine.h"
+
+void copy_engine_init(CopyEngine *c, const ArchParams *a)
+{
+    memset(c, 0, sizeof *c);
+    c->issue_cycles = a->cp_async_issue;
+    c->max_inflight = a->cp_async_max_inflight;
+    c->extra_latency = a->cp_async_extra_latency;
+    c->line_bytes = a->line_bytes;
+    c->sector_bytes = a->sector_bytes;
+    c->cap = 64;
+    c->inflight = g_new0(SimCycle, c->cap);
+}
+
+void copy_engine_clear(CopyEngine *c)
+{
+    g_free(c->inflight);
+    c->inflight = NULL;
+}
+
+/* Distinct (line, sector-mask) pairs of a warp's byte ranges. */
+typedef struct {
+    uint64_t line;
+    uint32_t sectors;
+} LineReq;
+
+static int64_t gather_lines(const CopyEngine *c, const int64_t *addr, uint32_t mask, int64_t size, LineReq *out)
+{
+    int64_t n = 0;
+    for (int l = 0; l < 32; l++) {
+        if (!(mask & (1u << l))) {
+            continue;
+        }
+        uint64_t first = (uint64_t) addr[l];
+        uint64_t last = first + (uint64_t) size - 1;
+        for (uint64_t a = first; a <= last;) {
+            uint64_t line = a / (uint64_t) c->line_bytes;
+            uint64_t line_end = (line + 1) * (uint64_t) c->line_bytes - 1;
+            uint64_t seg_end = MIN(last, line_end);
+            uint32_t s0 = (uint32_t) ((a % (uint64_t) c->line_bytes) / (uint64_t) c->sector_bytes);
+            uint32_t s1 = (uint32_t) ((seg_end % (uint64_t) c->line_bytes) / (uint64_t) c->sector_bytes);
+            uint32_t bits = (uint32_t) (((UINT64_C(1) << (s1 + 1)) - 1) & ~((UINT64_C(1) << s0) - 1));
+            int64_t k;
+            for (k = 0; k < n; k++) {
+                if (out[k].line == line) {
+                    out[k].sectors |= bits;
+                    break;
+                }
+            }
+            if (k == n) {
+                out[n].line = line;
+                out[n].sectors = bits;
+                n++;
+            }
+            a = seg_end + 1;
+        }
+    }
+    return n;
+}
+
+int64_t copy_engine_count_lines(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size,
+                                int64_t *sectors)
+{
+    LineReq reqs[64];
+    int64_t n = gather_lines(c, src, mask, size, reqs);
+    *sectors = 0;
+    for (int64_t k = 0; k < n; k++) {
+        *sectors += __builtin_popcount(reqs[k].sectors);
+    }
+    return n;
+}
+
+/* Drops requests that completed by cycle t. */
+static void retire(CopyEngine *c, SimCycle t)
+{
+    while (c->len > 0 && c->inflight[c->head] <= t) {
+        c->head = (c->head + 1) % c->cap;
+        c->len--;
+    }
+}
+
+SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines)
+{
+    retire(c, t);
+    int64_t over = (int64_t) c->len + lines - c->max_inflight;
+    if (over <= 0) {
+        return t;
+    }
+    /* Wait for the `over`-th earliest completion. */
+    size_t k = (size_t) MIN(over, (int64_t) c->len) - 1;
+    SimCycle when = c->inflight[(c->head + k) % c->cap];
+    return MAX(t, when);
+}
+
+/* Inserts a completion keeping the ring sorted (completions mostly come in
+ * order, so the insertion point is near the end). */
+static void track(CopyEngine *c, SimCycle done)
+{
+    if (c->len == c->cap) {
+        SimCycle *n = g_new0(SimCycle, c->cap * 2);
+        for (size_t k = 0; k < c->len; k++) {
+            n[k] = c->inflight[(c->head + k) % c->cap];
+        }
+        g_free(c->inflight);
+        c->inflight = n;
+        c->head = 0;
+        c->cap *= 2;
+    }
+    size_t pos = c->len;
+    while (pos > 0 && c->inflight[(c->head + pos - 1) % c->cap] > done) {
+        c->inflight[(c->head + pos) % c->cap] = c->inflight[(c->head + pos - 1) % c->cap];
+        pos--;
+    }
+    c->inflight[(c->head + pos) % c->cap] = done;
+    c->len++;
+}
+
+CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const int64_t *src,
+                             const int64_t *dst, uint32_t mask, int64_t size)
+{
+    LineReq reqs[64];
+    int64_t n = gather_lines(c, src, mask, size, reqs);
+    retire(c, t);
+    SimCycle issue = MAX(t, c->lsu_free);
+    c->lsu_free = issue + (SimCycle) (c->issue_cycles * MAX(n, (int64_t) 1));
+    bool cache_l1 = size < 16; /* cp.async.ca for 4 and 8 bytes, .cg for 16 */
+    SimCycle arrive = issue;
+    int64_t bytes = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t req_bytes = __builtin_popcount(reqs[k].sectors) * c->sector_bytes;
+        SimCycle a = mem_path_read(m, issue, reqs[k].line * (uint64_t) c->line_bytes, req_bytes, cache_l1);
+        a += (SimCycle) c->extra_latency;
+        arrive = MAX(arrive, a);
+        track(c, a);
+        c->sectors += (uint64_t) __builtin_popcount(reqs[k].sectors);
+    }
+    for (int l = 0; l < 32; l++) {
+        if (mask & (1u << l)) {
+            bytes += size;
+        }
+    }
+    /* The fill writes the destination like a warp store would. */
+    int64_t ideal;
+    int64_t waves = smem_wavefronts(s, dst, mask, size, &ideal);
+    s->fill_wavefronts += (uint64_t) waves;
+    SimCycle done = smem_reserve(s, arrive, waves);
+    c->instructions++;
+    c->lines += (uint64_t) n;
+    c->bytes += (uint64_t) bytes;
+    CopyResult r = { issue, done, n, bytes };
+    return r;
+}

@@ -1,0 +1,55 @@
+/* copy_engine.h: per-thread asynchronous copies, cp.async (LDGSTS).
+ *
+ * Hardware behaviour: each thread of a warp instruction copies 4, 8 or 16
+ * bytes from global to shared memory.  The LSU coalesces the lanes' source
+ * addresses into 128-byte line requests of 32-byte sectors; 4- and 8-byte
+ * copies use cp.async.ca (may hit and allocate in L1), 16-byte ones
+ * cp.async.cg (bypass L1), as libcudacxx chooses.  The LSU accepts a new
+ * instruction every cp_async.issue_cycles per line it generates, and at most
+ * cp_async.max_inflight line requests are in flight per SM: beyond that the
+ * issuing warp is throttled until one completes.  Data landing in shared
+ * memory takes port cycles like a store (see smem.h).  Completion times are
+ * known when a copy issues because every server on the way is FIFO, which
+ * is what lets commit groups and mbarrier arrivals be scheduled exactly.
+ * Numbers: arch/NAME.ini ([cp_async], measured by scripts/calib/cpasync.cu). */
+#pragma once
+
+#include "models/mem_path.h"
+#include "models/smem.h"
+
+typedef struct {
+    int64_t issue_cycles;
+    int64_t max_inflight;
+    int64_t extra_latency;
+    int64_t line_bytes, sector_bytes;
+    SimCycle lsu_free;     /* next cycle the LSU accepts an instruction */
+    /* Completion cycles of line requests in flight, sorted ascending. */
+    SimCycle *inflight;
+    size_t head, len, cap;
+    /* Statistics. */
+    uint64_t instructions, lines, sectors, bytes, throttled_cycles;
+} CopyEngine;
+
+/* What one warp instruction did. */
+typedef struct {
+    SimCycle issue;      /* cycle it entered the LSU */
+    SimCycle done;       /* cycle its last byte landed in shared memory */
+    int64_t lines;
+    int64_t bytes;
+} CopyResult;
+
+void copy_engine_init(CopyEngine *c, const ArchParams *a);
+void copy_engine_clear(CopyEngine *c);
+
+/* Line requests a warp instruction makes: distinct lines among the lanes'
+ * source ranges (src[l] .. src[l] + size - 1 for lanes in mask). */
+int64_t copy_engine_count_lines(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size,
+                                int64_t *sectors);
+
+/* The earliest cycle >= t at which `lines` more requests fit in flight. */
+SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines);
+
+/* Issues one warp instruction at cycle t (>= the admission cycle): lanes in
+ * mask copy `size` bytes from src[l] (global) to dst[l] (shared offset). */
+CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const int64_t *src,
+                             const int64_t *dst, uint32_t mask, int64_t size);

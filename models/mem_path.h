@@ -1,0 +1,75 @@
+/* mem_path.h: the memory path behind the SM: L1 data cache, the SM-to-L2
+ * link, L2 and DRAM.
+ *
+ * Hardware behaviour: a request for a 128-byte line (some of its 32-byte
+ * sectors) first looks in L1 when it is allowed to allocate there (ld.ca,
+ * cp.async.ca); otherwise, or on a miss, it crosses the SM's link to L2
+ * (bandwidth l2.bytes_per_clk_sm), is served by L2 (whole-chip bandwidth
+ * l2.bytes_per_clk divided among mem.active_sms SMs) and, when the line is
+ * not resident, by DRAM (dram.bytes_per_clk / mem.active_sms).  Each of the
+ * three is a first-come first-served server: a request waits until the
+ * server is free, then occupies it for bytes / bandwidth cycles, which is how
+ * queueing appears when requests exceed bandwidth.  Latencies are the
+ * unloaded round trips measured by pointer chasing.  A request for a line
+ * already on its way from DRAM completes with it (miss merging).  L2 keeps
+ * l2.bytes of lines, evicting the oldest.  Numbers: arch/NAME.ini. */
+#pragma once
+
+#include "models/arch.h"
+
+#define MEM_FP 65536  /* fixed-point fraction of a cycle used by the servers */
+
+typedef struct {
+    uint64_t *keys;      /* line address + 1; 0 = empty */
+    SimCycle *ready;     /* cycle the line's data is available */
+    size_t cap;          /* power of two */
+    size_t len;
+    uint64_t *fifo;      /* insertion order, for eviction */
+    size_t fifo_cap;     /* most lines kept */
+    size_t fifo_alloc, fifo_head, fifo_len;
+} LineSet;
+
+typedef struct {
+    uint64_t free_fp;    /* fixed-point cycle the server is next free */
+    uint64_t per_byte_fp;/* fixed-point cycles per byte (at least 1) */
+    uint64_t busy_fp;    /* total occupied time */
+} BwServer;
+
+typedef struct {
+    int64_t l1_latency, l2_latency, dram_latency;
+    int64_t line_bytes, sector_bytes;
+    bool source_l2;
+    BwServer link, l2, dram;
+    LineSet l2_lines;
+    uint64_t *l1_tags;   /* direct mapped: line + 1 */
+    SimCycle *l1_ready;
+    int64_t l1_nlines;
+    /* Statistics. */
+    uint64_t l1_hits, l2_hits, l2_misses, merged;
+    uint64_t bytes_l1, bytes_l2, bytes_dram, bytes_written;
+    uint64_t requests;
+} MemPath;
+
+void mem_path_init(MemPath *m, const ArchParams *a);
+void mem_path_clear(MemPath *m);
+
+/* A read of `bytes` bytes of the line holding address `addr`, leaving the
+ * SM at cycle t.  cache_l1 allows an L1 hit and allocation.  Returns the
+ * cycle the data arrives at the SM. */
+SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, bool cache_l1);
+
+/* A write of `bytes` bytes to the line holding addr (st.global): it uses
+ * link and L2 bandwidth and leaves the line resident in L2.  Returns the
+ * cycle it is accepted by L2. */
+SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes);
+
+/* Cycles each server was busy (for the achieved-bandwidth statistics). */
+double mem_path_busy_cycles(const BwServer *s);
+
+/* Line sets, exposed for tests. */
+void line_set_init(LineSet *s, size_t max_lines);
+void line_set_clear(LineSet *s);
+/* Finds a line; returns true and its ready cycle. */
+bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready);
+/* Inserts (or updates) a line, evicting the oldest beyond the capacity. */
+void line_set_put(LineSet *s, uint64_t line, SimCycle ready);

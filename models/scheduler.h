@@ -1,0 +1,32 @@
+/* scheduler.h: a warp scheduler of one SM sub-partition.
+ *
+ * Hardware behaviour: Ampere and Hopper SMs have four sub-partitions, each
+ * with its own scheduler that issues at most one warp instruction per
+ * cycle from the warps assigned to it (warp i goes to sub-partition
+ * i mod 4).  Among ready warps it picks by policy: loose round-robin (the
+ * next ready warp after the last one issued) or greedy-then-oldest (keep
+ * issuing the last warp while it is ready, else the one that has waited
+ * longest).  Each instruction class has an issue interval on its pipe
+ * (arch [inst.*] interval): a second instruction of the class waits for it.
+ * Sources: NVIDIA A100 and H100 whitepapers (four sub-partitions, one
+ * dispatch per clock); Rogers et al., "Cache-Conscious Wavefront
+ * Scheduling" (MICRO 2012) for LRR and GTO. */
+#pragma once
+
+#include "models/arch.h"
+
+typedef struct {
+    int32_t *ready;      /* warp ids, in the order they became ready */
+    int32_t nready;
+    int32_t cap;
+    SimCycle next_free;  /* first cycle the scheduler can issue again */
+    bool arb_pending;    /* an arbitration is scheduled */
+    int32_t last;        /* warp issued last, -1 at start */
+    SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another */
+} Scheduler;
+
+void scheduler_init(Scheduler *s, int32_t max_warps, int nclasses);
+void scheduler_clear(Scheduler *s);
+void scheduler_enqueue(Scheduler *s, int32_t warp);
+/* Removes and returns the warp to issue next, or -1 when none is ready. */
+int32_t scheduler_pick(Scheduler *s, SchedPolicy policy);

@@ -1,0 +1,848 @@
+/* sm.c: assembles one SM for a program and drives it: occupancy limits,
+ * warp-to-scheduler assignment, the ready/arbitration events, the stall
+ * accounting (every warp-cycle in exactly one state), async barrier
+ * actions, and the deadlock report.  Numbers: arch/NAME.ini. */
+#include "models/sm_internal.h"
+
+#include "models/race.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------ accounting */
+
+SimRole sm_split_role(Sm *sm, Warp *w, Split *s)
+{
+    if (s->status == SPLIT_FREE || s->mask == 0) {
+        return ROLE_NONE;
+    }
+    if (s->role >= 0) {
+        return (SimRole) s->role;
+    }
+    const Block *b = &sm->blocks[w->block];
+    int bits = -1;
+    bool mixed = false;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (s->mask & (1u << l)) {
+            int r = b->thread_role[w->tid0 + l];
+            if (bits < 0) {
+                bits = r;
+            } else if (bits != r) {
+                mixed = true;
+            }
+        }
+    }
+    SimRole role = mixed ? ROLE_MIXED
+                   : bits == (ROLEBIT_PRODUCER | ROLEBIT_CONSUMER) ? ROLE_BOTH
+                   : bits == ROLEBIT_PRODUCER ? ROLE_PRODUCER
+                   : bits == ROLEBIT_CONSUMER ? ROLE_CONSUMER
+                                              : ROLE_NONE;
+    s->role = (int8_t) role;
+    return role;
+}
+
+/* Adds [since, at) to the warp's current state. */
+void sm_account_flush(Warp *w, SimCycle at)
+{
+    Sm *sm = w->sm;
+    if (at > w->since) {
+        uint64_t d = at - w->since;
+        sm->stats.warp_state[(size_t) w->id * WS__COUNT + w->state] += d;
+        sm->stats.role_state[w->role][w->state] += d;
+        if (sm->tl != NULL) {
+            sim_timeline_slice(sm->tl, w->timeline_track, sim_warp_state_name(w->state), w->since, at);
+        }
+        w->since = at;
+    }
+}
+
+void sm_account(Warp *w, SimWarpState st, SimCycle at)
+{
+    Sm *sm = w->sm;
+    if (at < w->since) {
+        at = w->since;
+    }
+    SimRole role = w->live ? sm_split_role(sm, w, &w->split[w->focus]) : ROLE_NONE;
+    if (st == w->state && role == w->role) {
+        return;
+    }
+    sm_account_flush(w, at);
+    w->since = at;
+    w->state = st;
+    w->role = role;
+}
+
+/* --------------------------------------------------------------- events */
+
+static void ev_arbitrate(void *target, uint64_t arg, SimCycle now);
+
+static void ensure_arbitration(Sm *sm, int32_t smsp, SimCycle now)
+{
+    Scheduler *s = &sm->smsp[smsp];
+    if (s->arb_pending || s->nready == 0) {
+        return;
+    }
+    s->arb_pending = true;
+    sim_engine_schedule(&sm->engine, MAX(now, s->next_free), ev_arbitrate, sm, (uint64_t) smsp);
+}
+
+static void ev_warp_ready(void *target, uint64_t gen, SimCycle now)
+{
+    Warp *w = target;
+    Sm *sm = w->sm;
+    if (gen != w->ready_gen || w->queued || sm->engine.stop) {
+        return;
+    }
+    Split *s = &w->split[w->focus];
+    if (s->status != SPLIT_RUNNABLE) {
+        return;
+    }
+    if (s->ready_at > now || w->busy_until > now) {
+        sm_warp_schedule(sm, w);
+        return;
+    }
+    w->queued = true;
+    scheduler_enqueue(&sm->smsp[w->smsp], w->id);
+    sm_account(w, WS_NOT_SELECTED, now);
+    ensure_arbitration(sm, w->smsp, now);
+}
+
+static void ev_arbitrate(void *target, uint64_t arg, SimCycle now)
+{
+    Sm *sm = target;
+    Scheduler *s = &sm->smsp[arg];
+    s->arb_pending = false;
+    if (sm->engine.stop) {
+        return;
+    }
+    if (now < s->next_free) {
+        ensure_arbitration(sm, (int32_t) arg, now);
+        return;
+    }
+    for (;;) {
+        int32_t id = scheduler_pick(s, sm->arch.policy);
+        if (id < 0) {
+            break;
+        }
+        Warp *w = &sm->warps[id];
+        w->queued = false;
+        int64_t k = warp_issue(sm, w, now);
+        if (sm->engine.stop) {
+            return;
+        }
+        if (k > 0) {
+            s->next_free = now + (SimCycle) k;
+            break;
+        }
+    }
+    ensure_arbitration(sm, (int32_t) arg, now);
+}
+
+void sm_warp_schedule(Sm *sm, Warp *w)
+{
+    if (w->queued || w->live == 0) {
+        return;
+    }
+    Split *s = &w->split[w->focus];
+    if (s->status != SPLIT_RUNNABLE) {
+        return;
+    }
+    SimCycle t = MAX(MAX(s->ready_at, w->busy_until), sm->engine.now);
+    w->ready_gen++;
+    sim_engine_schedule(&sm->engine, t, ev_warp_ready, w, w->ready_gen);
+}
+
+static void ev_wake(void *target, uint64_t arg, SimCycle now)
+{
+    Warp *w = target;
+    Sm *sm = w->sm;
+    int32_t idx = (int32_t) (arg >> 32);
+    uint32_t gen = (uint32_t) arg;
+    Split *s = &w->split[idx];
+    if (s->status != SPLIT_BLOCKED || s->gen != gen || sm->engine.stop) {
+        return;
+    }
+    s->status = SPLIT_RUNNABLE;
+    s->gen++;
+    s->ready_at = now;
+    s->wait = WAIT_NONE;
+    if (w->focus != idx && w->split[w->focus].status != SPLIT_RUNNABLE) {
+        w->focus = idx;
+    }
+    if (w->focus == idx) {
+        sm_warp_schedule(sm, w);
+    }
+}
+
+void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at)
+{
+    Split *s = &w->split[split];
+    sim_engine_schedule(&sm->engine, MAX(at, sm->engine.now), ev_wake, w, ((uint64_t) split << 32) | s->gen);
+}
+
+static void ev_action(void *target, uint64_t idx, SimCycle now);
+
+void sm_schedule_action(Sm *sm, SimCycle at, ActionKind kind, int32_t block, int32_t mbar, int64_t amount,
+                        SrcLoc loc, int32_t warp)
+{
+    int32_t i;
+    if (sm->free_action >= 0) {
+        i = sm->free_action;
+        sm->free_action = g_array_index(sm->actions, Action, i).next_free;
+    } else {
+        Action a;
+        memset(&a, 0, sizeof a);
+        g_array_append_val(sm->actions, a);
+        i = (int32_t) sm->actions->len - 1;
+    }
+    Action *a = &g_array_index(sm->actions, Action, i);
+    a->kind = kind;
+    a->block = block;
+    a->mbar = mbar;
+    a->amount = amount;
+    a->loc = loc;
+    a->warp = warp;
+    a->next_free = -1;
+    sm->pending_actions++;
+    sim_engine_schedule(&sm->engine, MAX(at, sm->engine.now), ev_action, sm, (uint64_t) i);
+}
+
+/* Defined in warp.c: applies an async arrival or tx completion. */
+void warp_apply_action(Sm *sm, const Action *a, SimCycle now);
+
+static void ev_action(void *target, uint64_t idx, SimCycle now)
+{
+    Sm *sm = target;
+    Action a = g_array_index(sm->actions, Action, idx);
+    g_array_index(sm->actions, Action, idx).next_free = sm->free_action;
+    sm->free_action = (int32_t) idx;
+    sm->pending_actions--;
+    if (sm->engine.stop) {
+        return;
+    }
+    warp_apply_action(sm, &a, now);
+}
+
+void sm_fail(Sm *sm, GError *err)
+{
+    sim_engine_fail(&sm->engine, err);
+}
+
+/* ------------------------------------------------------------- overlap */
+
+void sm_note_compute(Sm *sm, SimCycle at)
+{
+    if (at + 1 <= sm->last_compute) {
+        return;
+    }
+    sm->last_compute = at + 1;
+    sm->stats.compute_busy++;
+    if (at >= sm->copy_from && at < sm->copy_to) {
+        sm->stats.both_busy++;
+    }
+}
+
+void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char *what)
+{
+    if (to <= from) {
+        return;
+    }
+    if (from >= sm->copy_to) {
+        sm->stats.copy_busy += sm->copy_to - sm->copy_from;
+        sm->copy_from = from;
+        sm->copy_to = to;
+    } else {
+        sm->copy_to = MAX(sm->copy_to, to);
+    }
+    if (sm->tl != NULL) {
+        /* Overlapping copies go to different lanes so that slices nest. */
+        int lane = -1;
+        for (int i = 0; i < sm->ncopy_tracks; i++) {
+            if (sm->copy_track_free[i] <= from) {
+                lane = i;
+                break;
+            }
+        }
+        if (lane < 0 && sm->ncopy_tracks < 64) {
+            lane = sm->ncopy_tracks++;
+            sm->copy_tracks = g_renew(int, sm->copy_tracks, sm->ncopy_tracks);
+            sm->copy_track_free = g_renew(SimCycle, sm->copy_track_free, sm->ncopy_tracks);
+            char name[48];
+            g_snprintf(name, sizeof name, "copy lane %d", lane);
+            sm->copy_tracks[lane] = sim_timeline_track(sm->tl, TRACK_COPY, name, 100000 + lane);
+        }
+        if (lane >= 0) {
+            sm->copy_track_free[lane] = to;
+            sim_timeline_slice(sm->tl, sm->copy_tracks[lane], what, from, to);
+        }
+        (void) bytes;
+    }
+}
+
+/* -------------------------------------------------------------- messages */
+
+char *sm_describe_lanes(const Warp *w, LaneMask m)
+{
+    GString *s = g_string_new(NULL);
+    int first = -1;
+    for (int l = 0; l <= SIM_WARP_SIZE; l++) {
+        bool on = l < SIM_WARP_SIZE && (m & (1u << l));
+        if (on && first < 0) {
+            first = l;
+        } else if (!on && first >= 0) {
+            if (s->len) {
+                g_string_append_c(s, ',');
+            }
+            if (first == l - 1) {
+                g_string_append_printf(s, "%d", first);
+            } else {
+                g_string_append_printf(s, "%d-%d", first, l - 1);
+            }
+            first = -1;
+        }
+    }
+    char *out = g_strdup_printf("warp %d (block %d) lanes %s (threads %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT ")",
+                                w->index, w->block, s->len ? s->str : "none",
+                                w->tid0 + (m ? __builtin_ctz(m) : 0), w->tid0 + (m ? 31 - __builtin_clz(m) : 0));
+    g_string_free(s, TRUE);
+    return out;
+}
+
+char *sm_describe_mbar(const Sm *sm, int32_t block, int32_t mbar)
+{
+    const Program *p = sm->prog;
+    const Block *b = &sm->blocks[block];
+    if (mbar < (int32_t) p->barriers->len) {
+        return g_strdup_printf("barrier '%s'", g_array_index(p->barriers, ProgBarrier, mbar).name);
+    }
+    for (guint i = 0; i < p->pstates->len; i++) {
+        const ProgPState *ps = &g_array_index(p->pstates, ProgPState, i);
+        int32_t base = b->pstate_base[i];
+        if (mbar >= base && mbar < base + 2 * ps->stages) {
+            int32_t k = mbar - base;
+            return g_strdup_printf("stage %d's %s barrier of pipeline_shared_state '%s'", k / 2,
+                                   k % 2 == 0 ? "produced" : "consumed", ps->name);
+        }
+    }
+    return g_strdup("an mbarrier");
+}
+
+void sm_warn(Sm *sm, const char *key, const char *fmt, ...)
+{
+    if (g_hash_table_contains(sm->warned, key)) {
+        return;
+    }
+    g_hash_table_add(sm->warned, g_strdup(key));
+    va_list ap;
+    va_start(ap, fmt);
+    g_ptr_array_add(sm->stats.warnings, g_strdup_vprintf(fmt, ap));
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------ assembly */
+
+int64_t sm_smem_per_block(const Program *prog, const ArchParams *arch)
+{
+    return prog->smem_bytes + arch->smem_reserved;
+}
+
+static bool check_fit(const Program *p, const ArchParams *a, GError **error)
+{
+    int64_t blocks = a->blocks;
+    int64_t threads = p->block_threads * blocks;
+    int64_t warps = p->warps * blocks;
+    int64_t smem = sm_smem_per_block(p, a);
+    /* Registers are allocated per warp in units of 256. */
+    int64_t regs_per_warp = (a->regs_per_thread * 32 + 255) / 256 * 256;
+    int64_t regs = regs_per_warp * warps;
+    const char *what = NULL;
+    int64_t need = 0, have = 0;
+    if (blocks > a->max_blocks) {
+        what = "resident blocks", need = blocks, have = a->max_blocks;
+    } else if (threads > a->max_threads) {
+        what = "threads", need = threads, have = a->max_threads;
+    } else if (warps > a->max_warps) {
+        what = "warps", need = warps, have = a->max_warps;
+    } else if (smem > a->smem_per_block) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT,
+                    "%s: a block needs %" G_GINT64_FORMAT " bytes of shared memory (%" G_GINT64_FORMAT
+                    " declared + %" G_GINT64_FORMAT " reserved), but a block may have at most %" G_GINT64_FORMAT
+                    " on %s", p->trace->path, smem, p->smem_bytes, a->smem_reserved, a->smem_per_block, a->name);
+        return false;
+    } else if (smem * blocks > a->smem_bytes) {
+        what = "bytes of shared memory", need = smem * blocks, have = a->smem_bytes;
+    } else if (regs > a->registers) {
+        what = "registers", need = regs, have = a->registers;
+    }
+    if (what != NULL) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT,
+                    "%s: sm.blocks=%" G_GINT64_FORMAT " blocks of %" G_GINT64_FORMAT " threads need %" G_GINT64_FORMAT
+                    " %s, but the SM of %s holds %" G_GINT64_FORMAT, p->trace->path, blocks, p->block_threads, need,
+                    what, a->name, have);
+        return false;
+    }
+    return true;
+}
+
+uint32_t sm_initial_word(int32_t buffer, int64_t word)
+{
+    /* A reproducible, non-trivial pattern (splitmix-style hash). */
+    uint64_t x = ((uint64_t) (buffer + 1) << 40) ^ (uint64_t) word;
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return (uint32_t) (x ^ (x >> 31));
+}
+
+Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GError **error)
+{
+    if (!check_fit(prog, arch, error)) {
+        return NULL;
+    }
+    g_autoptr(Sm) sm = g_new0(Sm, 1);
+    sm->prog = prog;
+    sm->arch = *arch;
+    sm->opt = *opt;
+    sm->tl = opt->timeline;
+    sim_engine_init(&sm->engine, opt->engine);
+    sm->engine.max_cycles = opt->max_cycles;
+    sm->nblocks = (int32_t) arch->blocks;
+    sm->nwarps = (int32_t) (prog->warps * sm->nblocks);
+    sim_stats_init(&sm->stats, sm->nwarps);
+    sm->stats.blocks = sm->nblocks;
+    sm->stats.threads_per_block = prog->block_threads;
+    sm->actions = g_array_new(FALSE, TRUE, sizeof(Action));
+    sm->free_action = -1;
+    sm->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    smem_init(&sm->smem, arch->smem_banks, arch->smem_bank_bytes, arch->smem_wavefront_bytes);
+    mem_path_init(&sm->mem, arch);
+    copy_engine_init(&sm->cpa, arch);
+    bulk_engine_init(&sm->bulk, arch);
+
+    /* Instruction classes the program uses must exist. */
+    sm->class_map = g_new0(int32_t, MAX(prog->classes->len, 1u));
+    for (guint i = 0; i < prog->classes->len; i++) {
+        const char *name = g_ptr_array_index(prog->classes, i);
+        int c = arch_class_index(arch, name);
+        if (c < 0) {
+            GString *names = g_string_new(NULL);
+            for (int k = 0; k < arch->nclasses; k++) {
+                g_string_append_printf(names, "%s%s", k ? ", " : "", arch->classes[k].name);
+            }
+            /* Find the first use for the location. */
+            SrcLoc loc = { 1, 1 };
+            for (guint k = 0; k < prog->ops->len; k++) {
+                const Op *op = &g_array_index(prog->ops, Op, k);
+                if (op->code == OP_COMPUTE && op->value == (int64_t) i) {
+                    loc = op->loc;
+                    break;
+                }
+            }
+            trace_set_error(error, SIM_ERROR_INPUT, prog->trace, loc, "unknown instruction class '%s' (%s has: %s)",
+                            name, arch->name, names->str);
+            g_string_free(names, TRUE);
+            return NULL;
+        }
+        sm->class_map[i] = c;
+    }
+
+    /* A pipeline object per make_pipeline operation. */
+    sm->pipe_slot = g_new(int32_t, MAX(prog->ops->len, 1u));
+    for (guint i = 0; i < prog->ops->len; i++) {
+        const Op *op = &g_array_index(prog->ops, Op, i);
+        sm->pipe_slot[i] = (op->code == OP_MAKE_PIPE_THREAD || op->code == OP_MAKE_PIPE_BLOCK) ? sm->npipes++ : -1;
+    }
+
+    sm->smsp = g_new0(Scheduler, arch->subpartitions);
+    for (int64_t i = 0; i < arch->subpartitions; i++) {
+        scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
+    }
+
+    int32_t nmbars = (int32_t) prog->barriers->len;
+    for (guint i = 0; i < prog->pstates->len; i++) {
+        nmbars += (int32_t) (2 * g_array_index(prog->pstates, ProgPState, i).stages);
+    }
+    sm->blocks = g_new0(Block, sm->nblocks);
+    for (int32_t b = 0; b < sm->nblocks; b++) {
+        Block *blk = &sm->blocks[b];
+        blk->id = b;
+        blk->first_warp = (int32_t) (b * prog->warps);
+        blk->threads = prog->block_threads;
+        blk->live_threads = prog->block_threads;
+        blk->nmbars = nmbars;
+        blk->mbars = g_new0(MBarrier, MAX(nmbars, 1));
+        for (int32_t k = 0; k < nmbars; k++) {
+            mbar_init_storage(&blk->mbars[k]);
+        }
+        blk->pstate_base = g_new0(int32_t, MAX(prog->pstates->len, 1u));
+        int32_t next = (int32_t) prog->barriers->len;
+        for (guint i = 0; i < prog->pstates->len; i++) {
+            blk->pstate_base[i] = next;
+            next += (int32_t) (2 * g_array_index(prog->pstates, ProgPState, i).stages);
+        }
+        block_barrier_init(&blk->bar, prog->block_threads);
+        blk->pipes = g_new0(Pipe, MAX(sm->npipes, 1));
+        for (guint i = 0; i < prog->ops->len; i++) {
+            if (sm->pipe_slot[i] >= 0) {
+                const Op *op = &g_array_index(prog->ops, Op, i);
+                pipe_init(&blk->pipes[sm->pipe_slot[i]], op->code == OP_MAKE_PIPE_BLOCK, (int32_t) i,
+                          prog->block_threads);
+            }
+        }
+        blk->pending_make = -1;
+        blk->thread_role = g_new0(uint8_t, prog->block_threads);
+        if (opt->functional) {
+            blk->data_smem = g_new0(uint8_t, MAX(prog->smem_bytes, 1));
+        }
+    }
+    if (opt->functional) {
+        sm->data_global_bytes = prog->global_bytes;
+        sm->data_global = g_new0(uint8_t, MAX(prog->global_bytes, 1));
+        for (guint i = 0; i < prog->buffers->len; i++) {
+            const ProgBuffer *buf = &g_array_index(prog->buffers, ProgBuffer, i);
+            if (buf->space != SPACE_GLOBAL) {
+                continue;
+            }
+            uint8_t *base = sm->data_global + (buf->base - (INT64_C(1) << 32));
+            for (int64_t wd = 0; wd * 4 < buf->bytes; wd++) {
+                uint32_t v = sm_initial_word((int32_t) i, wd);
+                memcpy(base + wd * 4, &v, (size_t) MIN((int64_t) 4, buf->bytes - wd * 4));
+            }
+        }
+    }
+
+    sm->warps = g_new0(Warp, sm->nwarps);
+    for (int32_t i = 0; i < sm->nwarps; i++) {
+        Warp *w = &sm->warps[i];
+        w->sm = sm;
+        w->id = i;
+        w->block = (int32_t) (i / prog->warps);
+        w->index = (int32_t) (i % prog->warps);
+        w->smsp = (int32_t) (i % arch->subpartitions);
+        w->tid0 = (int64_t) w->index * SIM_WARP_SIZE;
+        int64_t n = MIN((int64_t) SIM_WARP_SIZE, prog->block_threads - w->tid0);
+        w->exists = n >= 32 ? 0xffffffffu : ((1u << n) - 1);
+        w->live = w->exists;
+        w->vals = g_new0(int64_t, MAX(prog->value_slots, 1));
+        if (opt->functional) {
+            w->data = g_new0(uint32_t, (size_t) MAX(prog->vars->len, 1u) * SIM_WARP_SIZE * 4);
+        }
+        w->groups = g_array_new(FALSE, FALSE, sizeof(CpGroup));
+        w->frames = NULL;
+        w->nframes = 0;
+        for (int k = 0; k < MAX_SPLITS; k++) {
+            w->split[k].status = SPLIT_FREE;
+        }
+        Split *s = &w->split[0];
+        s->status = SPLIT_RUNNABLE;
+        s->pc = 0;
+        s->mask = w->live;
+        s->frame = -1;
+        s->role = -1;
+        w->focus = 0;
+        w->state = WS_NOT_SELECTED;
+        w->role = ROLE_NONE;
+        if (sm->tl != NULL) {
+            char name[96];
+            g_snprintf(name, sizeof name, "warp %d (block %d, threads %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ")",
+                       w->index, w->block, w->tid0, w->tid0 + n - 1);
+            w->timeline_track = sim_timeline_track(sm->tl, TRACK_WARP, name, i);
+        }
+    }
+    sm->live_warps = sm->nwarps;
+    if (opt->race_check) {
+        sm->race = race_new(prog, sm->nblocks, sm->npipes, nmbars);
+    }
+    return g_steal_pointer(&sm);
+}
+
+void sm_free(Sm *sm)
+{
+    if (sm == NULL) {
+        return;
+    }
+    if (sm->blocks != NULL) {
+        for (int32_t b = 0; b < sm->nblocks; b++) {
+            Block *blk = &sm->blocks[b];
+            for (int32_t k = 0; k < blk->nmbars; k++) {
+                mbar_clear_storage(&blk->mbars[k]);
+            }
+            g_free(blk->mbars);
+            g_free(blk->pstate_base);
+            block_barrier_clear(&blk->bar);
+            for (int32_t k = 0; k < sm->npipes; k++) {
+                pipe_clear(&blk->pipes[k]);
+            }
+            g_free(blk->pipes);
+            g_free(blk->thread_role);
+            g_free(blk->data_smem);
+        }
+        g_free(sm->blocks);
+    }
+    if (sm->warps != NULL) {
+        for (int32_t i = 0; i < sm->nwarps; i++) {
+            g_free(sm->warps[i].vals);
+            g_free(sm->warps[i].data);
+            g_free(sm->warps[i].frames);
+            if (sm->warps[i].groups) {
+                g_array_free(sm->warps[i].groups, TRUE);
+            }
+        }
+        g_free(sm->warps);
+    }
+    if (sm->smsp != NULL) {
+        for (int64_t i = 0; i < sm->arch.subpartitions; i++) {
+            scheduler_clear(&sm->smsp[i]);
+        }
+        g_free(sm->smsp);
+    }
+    if (sm->race != NULL) {
+        race_free(sm->race);
+    }
+    g_free(sm->class_map);
+    g_free(sm->pipe_slot);
+    g_free(sm->copy_tracks);
+    g_free(sm->copy_track_free);
+    g_free(sm->data_global);
+    if (sm->actions) {
+        g_array_free(sm->actions, TRUE);
+    }
+    if (sm->warned) {
+        g_hash_table_unref(sm->warned);
+    }
+    smem_clear(&sm->smem);
+    mem_path_clear(&sm->mem);
+    copy_engine_clear(&sm->cpa);
+    sim_stats_clear(&sm->stats);
+    sim_engine_clear(&sm->engine);
+    g_free(sm);
+}
+
+/* --------------------------------------------------------------- running */
+
+static const char *status_word(SplitStatus st)
+{
+    switch (st) {
+    case SPLIT_RUNNABLE: return "runnable";
+    case SPLIT_BLOCKED: return "blocked";
+    case SPLIT_PARKED: return "waiting at reconvergence";
+    case SPLIT_FREE: return "free";
+    }
+    return "?";
+}
+
+/* What a blocked split waits for, in words. */
+static char *describe_wait(Sm *sm, Warp *w, Split *s)
+{
+    Block *b = &sm->blocks[w->block];
+    switch (s->wait) {
+    case WAIT_MBAR: {
+        MBarrier *m = &b->mbars[s->wait_obj];
+        g_autofree char *what = sm_describe_mbar(sm, w->block, s->wait_obj);
+        if (!m->valid) {
+            return g_strdup_printf("%s, which is not initialised", what);
+        }
+        return g_strdup_printf("%s to complete phase %" G_GUINT64_FORMAT " (%s %" G_GUINT64_FORMAT "): %"
+                               G_GINT64_FORMAT " of %" G_GINT64_FORMAT " arrivals still missing%s", what, m->phase,
+                               s->wait_token ? "token of phase" : "parity", s->wait_value, m->pending, m->expected,
+                               m->tx != 0 ? ", transaction bytes outstanding" : "");
+    }
+    case WAIT_BLOCK_BAR:
+        return g_strdup_printf("__syncthreads: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " live threads arrived",
+                               b->bar.arrived, b->bar.expected);
+    case WAIT_COLLECTIVE: {
+        Pipe *p = &b->pipes[s->wait_obj];
+        return g_strdup_printf("make_pipeline's group sync: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
+                               " live threads arrived", p->arrived, b->live_threads);
+    }
+    case WAIT_SYNCWARP:
+        return g_strdup_printf("__syncwarp: lanes arrived 0x%08x of 0x%08x", w->syncwarp_arrived, w->live);
+    case WAIT_NONE:
+        break;
+    }
+    return g_strdup("nothing");
+}
+
+static void deadlock_error(Sm *sm, GError **error)
+{
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, "deadlock at cycle %" G_GUINT64_FORMAT ": %" G_GINT64_FORMAT
+                           " warp(s) still have live threads and nothing pending can wake them",
+                           sm->engine.now, sm->live_warps);
+    const Trace *t = sm->prog->trace;
+    int shown = 0;
+    for (int32_t i = 0; i < sm->nwarps && shown < 24; i++) {
+        Warp *w = &sm->warps[i];
+        if (w->live == 0) {
+            continue;
+        }
+        for (int k = 0; k < MAX_SPLITS; k++) {
+            Split *sp = &w->split[k];
+            if (sp->status == SPLIT_FREE) {
+                continue;
+            }
+            const Op *op = &g_array_index(sm->prog->ops, Op, sp->pc);
+            g_autofree char *lanes = sm_describe_lanes(w, sp->mask);
+            g_autofree char *wait = sp->status == SPLIT_BLOCKED ? describe_wait(sm, w, sp) : NULL;
+            const char *line = op->loc.line >= 1 && op->loc.line <= t->lines->len
+                                   ? g_ptr_array_index(t->lines, op->loc.line - 1) : "";
+            g_string_append_printf(s, "\n  %s: %s at %s:%u (%s): %s\n      %s", lanes, status_word(sp->status),
+                                   t->path, op->loc.line, op_code_name(op->code),
+                                   wait ? wait : sp->status == SPLIT_PARKED ? "waits for the other side of its branch"
+                                                                           : "ready",
+                                   g_strstrip(g_strdup(line)));
+            shown++;
+        }
+    }
+    if (shown >= 24) {
+        g_string_append(s, "\n  ...");
+    }
+    g_set_error_literal(error, SIM_ERROR, SIM_ERROR_PROGRAM, s->str);
+    g_string_free(s, TRUE);
+}
+
+/* Closes every warp's accounting at cycle end. */
+static void close_accounting(Sm *sm, SimCycle end)
+{
+    for (int32_t i = 0; i < sm->nwarps; i++) {
+        sm_account_flush(&sm->warps[i], end);
+    }
+    for (int32_t i = 0; i < sm->nwarps; i++) {
+        uint64_t *row = &sm->stats.warp_state[(size_t) i * WS__COUNT];
+        for (int k = 0; k < WS__COUNT; k++) {
+            sm->stats.state_total[k] += row[k];
+        }
+    }
+}
+
+static void finish_stats(Sm *sm, SimCycle end)
+{
+    SimStats *st = &sm->stats;
+    st->cycles = end;
+    close_accounting(sm, end);
+    st->copy_busy += sm->copy_to - sm->copy_from;
+    sm->copy_from = sm->copy_to = 0;
+    st->events = sm->engine.dispatched;
+    st->cp_async_instructions = sm->cpa.instructions;
+    st->cp_async_bytes = sm->cpa.bytes;
+    st->cp_async_lines = sm->cpa.lines;
+    st->cp_async_sectors = sm->cpa.sectors;
+    st->bulk_copies = sm->bulk.copies;
+    st->bulk_bytes = sm->bulk.bytes;
+    st->peak_bytes_per_clk = sm->arch.l2_bytes_per_clk_sm;
+    st->l1_hits = sm->mem.l1_hits;
+    st->l2_hits = sm->mem.l2_hits;
+    st->l2_misses = sm->mem.l2_misses;
+    st->merged = sm->mem.merged;
+    st->bytes_l2 = sm->mem.bytes_l2;
+    st->bytes_dram = sm->mem.bytes_dram;
+    st->bytes_written = sm->mem.bytes_written;
+    st->link_busy = mem_path_busy_cycles(&sm->mem.link);
+    st->dram_busy = mem_path_busy_cycles(&sm->mem.dram);
+    st->smem_accesses = sm->smem.accesses;
+    st->smem_wavefronts = sm->smem.wavefronts;
+    st->smem_ideal_wavefronts = sm->smem.ideal_wavefronts;
+    st->smem_conflict_accesses = sm->smem.conflict_accesses;
+    st->smem_fill_wavefronts = sm->smem.fill_wavefronts;
+    st->smem_max_degree = sm->smem.max_degree;
+    memcpy(st->smem_degree_hist, sm->smem.degree_hist, sizeof st->smem_degree_hist);
+    /* Stage statistics: one entry per pipeline_shared_state, summed over
+     * blocks and the pipelines made on it. */
+    const Program *p = sm->prog;
+    for (guint ps = 0; ps < p->pstates->len; ps++) {
+        const ProgPState *pst = &g_array_index(p->pstates, ProgPState, ps);
+        SimStageStats *agg = NULL;
+        for (int32_t b = 0; b < sm->nblocks; b++) {
+            for (int32_t k = 0; k < sm->npipes; k++) {
+                Pipe *pp = &sm->blocks[b].pipes[k];
+                if (!pp->block_scope || pp->pstate != (int32_t) ps || pp->stats == NULL) {
+                    continue;
+                }
+                pipe_finish(pp, end);
+                if (agg == NULL) {
+                    agg = sim_stage_stats_new(pst->name, pst->stages);
+                }
+                SimStageStats *src = pp->stats;
+                agg->instances += src->instances;
+                for (int s = 0; s < STAGE_STEP__COUNT; s++) {
+                    SimDist *d = &agg->step[s];
+                    const SimDist *e = &src->step[s];
+                    if (e->count) {
+                        d->min = d->count ? MIN(d->min, e->min) : e->min;
+                        d->max = MAX(d->max, e->max);
+                        d->count += e->count;
+                        d->sum += e->sum;
+                        for (int k2 = 0; k2 <= 64; k2++) {
+                            d->bucket[k2] += e->bucket[k2];
+                        }
+                    }
+                }
+                {
+                    SimDist *d = &agg->exposed;
+                    const SimDist *e = &src->exposed;
+                    if (e->count) {
+                        d->min = d->count ? MIN(d->min, e->min) : e->min;
+                        d->max = MAX(d->max, e->max);
+                        d->count += e->count;
+                        d->sum += e->sum;
+                        for (int k2 = 0; k2 <= 64; k2++) {
+                            d->bucket[k2] += e->bucket[k2];
+                        }
+                    }
+                }
+                for (int64_t k2 = 0; k2 <= pst->stages; k2++) {
+                    agg->occupancy[k2] += pp->occupancy_time[k2];
+                }
+            }
+        }
+        if (agg != NULL) {
+            g_ptr_array_add(st->stages, agg);
+        }
+    }
+    g_ptr_array_sort(st->warnings, (GCompareFunc) g_strcmp0);
+}
+
+/* Defined in warp.c: per-pipeline stage statistics storage. */
+void warp_free_stage_stats(Sm *sm);
+
+bool sm_run(Sm *sm, GError **error)
+{
+    for (int32_t i = 0; i < sm->nwarps; i++) {
+        sm_warp_schedule(sm, &sm->warps[i]);
+    }
+    GError *err = NULL;
+    bool ok = sim_engine_run(&sm->engine, &err);
+    if (ok && sm->live_warps > 0) {
+        deadlock_error(sm, &err);
+        ok = false;
+    }
+    SimCycle end = ok ? sm->end_cycle : sm->engine.now;
+    for (int32_t i = 0; i < sm->nwarps && ok; i++) {
+        end = MAX(end, sm->warps[i].exit_cycle);
+    }
+    finish_stats(sm, end);
+    warp_free_stage_stats(sm);
+    if (!ok) {
+        g_propagate_error(error, err);
+        return false;
+    }
+    return true;
+}
+
+const SimStats *sm_stats(const Sm *sm)
+{
+    return &sm->stats;
+}
+
+const uint8_t *sm_global_data(const Sm *sm, int32_t buffer, int64_t *bytes)
+{
+    if (sm->data_global == NULL || buffer < 0 || buffer >= (int32_t) sm->prog->buffers->len) {
+        return NULL;
+    }
+    const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, buffer);
+    if (b->space != SPACE_GLOBAL) {
+        return NULL;
+    }
+    *bytes = b->bytes;
+    return sm->data_global + (b->base - (INT64_C(1) << 32));
+}

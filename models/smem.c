@@ -1,0 +1,110 @@
+/* smem.c: bank-conflict degree and the shared-memory port calendar. */
+#include "models/smem.h"
+
+void smem_init(Smem *s, int64_t banks, int64_t bank_bytes, int64_t wavefront_bytes)
+{
+    memset(s, 0, sizeof *s);
+    s->banks = banks;
+    s->bank_bytes = bank_bytes;
+    s->wavefront_bytes = wavefront_bytes;
+    s->slot = g_new0(uint64_t, SMEM_CALENDAR);
+}
+
+void smem_clear(Smem *s)
+{
+    g_free(s->slot);
+    s->slot = NULL;
+}
+
+int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64_t size, int64_t *ideal)
+{
+    if (mask == 0) {
+        *ideal = 0;
+        return 0;
+    }
+    /* Lanes served together: as many as fit one wavefront's bytes. */
+    int64_t per_phase = MAX(1, MIN(32, s->wavefront_bytes / MAX(size, (int64_t) 4)));
+    int64_t total = 0;
+    int64_t ideal_total = 0;
+    for (int64_t first = 0; first < 32; first += per_phase) {
+        /* Distinct words per bank within this phase. */
+        int64_t words[32 * 4];
+        int64_t nwords = 0;
+        int64_t lanes = 0;
+        for (int64_t l = first; l < first + per_phase && l < 32; l++) {
+            if (!(mask & (1u << l))) {
+                continue;
+            }
+            lanes++;
+            int64_t w0 = addr[l] / s->bank_bytes;
+            int64_t w1 = (addr[l] + MAX(size, (int64_t) 1) - 1) / s->bank_bytes;
+            for (int64_t w = w0; w <= w1 && nwords < (int64_t) G_N_ELEMENTS(words); w++) {
+                bool dup = false;
+                for (int64_t k = 0; k < nwords; k++) {
+                    if (words[k] == w) {
+                        dup = true;
+                        break;
+                    }
+                }
+                if (!dup) {
+                    words[nwords++] = w;
+                }
+            }
+        }
+        if (lanes == 0) {
+            continue;
+        }
+        int64_t worst = 0;
+        for (int64_t i = 0; i < nwords; i++) {
+            int64_t bank = words[i] % s->banks;
+            int64_t n = 0;
+            for (int64_t k = 0; k < nwords; k++) {
+                if (words[k] % s->banks == bank) {
+                    n++;
+                }
+            }
+            worst = MAX(worst, n);
+        }
+        /* The bytes of the phase need at least this many wavefronts. */
+        int64_t need = (nwords * s->bank_bytes + s->wavefront_bytes - 1) / s->wavefront_bytes;
+        total += MAX(worst, need);
+        ideal_total += MAX((int64_t) 1, need);
+    }
+    *ideal = ideal_total;
+    return total;
+}
+
+SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n)
+{
+    SimCycle c = at;
+    SimCycle last = at;
+    for (int64_t k = 0; k < n; k++) {
+        /* Find the next free cycle; give up searching past the calendar. */
+        int64_t probes = 0;
+        while (s->slot[c % SMEM_CALENDAR] == c + 1 && probes < SMEM_CALENDAR) {
+            c++;
+            probes++;
+        }
+        s->slot[c % SMEM_CALENDAR] = c + 1;
+        last = c;
+        c++;
+    }
+    return n > 0 ? last + 1 : at;
+}
+
+SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays)
+{
+    int64_t ideal;
+    int64_t waves = smem_wavefronts(s, addr, mask, size, &ideal);
+    s->accesses++;
+    s->wavefronts += (uint64_t) waves;
+    s->ideal_wavefronts += (uint64_t) ideal;
+    int64_t degree = ideal > 0 ? (waves + ideal - 1) / ideal : 1;
+    if (waves > ideal) {
+        s->conflict_accesses++;
+    }
+    s->degree_hist[MIN(degree, (int64_t) 32)]++;
+    s->max_degree = MAX(s->max_degree, (uint64_t) degree);
+    *replays = waves - ideal;
+    return smem_reserve(s, at, waves);
+}

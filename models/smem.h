@@ -1,0 +1,52 @@
+/* smem.h: shared memory banks and the port that serves them.
+ *
+ * Hardware behaviour: shared memory has `banks` banks of `bank_bytes`
+ * (32 x 4 bytes on Ampere and Hopper).  A warp access is served in
+ * wavefronts: 4-byte accesses take the whole warp per wavefront, 8-byte
+ * ones half a warp, 16-byte ones a quarter (one wavefront moves at most
+ * banks x bank_bytes = 128 bytes).  Within a wavefront, distinct words that
+ * fall in the same bank serialise; the same word is broadcast.  The number
+ * of wavefronts is the access's cost in port cycles; more than the minimum
+ * is a bank conflict (replay).  Writes that async copies make (cp.async
+ * fills, bulk copies) use the same port, so copies and loads compete.
+ * Sources: CUDA C++ Programming Guide, "Shared Memory" (compute capability
+ * 8.x/9.0 sections); Jia et al., "Dissecting the NVIDIA Volta GPU
+ * architecture via microbenchmarking" (2018) for the wavefront model. */
+#pragma once
+
+#include "sim/simtypes.h"
+
+#define SMEM_CALENDAR 65536  /* cycles of future port reservations kept */
+
+typedef struct {
+    int64_t banks;
+    int64_t bank_bytes;
+    int64_t wavefront_bytes;
+    /* Port calendar: slot[c % SMEM_CALENDAR] == c + 1 when cycle c is taken. */
+    uint64_t *slot;
+    /* Statistics. */
+    uint64_t wavefronts;       /* port cycles used by warp accesses */
+    uint64_t ideal_wavefronts; /* what they would cost without conflicts */
+    uint64_t conflict_accesses;/* warp accesses with at least one replay */
+    uint64_t accesses;
+    uint64_t fill_wavefronts;  /* port cycles used by async-copy writes */
+    uint64_t max_degree;       /* worst conflict degree seen */
+    uint64_t degree_hist[33];  /* accesses by conflict degree (wavefronts per ideal) */
+} Smem;
+
+void smem_init(Smem *s, int64_t banks, int64_t bank_bytes, int64_t wavefront_bytes);
+void smem_clear(Smem *s);
+
+/* Wavefronts needed by one warp access: lane addresses addr[l] for lanes in
+ * mask, each moving `size` bytes (1..16).  *ideal receives the conflict-free
+ * count. */
+int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64_t size, int64_t *ideal);
+
+/* Reserves n port cycles at or after `at`; returns the cycle after the
+ * last one reserved (when the access is done). */
+SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n);
+
+/* A warp access: computes its wavefronts, reserves the port, records the
+ * statistics.  Returns the cycle the port finishes it; *replays receives
+ * the wavefronts beyond the ideal. */
+SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays);

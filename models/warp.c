@@ -1,0 +1,2281 @@
+/* warp.c: warps executing a compiled program, SIMT.
+ *
+ * Hardware behaviour: a warp runs its 32 lanes in lock step.  Lanes that
+ * take different paths of a branch split into paths (Split) that issue in
+ * turn (independent thread scheduling, Volta and later): the warp runs one
+ * path until it blocks or reaches the reconvergence point, then another.
+ * Paths reconverge at the immediate post-dominator of the branch (the `join`
+ * the compiler recorded), as the compiler's BSSY/BSYNC pairs make them.
+ *
+ * Each operation is issued as the instructions libcudacxx and the hardware
+ * execute for it; their costs come from the architecture file.  The rules of
+ * cuda::pipeline, cuda::barrier and memcpy_async are checked here and in
+ * pipeline.c; each carries a SPEC tag that a test under tests/ cites. */
+#include "models/sm_internal.h"
+
+#include "models/race.h"
+
+#include <stdarg.h>
+
+typedef enum {
+    STEP_CONTINUE,  /* a control operation ran; go on with the warp's focus */
+    STEP_ISSUED,    /* an instruction issued; the split's next cycle is set */
+    STEP_WAIT,      /* nothing issued: the split waits (ready_at or blocked) */
+    STEP_STOP       /* the run failed */
+} StepResult;
+
+static const Op *op_at(const Sm *sm, int32_t pc)
+{
+    return &g_array_index(sm->prog->ops, Op, pc);
+}
+
+static const ProgVar *var_at(const Sm *sm, int32_t i)
+{
+    return &g_array_index(sm->prog->vars, ProgVar, i);
+}
+
+static inline int lanes_in(LaneMask m)
+{
+    return __builtin_popcount(m);
+}
+
+static inline int lowest(LaneMask m)
+{
+    return m ? __builtin_ctz(m) : 0;
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static StepResult fail_op(Sm *sm, Warp *w, LaneMask lanes, SrcLoc loc, int code, const char *fmt, ...)
+    G_GNUC_PRINTF(6, 7);
+static StepResult fail_op(Sm *sm, Warp *w, LaneMask lanes, SrcLoc loc, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_autofree char *who = sm_describe_lanes(w, lanes);
+    g_autofree char *full = g_strdup_printf("%s\n    at cycle %" G_GUINT64_FORMAT ", %s", msg, sm->engine.now, who);
+    GError *err = NULL;
+    trace_set_error(&err, code, sm->prog->trace, loc, "%s", full);
+    sm_fail(sm, err);
+    return STEP_STOP;
+}
+
+#define RULE(sm, w, m, op, ...) fail_op((sm), (w), (m), (op)->loc, SIM_ERROR_PROGRAM, __VA_ARGS__)
+
+static bool eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, SimLaneValue *out)
+{
+    SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
+    const ExprNode *bad = NULL;
+    int bad_lane = 0;
+    SimArithStatus st = sim_eval(n, &env, m, out, &bad, &bad_lane);
+    if (st != SIM_ARITH_OK) {
+        fail_op(sm, w, 1u << bad_lane, bad ? bad->loc : op->loc, SIM_ERROR_PROGRAM, "%s", sim_arith_message(st));
+        return false;
+    }
+    return true;
+}
+
+/* The value of a uniform-per-warp operand: all lanes of m must agree. */
+static bool eval_same(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, const char *what, int64_t *out)
+{
+    SimLaneValue v;
+    if (!eval(sm, w, m, op, n, &v)) {
+        return false;
+    }
+    int first = lowest(m);
+    *out = sim_lane_value(&v, first);
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if ((m & (1u << l)) && sim_lane_value(&v, l) != *out) {
+            RULE(sm, w, m, op, "%s differs between threads (%" G_GINT64_FORMAT " in thread %" G_GINT64_FORMAT
+                 ", %" G_GINT64_FORMAT " in thread %" G_GINT64_FORMAT "): it must be the same for the whole group",
+                 what, *out, w->tid0 + first, sim_lane_value(&v, l), w->tid0 + l);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void store_var(Warp *w, const ProgVar *v, LaneMask m, const SimLaneValue *val)
+{
+    if (!v->varying) {
+        w->vals[v->slot] = sim_lane_value(val, lowest(m));
+        return;
+    }
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (m & (1u << l)) {
+            w->vals[v->slot + l] = sim_lane_value(val, l);
+        }
+    }
+}
+
+static void store_lanes(Warp *w, const ProgVar *v, LaneMask m, int64_t value)
+{
+    SimLaneValue val;
+    val.uniform = true;
+    val.s = value;
+    store_var(w, v, m, &val);
+}
+
+/* --------------------------------------------------------- divergence */
+
+static int32_t frame_new(Warp *w, int32_t join, LaneMask mask, int32_t parent)
+{
+    for (int32_t i = 0; i < w->nframes; i++) {
+        if (!w->frames[i].used) {
+            w->frames[i] = (Frame) { join, mask, parent, true };
+            return i;
+        }
+    }
+    w->frames = g_renew(Frame, w->frames, w->nframes + 1);
+    w->frames[w->nframes] = (Frame) { join, mask, parent, true };
+    return w->nframes++;
+}
+
+static int32_t split_new(Warp *w)
+{
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        if (w->split[i].status == SPLIT_FREE) {
+            memset(&w->split[i], 0, sizeof w->split[i]);
+            w->split[i].role = -1;
+            w->split[i].frame = -1;
+            return i;
+        }
+    }
+    return -1;
+}
+
+void warp_refocus(Warp *w)
+{
+    Split *f = &w->split[w->focus];
+    if (f->status == SPLIT_RUNNABLE) {
+        return;
+    }
+    int32_t best = -1;
+    for (int32_t i = MAX_SPLITS - 1; i >= 0; i--) {
+        const Split *s = &w->split[i];
+        if (s->status == SPLIT_RUNNABLE && (best < 0 || s->ready_at < w->split[best].ready_at)) {
+            best = i;
+        }
+    }
+    if (best >= 0) {
+        w->focus = best;
+        return;
+    }
+    if (f->status != SPLIT_FREE) {
+        return;
+    }
+    /* The focus vanished (merged or exited): prefer a blocked path, whose
+     * reason explains the wait, over one parked at reconvergence. */
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        if (w->split[i].status == SPLIT_BLOCKED) {
+            w->focus = i;
+            return;
+        }
+    }
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        if (w->split[i].status != SPLIT_FREE) {
+            w->focus = i;
+            return;
+        }
+    }
+}
+
+/* Merges the paths parked at frame f's join if every live lane of the
+ * frame has arrived.  Returns the merged split or -1. */
+static int32_t try_merge(Warp *w, int32_t f)
+{
+    Frame *fr = &w->frames[f];
+    LaneMask arrived = 0;
+    int32_t keep = -1;
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        Split *s = &w->split[i];
+        if (s->status == SPLIT_PARKED && s->frame == f) {
+            arrived |= s->mask;
+            if (keep < 0) {
+                keep = i;
+            }
+        }
+    }
+    if (keep < 0 || (fr->mask & w->live & ~arrived) != 0) {
+        return -1;
+    }
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        Split *s = &w->split[i];
+        if (i != keep && s->status == SPLIT_PARKED && s->frame == f) {
+            s->status = SPLIT_FREE;
+        }
+    }
+    Split *k = &w->split[keep];
+    k->mask = arrived;
+    k->status = SPLIT_RUNNABLE;
+    k->frame = fr->parent;
+    k->role = -1;
+    k->step = 0;
+    fr->used = false;
+    return keep;
+}
+
+/* Moves split si to pc; if that is its reconvergence point it parks there
+ * and may merge.  Returns the split now holding its lanes. */
+static int32_t goto_pc(Warp *w, int32_t si, int32_t pc, SimCycle t)
+{
+    Split *s = &w->split[si];
+    s->pc = pc;
+    s->step = 0;
+    while (s->frame >= 0 && w->frames[s->frame].join == s->pc) {
+        s->status = SPLIT_PARKED;
+        int32_t m = try_merge(w, s->frame);
+        if (m < 0) {
+            return si;
+        }
+        si = m;
+        s = &w->split[si];
+        s->ready_at = MAX(s->ready_at, t);
+    }
+    return si;
+}
+
+/* Re-examines every frame after lanes exited: merges may now complete. */
+static void recheck_merges(Warp *w, SimCycle t)
+{
+    bool again = true;
+    while (again) {
+        again = false;
+        for (int32_t f = 0; f < w->nframes; f++) {
+            if (!w->frames[f].used) {
+                continue;
+            }
+            int32_t m = try_merge(w, f);
+            if (m >= 0) {
+                goto_pc(w, m, w->split[m].pc, t);
+                again = true;
+            }
+        }
+    }
+}
+
+/* -------------------------------------------------------------- waking */
+
+static void block_split(Warp *w, Split *s, WaitKind kind, SimWarpState reason, int32_t obj, uint64_t value,
+                        bool token, SimCycle t)
+{
+    s->status = SPLIT_BLOCKED;
+    s->wait = kind;
+    s->wait_state = reason;
+    s->wait_obj = obj;
+    s->wait_value = value;
+    s->wait_token = token;
+    s->blocked_since = t;
+    s->gen++;
+    (void) w;
+}
+
+/* How long after a phase completes a thread waiting on it runs again: on
+ * sm_90 try_wait suspends the thread until the phase completes; on sm_80
+ * libcudacxx polls test_wait, so the thread notices at its next poll. */
+static SimCycle mbar_resume(const Sm *sm, const Split *s, SimCycle done)
+{
+    if (sm->arch.sm_version >= 90) {
+        return done + (SimCycle) sm->arch.mbar_wake;
+    }
+    SimCycle period = (SimCycle) sm->arch.mbar_poll;
+    SimCycle since = MIN(s->blocked_since, done);
+    SimCycle polls = (done - since + period - 1) / period;
+    return since + polls * period + (SimCycle) sm->arch.mbar_test;
+}
+
+void warp_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now)
+{
+    Sm *sm = ctx;
+    Warp *w = &sm->warps[waiter->warp];
+    Split *s = &w->split[waiter->split];
+    if (s->status != SPLIT_BLOCKED) {
+        return;
+    }
+    SimCycle at;
+    if (s->wait == WAIT_BLOCK_BAR) {
+        at = now + (SimCycle) (sm->arch.syncthreads_base +
+                               sm->arch.syncthreads_per_warp * sm->prog->warps);
+    } else if (s->wait == WAIT_MBAR) {
+        at = mbar_resume(sm, s, now);
+        if (sm->arch.sm_version < 90) {
+            sm->stats.poll_instructions += (at - s->blocked_since) / (SimCycle) sm->arch.mbar_poll;
+        }
+    } else {
+        at = now;
+    }
+    sm_split_wake(sm, w, waiter->split, at);
+}
+
+/* ------------------------------------------------------- stage statistics */
+
+static SimStageStats *pipe_stats(Sm *sm, Pipe *p)
+{
+    if (p->stats == NULL) {
+        const ProgPState *ps = &g_array_index(sm->prog->pstates, ProgPState, p->pstate);
+        p->stats = sim_stage_stats_new(ps->name, ps->stages);
+    }
+    return p->stats;
+}
+
+void warp_free_stage_stats(Sm *sm)
+{
+    for (int32_t b = 0; b < sm->nblocks; b++) {
+        for (int32_t k = 0; k < sm->npipes; k++) {
+            Pipe *p = &sm->blocks[b].pipes[k];
+            if (p->stats != NULL) {
+                sim_stage_stats_free(p->stats);
+                p->stats = NULL;
+            }
+        }
+    }
+}
+
+/* A block pipeline whose barriers include mbarrier `mbar`, or NULL. */
+static Pipe *pipe_of_mbar(Sm *sm, Block *b, int32_t mbar, int64_t *slot, bool *produced)
+{
+    for (int32_t k = 0; k < sm->npipes; k++) {
+        Pipe *p = &b->pipes[k];
+        if (p->block_scope && p->live && mbar >= p->mbar_base && mbar < p->mbar_base + 2 * p->stages) {
+            *slot = (mbar - p->mbar_base) / 2;
+            *produced = (mbar - p->mbar_base) % 2 == 0;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* Records what a phase completion means for a pipeline's stage. */
+static void note_phase(Sm *sm, Block *b, int32_t mbar, uint64_t before, SimCycle now)
+{
+    if (b->mbars[mbar].phase == before) {
+        return;
+    }
+    sm->stats.mbar_phases++;
+    int64_t slot;
+    bool produced;
+    Pipe *p = pipe_of_mbar(sm, b, mbar, &slot, &produced);
+    if (p == NULL) {
+        return;
+    }
+    StageLife *l = &p->life[slot];
+    if (produced) {
+        l->ready = now;
+        l->has_ready = true;
+        return;
+    }
+    /* Consumed phase: every consumer released the stage. */
+    SimStageStats *st = pipe_stats(sm, p);
+    if (l->open) {
+        if (l->has_commit) {
+            sim_dist_add(&st->step[STAGE_STEP_FILL], l->committed - l->acquired);
+        }
+        if (l->has_commit && l->has_ready) {
+            sim_dist_add(&st->step[STAGE_STEP_LAND], l->ready > l->committed ? l->ready - l->committed : 0);
+        }
+        if (l->has_ready && l->has_wait) {
+            sim_dist_add(&st->step[STAGE_STEP_IDLE], l->waited > l->ready ? l->waited - l->ready : 0);
+        }
+        if (l->has_wait) {
+            sim_dist_add(&st->step[STAGE_STEP_CONSUME], now - l->waited);
+        }
+        sim_dist_add(&st->exposed, l->exposed);
+        st->instances++;
+        if (sm->tl != NULL) {
+            char name[64];
+            g_snprintf(name, sizeof name, "%s stage %" G_GINT64_FORMAT, p->stats->name, slot);
+            int track = sim_timeline_track(sm->tl, TRACK_STAGE, name, 50000 + (int) (p->mbar_base + slot));
+            SimCycle a = l->acquired;
+            SimCycle c = l->has_commit ? MAX(l->committed, a) : a;
+            SimCycle r = l->has_ready ? MAX(l->ready, c) : c;
+            SimCycle wt = l->has_wait ? MAX(l->waited, r) : r;
+            sim_timeline_slice(sm->tl, track, "acquired", a, c);
+            sim_timeline_slice(sm->tl, track, "in flight", c, r);
+            sim_timeline_slice(sm->tl, track, "ready", r, wt);
+            sim_timeline_slice(sm->tl, track, "consumed", wt, MAX(now, wt));
+        }
+    }
+    pipe_stage_close(p, slot, now);
+    if (sm->tl != NULL) {
+        sim_timeline_counter(sm->tl, "stages occupied", now, p->open_stages);
+    }
+}
+
+void warp_apply_action(Sm *sm, const Action *a, SimCycle now)
+{
+    Block *b = &sm->blocks[a->block];
+    MBarrier *m = &b->mbars[a->mbar];
+    uint64_t before = m->phase;
+    MBarStatus st = a->kind == ACT_ARRIVE ? mbar_arrive(m, a->amount, now, NULL, warp_barrier_wake, sm)
+                                          : mbar_complete_tx(m, a->amount, now, warp_barrier_wake, sm);
+    if (st != MBAR_OK) {
+        g_autofree char *what = sm_describe_mbar(sm, a->block, a->mbar);
+        fail_op(sm, &sm->warps[a->warp], 0, a->loc, SIM_ERROR_PROGRAM, "%s: %s (when its async copies completed)",
+                what, mbar_status_message(st));
+        return;
+    }
+    note_phase(sm, b, a->mbar, before, now);
+}
+
+/* ---------------------------------------------------------- thread exit */
+
+static void pipes_thread_exit(Sm *sm, Warp *w, LaneMask m, SimCycle now)
+{
+    Block *b = &sm->blocks[w->block];
+    for (int32_t k = 0; k < sm->npipes; k++) {
+        Pipe *p = &b->pipes[k];
+        if (!p->block_scope || !p->live) {
+            continue;
+        }
+        /* The pipeline's destructor quits for threads still active. */
+        int64_t n = 0;
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            int64_t tid = w->tid0 + l;
+            if ((m & (1u << l)) && (p->flags[tid] & PT_ACTIVE)) {
+                p->flags[tid] &= (uint8_t) ~PT_ACTIVE;
+                n++;
+            }
+        }
+        if (n > 0) {
+            p->refcount -= n;
+            if (p->refcount == 0) {
+                for (int64_t s = 0; s < p->stages; s++) {
+                    mbar_invalidate(pipe_produced(p, b->mbars, s));
+                    mbar_invalidate(pipe_consumed(p, b->mbars, s));
+                }
+                p->live = false;
+            }
+        }
+    }
+    (void) now;
+}
+
+static void collective_check(Sm *sm, Block *b, SimCycle now);
+
+void warp_lanes_exit(Sm *sm, Warp *w, int32_t si, LaneMask m, SimCycle now)
+{
+    Block *b = &sm->blocks[w->block];
+    int n = lanes_in(m & w->live);
+    m &= w->live;
+    w->live &= ~m;
+    b->live_threads -= n;
+    Split *s = &w->split[si];
+    s->mask &= ~m;
+    if (s->mask == 0) {
+        s->status = SPLIT_FREE;
+    }
+    pipes_thread_exit(sm, w, m, now);
+    block_barrier_exit(&b->bar, n, now, warp_barrier_wake, sm);
+    recheck_merges(w, now);
+    if (w->live != 0 && (w->syncwarp_arrived & w->live) == w->live && w->syncwarp_arrived != 0) {
+        /* Threads that exit no longer hold a __syncwarp back. */
+        for (int32_t i = 0; i < MAX_SPLITS; i++) {
+            if (w->split[i].status == SPLIT_BLOCKED && w->split[i].wait == WAIT_SYNCWARP) {
+                sm_split_wake(sm, w, i, now);
+            }
+        }
+        w->syncwarp_arrived = 0;
+    }
+    collective_check(sm, b, now);
+    if (w->live == 0) {
+        w->exit_cycle = now;
+        sm->end_cycle = MAX(sm->end_cycle, now);
+        sm->live_warps--;
+        for (int32_t i = 0; i < MAX_SPLITS; i++) {
+            w->split[i].status = SPLIT_FREE;
+        }
+    }
+    warp_refocus(w);
+}
+
+/* ------------------------------------------------------- make_pipeline */
+
+/* When every live thread of the block reached the open make_pipeline,
+ * finish it and release the group (group.sync()). */
+static void collective_check(Sm *sm, Block *b, SimCycle now)
+{
+    if (b->pending_make < 0) {
+        return;
+    }
+    int32_t slot = sm->pipe_slot[b->pending_make];
+    Pipe *p = &b->pipes[slot];
+    if (p->arrived < b->live_threads) {
+        return;
+    }
+    const Op *op = op_at(sm, b->pending_make);
+    const ProgPState *ps = &g_array_index(sm->prog->pstates, ProgPState, op->obj);
+    int64_t producers = op->sub == PIPE_MODE_ROLE ? p->producer_votes : p->arg;
+    if (p->live && p->refcount > 0) {
+        /* Found a waiter to name in the message. */
+        Warp *w0 = &sm->warps[b->first_warp];
+        fail_op(sm, w0, w0->live, op->loc, SIM_ERROR_PROGRAM,
+                "make_pipeline on pipeline_shared_state '%s', which a pipeline still uses (%" G_GINT64_FORMAT
+                " threads have not quit it)", ps->name, p->refcount);
+        return;
+    }
+    /* The group must be the whole block (make_pipeline(block, ...)). */
+    if (p->arrived != b->threads && b->live_threads != b->threads) {
+        /* Exited threads are not in the group's count; libcudacxx would
+         * still init the barriers for group.size(). */
+    }
+    for (int32_t k = 0; k < sm->npipes; k++) {
+        Pipe *o = &b->pipes[k];
+        if (o != p && o->block_scope && o->live && o->pstate == op->obj) {
+            Warp *w0 = &sm->warps[b->first_warp];
+            fail_op(sm, w0, w0->live, op->loc, SIM_ERROR_PROGRAM,
+                    "make_pipeline on pipeline_shared_state '%s', which the pipeline made at line %u still uses",
+                    ps->name, op_at(sm, o->make_op)->loc.line);
+            return;
+        }
+    }
+    const char *err = pipe_block_make(p, b->mbars, op->obj, ps->stages, b->pstate_base[op->obj], (PipeMode) op->sub,
+                                      producers, now);
+    if (err != NULL) {
+        Warp *w0 = &sm->warps[b->first_warp];
+        fail_op(sm, w0, w0->live, op->loc, SIM_ERROR_PROGRAM, "%s", err);
+        return;
+    }
+    p->stats = NULL;
+    pipe_stats(sm, p);
+    /* Role bits for the statistics. */
+    for (int64_t tid = 0; tid < b->threads; tid++) {
+        if (p->flags[tid] & PT_MADE) {
+            if (b->thread_role[tid] == 0) {
+                b->thread_role[tid] = p->role[tid] ? p->role[tid] : (ROLEBIT_PRODUCER | ROLEBIT_CONSUMER);
+            }
+        }
+    }
+    b->role_version++;
+    /* libcudacxx: rank 0 initialises 2 x stages barriers between group
+     * syncs (one sync, or three for the role form). */
+    int64_t syncs = op->sub == PIPE_MODE_ROLE ? 3 : 1;
+    SimCycle at = now + (SimCycle) (syncs * (sm->arch.syncthreads_base + sm->arch.syncthreads_per_warp * sm->prog->warps) +
+                                    2 * ps->stages * sm->arch.mbar_arrive);
+    b->pending_make = -1;
+    p->arrived = 0;
+    p->producer_votes = 0;
+    p->arg_first_tid = -1;
+    for (int32_t wi = 0; wi < (int32_t) sm->prog->warps; wi++) {
+        Warp *w = &sm->warps[b->first_warp + wi];
+        for (int32_t i = 0; i < MAX_SPLITS; i++) {
+            Split *s = &w->split[i];
+            s->role = -1;
+            if (s->status == SPLIT_BLOCKED && s->wait == WAIT_COLLECTIVE && s->wait_obj == slot) {
+                sm_split_wake(sm, w, i, at);
+            }
+        }
+    }
+}
+
+static StepResult exec_make_block(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t)
+{
+    Split *s = &w->split[si];
+    Block *b = &sm->blocks[w->block];
+    int32_t pc = (int32_t) (op - op_at(sm, 0));
+    int32_t slot = sm->pipe_slot[pc];
+    Pipe *p = &b->pipes[slot];
+    if (b->pending_make >= 0 && b->pending_make != pc) {
+        const Op *other = op_at(sm, b->pending_make);
+        return RULE(sm, w, s->mask, op,
+                    "make_pipeline is collective: threads of the group call it at line %u and at line %u (with"
+                    " different shared states or at different points); every thread of the group must make the same"
+                    " call (SPEC make-pipeline-2)", other->loc.line, op->loc.line);
+    }
+    int64_t arg = 0;
+    uint8_t roles[SIM_WARP_SIZE] = { 0 };
+    if (op->sub == PIPE_MODE_PRODUCER_COUNT) {
+        if (!eval_same(sm, w, s->mask, op, op->e[0], "make_pipeline's producer_count", &arg)) {
+            return STEP_STOP;
+        }
+        if (p->arg_first_tid >= 0 && arg != p->arg) {
+            /* SPEC make-pipeline-2: producer_count must be the same across
+             * all threads of the group. */
+            return RULE(sm, w, s->mask, op,
+                        "make_pipeline's producer_count differs across the group (%" G_GINT64_FORMAT " in thread %"
+                        G_GINT64_FORMAT ", %" G_GINT64_FORMAT " here): undefined behaviour (SPEC make-pipeline-2)",
+                        p->arg, p->arg_first_tid, arg);
+        }
+        if (arg < 0) {
+            return RULE(sm, w, s->mask, op, "make_pipeline's producer_count is negative (%" G_GINT64_FORMAT ")", arg);
+        }
+    } else if (op->sub == PIPE_MODE_ROLE) {
+        SimLaneValue v;
+        if (!eval(sm, w, s->mask, op, op->e[0], &v)) {
+            return STEP_STOP;
+        }
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (s->mask & (1u << l)) {
+                roles[l] = sim_lane_value(&v, l) == 0 ? ROLEBIT_PRODUCER : ROLEBIT_CONSUMER;
+                p->producer_votes += roles[l] == ROLEBIT_PRODUCER;
+            }
+        }
+    }
+    if (p->arg_first_tid < 0) {
+        p->arg = arg;
+        p->arg_first_tid = w->tid0 + lowest(s->mask);
+    }
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (s->mask & (1u << l)) {
+            uint8_t role = op->sub == PIPE_MODE_UNIFIED ? (ROLEBIT_PRODUCER | ROLEBIT_CONSUMER)
+                           : op->sub == PIPE_MODE_ROLE  ? roles[l]
+                                                        : 0; /* fixed by its first operation */
+            pipe_thread_made(p, w->tid0 + l, role);
+        }
+    }
+    p->arrived += lanes_in(s->mask);
+    b->pending_make = pc;
+    block_split(w, s, WAIT_COLLECTIVE, WS_BLOCK_BARRIER, slot, 0, false, t);
+    s->pc = pc + 1;
+    s->step = 0;
+    collective_check(sm, b, t);
+    return STEP_ISSUED;
+}
+
+/* ------------------------------------------------------------ pipelines */
+
+static void warp_schedule_timeout(Sm *sm, Warp *w, int32_t si, SimCycle deadline);
+
+static Pipe *pipe_for(Sm *sm, Warp *w, const Op *op)
+{
+    return &sm->blocks[w->block].pipes[sm->pipe_slot[op->obj]];
+}
+
+/* Checks each lane's protocol state; returns false (run failed) on misuse. */
+static bool check_lanes(Sm *sm, Warp *w, Split *s, const Op *op, Pipe *p, uint8_t role_bits)
+{
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (!(s->mask & (1u << l))) {
+            continue;
+        }
+        const char *err = pipe_check_role(p, w->tid0 + l, role_bits);
+        if (err != NULL) {
+            RULE(sm, w, 1u << l, op, "%s: %s", op_code_name(op->code), err);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The cycles a wait_parity call costs before it can return, even when the
+ * phase is already complete (libcudacxx reads the clock, then polls). */
+static SimCycle wait_call_cost(const Sm *sm)
+{
+    return (SimCycle) (sm->arch.mbar_test);
+}
+
+/* Acquire / consumer_wait on a block pipeline: wait until, for every lane,
+ * the barrier phase it names has completed. */
+static StepResult pipe_block_wait(Sm *sm, Warp *w, int32_t si, const Op *op, Pipe *p, bool acquire, SimCycle t)
+{
+    Split *s = &w->split[si];
+    Block *b = &sm->blocks[w->block];
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (!(s->mask & (1u << l))) {
+            continue;
+        }
+        int64_t tid = w->tid0 + l;
+        int64_t slot = acquire ? p->head[tid] : p->tail[tid];
+        MBarrier *m = acquire ? pipe_consumed(p, b->mbars, slot) : pipe_produced(p, b->mbars, slot);
+        bool parity = acquire ? (p->flags[tid] & PT_CPARITY) != 0 : (p->flags[tid] & PT_PPARITY) != 0;
+        if (!m->valid) {
+            RULE(sm, w, 1u << l, op, "%s: %s", op_code_name(op->code), mbar_status_message(MBAR_UNINITIALIZED));
+            return STEP_STOP;
+        }
+        if (!mbar_parity_done(m, parity)) {
+            int32_t mi = (int32_t) (m - b->mbars);
+            BarrierWaiter wt = { w->id, si, false, parity };
+            mbar_add_waiter(m, wt);
+            block_split(w, s, WAIT_MBAR, acquire ? WS_PRODUCER_ACQUIRE : WS_CONSUMER_WAIT, mi, parity, false, t + 1);
+            sm->stats.mbar_waits++;
+            return STEP_ISSUED;
+        }
+    }
+    return STEP_CONTINUE;
+}
+
+/* The ready time of lanes A waiting for all but their `prior` newest
+ * commit groups (cp.async.wait_group prior). */
+static SimCycle groups_ready(Warp *w, LaneMask a, int64_t prior, SimCycle now)
+{
+    /* Completed groups at the old end no longer matter. */
+    guint drop = 0;
+    while (drop < w->groups->len && g_array_index(w->groups, CpGroup, drop).done <= now) {
+        drop++;
+    }
+    if (drop > 0) {
+        g_array_remove_range(w->groups, 0, drop);
+    }
+    int64_t seen[SIM_WARP_SIZE] = { 0 };
+    SimCycle ready = now;
+    for (guint i = w->groups->len; i-- > 0;) {
+        const CpGroup *g = &g_array_index(w->groups, CpGroup, i);
+        LaneMask m = g->mask & a;
+        for (int l = 0; m && l < SIM_WARP_SIZE; l++) {
+            if (m & (1u << l)) {
+                if (seen[l] >= prior) {
+                    ready = MAX(ready, g->done);
+                }
+                seen[l]++;
+            }
+        }
+    }
+    return ready;
+}
+
+static void commit_group(Sm *sm, Warp *w, LaneMask m)
+{
+    SimCycle done = 0;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (m & (1u << l)) {
+            done = MAX(done, w->lane_open[l]);
+            w->lane_open[l] = 0;
+            if (sm->race) {
+                race_group_committed(sm->race, w->block, w->tid0 + l);
+            }
+        }
+    }
+    CpGroup g = { m, done };
+    g_array_append_val(w->groups, g);
+}
+
+static void race_groups_done(Sm *sm, Warp *w, LaneMask m, int64_t prior)
+{
+    if (sm->race == NULL) {
+        return;
+    }
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (m & (1u << l)) {
+            int64_t tid = w->tid0 + l;
+            uint32_t committed = race_current_group(sm->race, w->block, tid);
+            race_groups_waited(sm->race, w->block, tid, committed > prior ? committed - (uint32_t) prior : 0);
+        }
+    }
+}
+
+static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    Block *b = &sm->blocks[w->block];
+    Pipe *p = pipe_for(sm, w, op);
+    LaneMask m = s->mask;
+    bool producer_op = op->code == OP_PIPE_ACQUIRE || op->code == OP_PIPE_COMMIT || op->code == OP_PIPE_COMMIT_BAR;
+    if (op->code != OP_PIPE_QUIT &&
+        !check_lanes(sm, w, s, op, p, producer_op ? ROLEBIT_PRODUCER : ROLEBIT_CONSUMER)) {
+        return STEP_STOP;
+    }
+    switch (op->code) {
+    case OP_PIPE_ACQUIRE:
+        if (p->block_scope) {
+            if (s->step == 0) {
+                /* The wait_parity call: clock read, first try_wait. */
+                s->step = 1;
+                s->ready_at = t + wait_call_cost(sm);
+                s->wait_state = WS_PRODUCER_ACQUIRE;
+                *cost = 1;
+                return STEP_ISSUED;
+            }
+            StepResult r = pipe_block_wait(sm, w, si, op, p, true, t);
+            if (r != STEP_CONTINUE) {
+                *cost = 1;
+                return r;
+            }
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (m & (1u << l)) {
+                    int64_t tid = w->tid0 + l;
+                    p->flags[tid] |= PT_ACQUIRED;
+                    if (sm->tl && p->life && !p->life[p->head[tid]].open) {
+                        sim_timeline_counter(sm->tl, "stages occupied", t, p->open_stages + 1);
+                    }
+                    pipe_stage_open(p, p->head[tid], t);
+                }
+            }
+        } else {
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (m & (1u << l)) {
+                    p->flags[w->tid0 + l] |= PT_ACQUIRED;
+                }
+            }
+        }
+        s->step = 0;
+        s->pc++;
+        return STEP_CONTINUE;
+    case OP_PIPE_COMMIT:
+    case OP_PIPE_COMMIT_BAR:
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if ((m & (1u << l)) && op->code == OP_PIPE_COMMIT && !(p->flags[w->tid0 + l] & PT_ACQUIRED)) {
+                /* SPEC pipeline-commit-1: a producer commits the stage it
+                 * acquired: producer_acquire comes first. */
+                return RULE(sm, w, 1u << l, op, "producer_commit without producer_acquire: a producer acquires the"
+                            " head stage before committing to it (SPEC pipeline-commit-1)");
+            }
+        }
+        if (op->code == OP_PIPE_COMMIT_BAR) {
+            /* pipeline_producer_commit(pipe, bar): the thread's copies so far
+             * arrive on bar when complete (cp.async.mbarrier.arrive). */
+            MBarrier *mb = &b->mbars[op->value];
+            SimCycle done = t;
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (m & (1u << l)) {
+                    done = MAX(done, w->lane_copies[l]);
+                }
+            }
+            MBarStatus st = mbar_pending_add(mb, lanes_in(m));
+            if (st != MBAR_OK) {
+                return RULE(sm, w, m, op, "pipeline_producer_commit: %s", mbar_status_message(st));
+            }
+            sm_schedule_action(sm, done, ACT_ARRIVE, w->block, (int32_t) op->value, lanes_in(m), op->loc, w->id);
+            s->pc++;
+            *cost = 1;
+            s->ready_at = t + 1;
+            s->wait_state = WS_DEPENDENCY;
+            return STEP_ISSUED;
+        }
+        if (!p->block_scope) {
+            /* cp.async.commit_group; ++head (uint8_t). */
+            commit_group(sm, w, m);
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (m & (1u << l)) {
+                    int64_t tid = w->tid0 + l;
+                    p->head[tid]++;
+                    p->commits[tid]++;
+                    p->flags[tid] &= (uint8_t) ~PT_ACQUIRED;
+                }
+            }
+            s->pc++;
+            *cost = 1;
+            s->ready_at = t + 1;
+            s->wait_state = WS_DEPENDENCY;
+            return STEP_ISSUED;
+        }
+        {
+            /* Lanes are grouped by their head stage (one group when converged). */
+            LaneMask left = m;
+            while (left) {
+                int64_t tid0 = w->tid0 + lowest(left);
+                int64_t slot = p->head[tid0];
+                LaneMask grp = 0;
+                SimCycle done = t;
+                for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                    if ((left & (1u << l)) && p->head[w->tid0 + l] == slot) {
+                        grp |= 1u << l;
+                        done = MAX(done, w->lane_copies[l]);
+                    }
+                }
+                left &= ~grp;
+                MBarrier *pm = pipe_produced(p, b->mbars, slot);
+                int32_t mi = (int32_t) (pm - b->mbars);
+                int64_t n = lanes_in(grp);
+                /* cp.async.mbarrier.arrive (no .noinc): pending += 1 now,
+                 * an arrival when the thread's cp.asyncs complete. */
+                MBarStatus st = mbar_pending_add(pm, n);
+                uint64_t before = pm->phase;
+                if (st == MBAR_OK) {
+                    st = mbar_arrive(pm, n, t, NULL, warp_barrier_wake, sm);
+                }
+                if (st != MBAR_OK) {
+                    return RULE(sm, w, grp, op, "producer_commit: %s: more producers committed to this stage than the"
+                                " pipeline counts (%" G_GINT64_FORMAT ")", mbar_status_message(st), p->producers);
+                }
+                note_phase(sm, b, mi, before, t);
+                sm_schedule_action(sm, done, ACT_ARRIVE, w->block, mi, n, op->loc, w->id);
+                StageLife *life = &p->life[slot];
+                life->committed = t;
+                life->has_commit = true;
+                for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                    if (grp & (1u << l)) {
+                        int64_t tid = w->tid0 + l;
+                        p->flags[tid] &= (uint8_t) ~PT_ACQUIRED;
+                        p->commits[tid]++;
+                        if (++p->head[tid] == p->stages) {
+                            p->head[tid] = 0;
+                            p->flags[tid] ^= PT_CPARITY;
+                        }
+                    }
+                }
+            }
+        }
+        s->pc++;
+        *cost = 2;
+        s->ready_at = t + 2;
+        s->wait_state = WS_DEPENDENCY;
+        return STEP_ISSUED;
+    case OP_PIPE_WAIT:
+    case OP_PIPE_WAIT_FOR:
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            int64_t tid = w->tid0 + l;
+            if ((m & (1u << l)) && p->commits[tid] == p->releases[tid] && (p->role[tid] & ROLEBIT_PRODUCER)) {
+                /* SPEC pipeline-wait-1: consumer_wait waits for the oldest
+                 * committed stage; a thread that is also the producer and
+                 * committed nothing unreleased waits on an empty pipeline. */
+                return RULE(sm, w, 1u << l, op, "consumer_wait on an empty pipeline: this thread has no committed"
+                            " stage left to wait for (SPEC pipeline-wait-1)");
+            }
+        }
+        if (!p->block_scope) {
+            /* libcudacxx: if head == tail return; else wait_group
+             * min(head - tail - 1, 8); ++tail.  consumer_wait_for ignores
+             * its time-out and returns true. */
+            if (s->step == 0) {
+                int64_t prior = (uint8_t) (p->head[w->tid0 + lowest(m)] - p->tail[w->tid0 + lowest(m)] - 1);
+                prior = MIN(prior, (int64_t) 8);
+                SimCycle ready = groups_ready(w, m, prior, t);
+                s->step = 1;
+                s->aux = prior;
+                if (ready > t + 1) {
+                    s->ready_at = ready;
+                    s->wait_state = WS_CONSUMER_WAIT;
+                    *cost = 1;
+                    return STEP_ISSUED;
+                }
+            }
+            race_groups_done(sm, w, m, s->aux);
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (m & (1u << l)) {
+                    int64_t tid = w->tid0 + l;
+                    p->tail[tid]++;
+                    p->flags[tid] |= PT_WAITED;
+                    p->waits[tid]++;
+                }
+            }
+            if (op->var >= 0) {
+                store_lanes(w, var_at(sm, op->var), m, 1);
+            }
+            s->step = 0;
+            s->pc++;
+            return STEP_CONTINUE;
+        }
+        if (s->step == 0) {
+            s->step = 1;
+            s->blocked_since = 0;
+            if (op->code == OP_PIPE_WAIT_FOR) {
+                int64_t d;
+                if (!eval_same(sm, w, m, op, op->e[1], "the time-out", &d)) {
+                    return STEP_STOP;
+                }
+                /* wait_until takes an absolute cycle; wait_for a duration. */
+                s->aux2 = op->sub ? d : (int64_t) t + MAX(d, (int64_t) 0);
+            }
+            s->ready_at = t + wait_call_cost(sm);
+            s->wait_state = WS_CONSUMER_WAIT;
+            *cost = 1;
+            return STEP_ISSUED;
+        }
+        if (s->step == 2) {
+            /* The deadline passed first: consumer_wait_for returns false. */
+            if (op->var >= 0) {
+                store_lanes(w, var_at(sm, op->var), m, 0);
+            }
+            s->step = 0;
+            s->pc++;
+            return STEP_CONTINUE;
+        }
+        {
+            StepResult r = pipe_block_wait(sm, w, si, op, p, false, t);
+            if (r != STEP_CONTINUE) {
+                if (r == STEP_ISSUED && op->code == OP_PIPE_WAIT_FOR) {
+                    warp_schedule_timeout(sm, w, si, (SimCycle) MAX(s->aux2, (int64_t) t + 1));
+                }
+                *cost = 1;
+                return r;
+            }
+        }
+        {
+            /* The stage is ready for every lane. */
+            int64_t slot0 = p->tail[w->tid0 + lowest(m)];
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (m & (1u << l)) {
+                    int64_t tid = w->tid0 + l;
+                    int64_t slot = p->tail[tid];
+                    StageLife *life = &p->life[slot];
+                    if (!life->has_wait) {
+                        life->has_wait = true;
+                        life->waited = t;
+                    }
+                    if (sm->race) {
+                        race_stage_waited(sm->race, w->block, tid, sm->pipe_slot[op->obj], p->waits[tid]);
+                    }
+                    p->flags[tid] |= PT_WAITED;
+                    p->waits[tid]++;
+                }
+            }
+            /* Exposed copy latency: how long this warp was blocked. */
+            if (s->blocked_since > 0 && t > s->blocked_since) {
+                p->life[slot0].exposed += t - s->blocked_since;
+            }
+            s->blocked_since = 0;
+        }
+        if (op->var >= 0) {
+            store_lanes(w, var_at(sm, op->var), m, 1);
+        }
+        s->step = 0;
+        s->pc++;
+        return STEP_CONTINUE;
+    case OP_PIPE_RELEASE:
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if ((m & (1u << l)) && !(p->flags[w->tid0 + l] & PT_WAITED)) {
+                /* SPEC pipeline-release-1: a consumer releases the stage it
+                 * waited for. */
+                return RULE(sm, w, 1u << l, op, "consumer_release without consumer_wait: a consumer waits for the"
+                            " tail stage before releasing it (SPEC pipeline-release-1)");
+            }
+        }
+        if (!p->block_scope) {
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (m & (1u << l)) {
+                    int64_t tid = w->tid0 + l;
+                    p->flags[tid] &= (uint8_t) ~PT_WAITED;
+                    p->releases[tid]++;
+                }
+            }
+            s->pc++;
+            return STEP_CONTINUE;
+        }
+        {
+            LaneMask left = m;
+            while (left) {
+                int64_t slot = p->tail[w->tid0 + lowest(left)];
+                LaneMask grp = 0;
+                for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                    if ((left & (1u << l)) && p->tail[w->tid0 + l] == slot) {
+                        grp |= 1u << l;
+                    }
+                }
+                left &= ~grp;
+                MBarrier *cm = pipe_consumed(p, b->mbars, slot);
+                int32_t mi = (int32_t) (cm - b->mbars);
+                uint64_t before = cm->phase;
+                MBarStatus st = mbar_arrive(cm, lanes_in(grp), t, NULL, warp_barrier_wake, sm);
+                if (st != MBAR_OK) {
+                    return RULE(sm, w, grp, op, "consumer_release: %s: more consumers released this stage than the"
+                                " pipeline counts (%" G_GINT64_FORMAT ")", mbar_status_message(st), p->consumers);
+                }
+                note_phase(sm, b, mi, before, t);
+                for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                    if (grp & (1u << l)) {
+                        int64_t tid = w->tid0 + l;
+                        p->flags[tid] &= (uint8_t) ~PT_WAITED;
+                        p->releases[tid]++;
+                        if (sm->race) {
+                            race_stage_released(sm->race, w->block, tid, sm->pipe_slot[op->obj]);
+                        }
+                        if (++p->tail[tid] == p->stages) {
+                            p->tail[tid] = 0;
+                            p->flags[tid] ^= PT_PPARITY;
+                        }
+                    }
+                }
+            }
+        }
+        s->pc++;
+        *cost = 1;
+        s->ready_at = t + 1;
+        s->wait_state = WS_DEPENDENCY;
+        return STEP_ISSUED;
+    case OP_PIPE_QUIT: {
+        int64_t n = 0;
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            int64_t tid = w->tid0 + l;
+            if ((m & (1u << l)) && (p->flags[tid] & PT_ACTIVE)) {
+                n++;
+            } else if (m & (1u << l)) {
+                return RULE(sm, w, 1u << l, op, "quit() on a pipeline this thread has already quit");
+            }
+        }
+        bool released = false;
+        if (p->block_scope) {
+            /* Warp-aggregated: the lowest active lane subtracts the count;
+             * the last thread destroys the barriers and gets true. */
+            p->refcount -= n;
+            if (p->refcount == 0) {
+                for (int64_t k = 0; k < p->stages; k++) {
+                    mbar_invalidate(pipe_produced(p, b->mbars, k));
+                    mbar_invalidate(pipe_consumed(p, b->mbars, k));
+                }
+                p->live = false;
+                released = true;
+            }
+        }
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (m & (1u << l)) {
+                p->flags[w->tid0 + l] &= (uint8_t) ~PT_ACTIVE;
+            }
+        }
+        if (op->var >= 0) {
+            const ProgVar *v = var_at(sm, op->var);
+            /* thread scope: quit() returns true. */
+            store_lanes(w, v, m, p->block_scope ? 0 : 1);
+            if (released) {
+                store_lanes(w, v, 1u << lowest(m), 1);
+            }
+        }
+        s->pc++;
+        *cost = 1;
+        s->ready_at = t + 1;
+        s->wait_state = WS_DEPENDENCY;
+        return STEP_ISSUED;
+    }
+    case OP_PIPE_WAIT_PRIOR: {
+        if (p->block_scope) {
+            return RULE(sm, w, m, op, "pipeline_consumer_wait_prior takes a pipeline<thread_scope_thread>");
+        }
+        if (s->step == 0) {
+            SimCycle ready = groups_ready(w, m, MIN(op->value, (int64_t) 8), t);
+            s->step = 1;
+            if (ready > t + 1) {
+                s->ready_at = ready;
+                s->wait_state = WS_CONSUMER_WAIT;
+                *cost = 1;
+                return STEP_ISSUED;
+            }
+        }
+        race_groups_done(sm, w, m, op->value);
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (m & (1u << l)) {
+                int64_t tid = w->tid0 + l;
+                p->tail[tid] = (uint8_t) (p->head[tid] - op->value);
+                p->flags[tid] |= PT_WAITED;
+            }
+        }
+        s->step = 0;
+        s->pc++;
+        return STEP_CONTINUE;
+    }
+    default:
+        g_assert_not_reached();
+    }
+}
+
+/* A wait_for's deadline: if the split is still blocked then, it returns false. */
+static void ev_timeout(void *target, uint64_t arg, SimCycle now)
+{
+    Warp *w = target;
+    Sm *sm = w->sm;
+    int32_t si = (int32_t) (arg >> 32);
+    uint32_t gen = (uint32_t) arg;
+    Split *s = &w->split[si];
+    if (s->status != SPLIT_BLOCKED || s->gen != gen || sm->engine.stop) {
+        return;
+    }
+    mbar_remove_waiter(&sm->blocks[w->block].mbars[s->wait_obj], w->id, si);
+    s->step = 2;
+    s->status = SPLIT_RUNNABLE;
+    s->gen++;
+    s->ready_at = now;
+    s->wait = WAIT_NONE;
+    if (w->split[w->focus].status != SPLIT_RUNNABLE) {
+        w->focus = si;
+    }
+    if (w->focus == si) {
+        sm_warp_schedule(sm, w);
+    }
+}
+
+static void warp_schedule_timeout(Sm *sm, Warp *w, int32_t si, SimCycle deadline)
+{
+    sim_engine_schedule(&sm->engine, MAX(deadline, sm->engine.now), ev_timeout, w,
+                        ((uint64_t) si << 32) | w->split[si].gen);
+}
+
+/* ---------------------------------------------------------------- memory */
+
+/* Checks lanes' accesses [addr, addr+size) stay inside the buffer their
+ * pointer points into. */
+static bool check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
+                         int64_t size, const char *what)
+{
+    const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (!(m & (1u << l))) {
+            continue;
+        }
+        if (addr[l] < b->base || size < 0 || addr[l] + size > b->base + b->bytes) {
+            /* SPEC memory-1: every access stays inside its buffer. */
+            RULE(sm, w, 1u << l, op, "%s out of bounds: bytes %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT " of %s buffer"
+                 " '%s', which has %" G_GINT64_FORMAT " bytes (SPEC memory-1)", what, addr[l] - b->base,
+                 addr[l] - b->base + size - 1, b->space == SPACE_SHARED ? "shared" : "global", b->name, b->bytes);
+            return false;
+        }
+    }
+    return true;
+}
+
+static uint8_t *data_at(Sm *sm, Warp *w, MemSpace space, int64_t addr)
+{
+    if (space == SPACE_SHARED) {
+        Block *b = &sm->blocks[w->block];
+        return b->data_smem ? b->data_smem + addr : NULL;
+    }
+    return sm->data_global ? sm->data_global + (addr - (INT64_C(1) << 32)) : NULL;
+}
+
+/* Functional model: the 32-bit words a data variable holds in a lane. */
+static uint32_t *data_var(Sm *sm, Warp *w, int32_t var, int lane)
+{
+    (void) sm;
+    if (w->data == NULL || var < 0) {
+        return NULL;
+    }
+    return &w->data[((size_t) var * SIM_WARP_SIZE + (size_t) lane) * 4];
+}
+
+/* Reads `size` bytes at lanes' global addresses through the memory path;
+ * returns when the last arrives. */
+static SimCycle global_read(Sm *sm, SimCycle t, const int64_t *addr, LaneMask m, int64_t size)
+{
+    SimCycle done = t;
+    /* Group lanes by line, one request each. */
+    uint64_t lines[64];
+    int nlines = 0;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (!(m & (1u << l))) {
+            continue;
+        }
+        for (int64_t a = addr[l]; a < addr[l] + size; a = (a / sm->arch.line_bytes + 1) * sm->arch.line_bytes) {
+            uint64_t line = (uint64_t) a / (uint64_t) sm->arch.line_bytes;
+            bool dup = false;
+            for (int k = 0; k < nlines; k++) {
+                dup |= lines[k] == line;
+            }
+            if (!dup && nlines < 64) {
+                lines[nlines++] = line;
+            }
+        }
+    }
+    for (int k = 0; k < nlines; k++) {
+        done = MAX(done, mem_path_read(&sm->mem, t, lines[k] * (uint64_t) sm->arch.line_bytes,
+                                       sm->arch.line_bytes, true));
+    }
+    return done;
+}
+
+static StepResult exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    LaneMask m = s->mask;
+    const ExprNode *ptr = op->e[0];
+    const ProgBuffer *buf = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
+    int64_t size = ptr->type.elem.size;
+    SimLaneValue a;
+    if (!eval(sm, w, m, op, ptr, &a)) {
+        return STEP_STOP;
+    }
+    int64_t addr[SIM_WARP_SIZE];
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        addr[l] = sim_lane_value(&a, l);
+    }
+    if (!check_bounds(sm, w, op, m, ptr, addr, size, "load")) {
+        return STEP_STOP;
+    }
+    SimCycle ready;
+    int64_t replays = 0;
+    if (buf->space == SPACE_SHARED) {
+        SimCycle port = smem_access(&sm->smem, t, addr, m, size, &replays);
+        ready = port - 1 + (SimCycle) sm->arch.smem_latency;
+        if (sm->race) {
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (m & (1u << l)) {
+                    g_autofree char *warn = race_read(sm->race, w->block, w->tid0 + l, addr[l], size, op->loc);
+                    if (warn) {
+                        sm->stats.race_warnings++;
+                        g_autofree char *key = g_strdup_printf("race-raw-%u", op->loc.line);
+                        sm_warn(sm, key, "%s", warn);
+                    }
+                }
+            }
+        }
+    } else {
+        ready = global_read(sm, t, addr, m, size);
+    }
+    /* Functional model: the loaded bytes. */
+    if (sm->opt.functional && op->var >= 0) {
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            uint8_t *src = (m & (1u << l)) ? data_at(sm, w, buf->space, addr[l]) : NULL;
+            uint32_t *dst = data_var(sm, w, op->var, l);
+            if (src && dst) {
+                memcpy(dst, src, (size_t) size);
+            }
+        }
+    }
+    if (op->var >= 0) {
+        w->vals[var_at(sm, op->var)->slot] = (int64_t) ready;
+    }
+    s->pc++;
+    *cost = 1 + replays;
+    s->ready_at = t + 1 + (SimCycle) replays;
+    s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
+    sm->stats.instructions++;
+    return STEP_ISSUED;
+}
+
+static StepResult exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    LaneMask m = s->mask;
+    const ProgVar *v = var_at(sm, op->obj);
+    SimCycle operand = (SimCycle) w->vals[v->slot];
+    if (operand > t) {
+        /* The value is not there yet: wait for it (scoreboard). */
+        s->ready_at = operand;
+        s->wait_state = operand > t + 100 ? WS_MEMORY : WS_DEPENDENCY;
+        return STEP_WAIT;
+    }
+    const ExprNode *ptr = op->e[0];
+    const ProgBuffer *buf = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
+    int64_t size = ptr->type.elem.size;
+    SimLaneValue a;
+    if (!eval(sm, w, m, op, ptr, &a)) {
+        return STEP_STOP;
+    }
+    int64_t addr[SIM_WARP_SIZE];
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        addr[l] = sim_lane_value(&a, l);
+    }
+    if (!check_bounds(sm, w, op, m, ptr, addr, size, "store")) {
+        return STEP_STOP;
+    }
+    int64_t replays = 0;
+    if (buf->space == SPACE_SHARED) {
+        smem_access(&sm->smem, t, addr, m, size, &replays);
+        if (sm->race) {
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (m & (1u << l)) {
+                    race_plain_write(sm->race, w->block, w->tid0 + l, addr[l], size);
+                }
+            }
+        }
+    } else {
+        uint64_t done_lines[64];
+        int n = 0;
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (!(m & (1u << l))) {
+                continue;
+            }
+            uint64_t line = (uint64_t) addr[l] / (uint64_t) sm->arch.line_bytes;
+            bool dup = false;
+            for (int k = 0; k < n; k++) {
+                dup |= done_lines[k] == line;
+            }
+            if (!dup && n < 64) {
+                done_lines[n++] = line;
+                int64_t bytes = 0;
+                for (int k = 0; k < SIM_WARP_SIZE; k++) {
+                    if ((m & (1u << k)) && (uint64_t) addr[k] / (uint64_t) sm->arch.line_bytes == line) {
+                        bytes += size;
+                    }
+                }
+                mem_path_write(&sm->mem, t, line * (uint64_t) sm->arch.line_bytes, MIN(bytes, sm->arch.line_bytes));
+            }
+        }
+    }
+    if (sm->opt.functional) {
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            uint8_t *dst = (m & (1u << l)) ? data_at(sm, w, buf->space, addr[l]) : NULL;
+            uint32_t *src = data_var(sm, w, op->obj, l);
+            if (src && dst) {
+                memcpy(dst, src, (size_t) size);
+            }
+        }
+    }
+    s->pc++;
+    *cost = 1 + replays;
+    s->ready_at = t + 1 + (SimCycle) replays;
+    s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
+    sm->stats.instructions++;
+    return STEP_ISSUED;
+}
+
+/* --------------------------------------------------------------- compute */
+
+static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    LaneMask m = s->mask;
+    int cls = sm->class_map[op->value];
+    const InstClass *ic = &sm->arch.classes[cls];
+    SimCycle *pipe_free = &sm->smsp[w->smsp].pipe_free[cls];
+    if (s->step == 0) {
+        SimLaneValue n, ilp;
+        if (!eval(sm, w, m, op, op->e[0], &n) || !eval(sm, w, m, op, op->e[1], &ilp)) {
+            return STEP_STOP;
+        }
+        int64_t count = 0, chains = 1;
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (m & (1u << l)) {
+                count = MAX(count, sim_lane_value(&n, l));
+                chains = MAX(chains, sim_lane_value(&ilp, l));
+            }
+        }
+        if (count < 0) {
+            return RULE(sm, w, m, op, "compute: negative instruction count %" G_GINT64_FORMAT, count);
+        }
+        SimCycle input = op->obj >= 0 ? (SimCycle) w->vals[var_at(sm, op->obj)->slot] : 0;
+        s->count = count;
+        s->remaining = count;
+        s->aux = MIN(chains, (int64_t) MAX_CHAINS);
+        for (int64_t c = 0; c < s->aux; c++) {
+            w->chain[c] = input;
+        }
+        s->step = 1;
+        if (count == 0) {
+            if (op->var >= 0) {
+                w->vals[var_at(sm, op->var)->slot] = (int64_t) input;
+            }
+            s->step = 0;
+            s->pc++;
+            return STEP_CONTINUE;
+        }
+    }
+    int64_t i = s->count - s->remaining;
+    int64_t c = i % s->aux;
+    SimCycle earliest = MAX(w->chain[c], *pipe_free);
+    if (earliest > t) {
+        s->ready_at = earliest;
+        s->wait_state = w->chain[c] >= *pipe_free ? (w->chain[c] > t + 100 ? WS_MEMORY : WS_DEPENDENCY)
+                                                  : WS_MATH_THROTTLE;
+        return STEP_WAIT;
+    }
+    w->chain[c] = t + (SimCycle) ic->latency;
+    *pipe_free = t + (SimCycle) ic->interval;
+    s->remaining--;
+    sm->stats.instructions++;
+    sm->stats.compute_instructions++;
+    sm_note_compute(sm, t);
+    *cost = 1;
+    if (s->remaining == 0) {
+        SimCycle done = 0;
+        for (int64_t k = 0; k < s->aux; k++) {
+            done = MAX(done, w->chain[k]);
+        }
+        if (op->var >= 0) {
+            w->vals[var_at(sm, op->var)->slot] = (int64_t) done;
+            if (sm->opt.functional) {
+                int64_t words = MAX((int64_t) 1, var_at(sm, op->var)->type.elem.size / 4);
+                int64_t iters = s->count / words;
+                for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                    uint32_t *src = (m & (1u << l)) ? data_var(sm, w, op->obj, l) : NULL;
+                    uint32_t *dst = data_var(sm, w, op->var, l);
+                    for (int64_t k = 0; src && dst && k < words; k++) {
+                        uint32_t x = src[k];
+                        for (int64_t it = 0; it < iters; it++) {
+                            x = x * SM_COMPUTE_A + SM_COMPUTE_B;
+                        }
+                        dst[k] = x;
+                    }
+                }
+            }
+        }
+        s->step = 0;
+        s->pc++;
+        s->ready_at = t + 1;
+        s->wait_state = WS_DEPENDENCY;
+        return STEP_ISSUED;
+    }
+    int64_t next_c = (i + 1) % s->aux;
+    SimCycle next = MAX(t + 1, MAX(w->chain[next_c], *pipe_free));
+    s->ready_at = next;
+    s->wait_state = w->chain[next_c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE;
+    return STEP_ISSUED;
+}
+
+/* ----------------------------------------------------------- memcpy_async */
+
+typedef enum {
+    PATH_CP_ASYNC,
+    PATH_BULK,
+    PATH_SYNC
+} CopyPath;
+
+/* SPEC memcpy-2: the copy mechanism libcudacxx dispatches to
+ * (__memcpy_async/dispatch_memcpy_async.h): global-to-shared only; on
+ * sm_90 with a block-scope barrier in shared memory and alignment >= 16 a
+ * bulk copy; on sm_80+ with alignment >= 4 cp.async; otherwise a
+ * synchronous copy.  Pipelines never get the bulk path. */
+static CopyPath choose_path(const Sm *sm, const Op *op, const char **why)
+{
+    const ProgBuffer *dst = &g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer);
+    const ProgBuffer *src = &g_array_index(sm->prog->buffers, ProgBuffer, op->e[1]->type.buffer);
+    int64_t align = op->value;
+    if (src->space != SPACE_GLOBAL || dst->space != SPACE_SHARED) {
+        *why = "it is not a global-to-shared copy";
+        return PATH_SYNC;
+    }
+    if (op->code == OP_MEMCPY_TX) {
+        return PATH_BULK;
+    }
+    if (sm->arch.sm_version >= 90 && op->aux == SYNC_BARRIER && align >= 16) {
+        return PATH_BULK;
+    }
+    if (sm->arch.sm_version >= 80 && align >= 4) {
+        return PATH_CP_ASYNC;
+    }
+    *why = align < 4 ? "its alignment is below 4 bytes (char data without cuda::aligned_size_t)"
+                     : "the architecture has no cp.async";
+    return PATH_SYNC;
+}
+
+static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    Block *b = &sm->blocks[w->block];
+    LaneMask m = s->mask;
+    SimLaneValue dv, sv, zv;
+    if (!eval(sm, w, m, op, op->e[0], &dv) || !eval(sm, w, m, op, op->e[1], &sv) ||
+        !eval(sm, w, m, op, op->e[2], &zv)) {
+        return STEP_STOP;
+    }
+    GroupKind g = op->code == OP_MEMCPY_TX ? GROUP_THREAD : (GroupKind) op->sub;
+    int64_t gsize = g == GROUP_BLOCK ? sm->prog->block_threads : g == GROUP_WARP ? 32 : 1;
+    int64_t align = op->value;
+    const char *why = NULL;
+    CopyPath path = choose_path(sm, op, &why);
+    int64_t cs = MIN(align, (int64_t) 16);
+    Pipe *p = op->aux == SYNC_PIPE ? pipe_for(sm, w, op) : NULL;
+
+    if (s->step == 0) {
+        /* Validate once, for every lane. */
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (!(m & (1u << l))) {
+                continue;
+            }
+            int64_t size = sim_lane_value(&zv, l);
+            int64_t d = sim_lane_value(&dv, l), sr = sim_lane_value(&sv, l);
+            if (g != GROUP_THREAD && (sim_lane_value(&dv, l) != sim_lane_value(&dv, lowest(m)) ||
+                                      sim_lane_value(&sv, l) != sim_lane_value(&sv, lowest(m)) ||
+                                      size != sim_lane_value(&zv, lowest(m)))) {
+                return RULE(sm, w, m, op, "memcpy_async over a group: every thread of the group passes the same"
+                            " destination, source and size (SPEC memcpy-3)");
+            }
+            if (size < 0) {
+                return RULE(sm, w, 1u << l, op, "memcpy_async: negative size %" G_GINT64_FORMAT, size);
+            }
+            if (d % align != 0 || (sr - (INT64_C(1) << 32)) % align != 0) {
+                /* SPEC memcpy-4: aligned_size_t<N> and alignof(T) promise
+                 * N-aligned pointers. */
+                return RULE(sm, w, 1u << l, op, "memcpy_async: the %s is not %" G_GINT64_FORMAT "-byte aligned, as"
+                            " alignof(T)/aligned_size_t promise (SPEC memcpy-4)",
+                            d % align != 0 ? "destination" : "source", align);
+            }
+            if (path != PATH_SYNC && size % cs != 0) {
+                /* SPEC memcpy-5: the library copies whole chunks of
+                 * min(alignment, 16) bytes. */
+                return RULE(sm, w, 1u << l, op, "memcpy_async: size %" G_GINT64_FORMAT " is not a multiple of %"
+                            G_GINT64_FORMAT " bytes: the library would copy past the end (SPEC memcpy-5)", size, cs);
+            }
+            int64_t da[SIM_WARP_SIZE], sa[SIM_WARP_SIZE];
+            da[l] = d;
+            sa[l] = sr;
+            if (size > 0 && (!check_bounds(sm, w, op, 1u << l, op->e[0], da, size, "memcpy_async destination") ||
+                             !check_bounds(sm, w, op, 1u << l, op->e[1], sa, size, "memcpy_async source"))) {
+                return STEP_STOP;
+            }
+            if (p != NULL && !(p->flags[w->tid0 + l] & PT_ACQUIRED)) {
+                /* SPEC pipeline-copy-1: copies go into an acquired stage. */
+                return RULE(sm, w, 1u << l, op, "memcpy_async into a pipeline stage that this thread has not acquired"
+                            " (call producer_acquire first) (SPEC pipeline-copy-1)");
+            }
+            if (p != NULL && (p->flags[w->tid0 + l] & PT_MADE) && p->block_scope &&
+                !(p->role[w->tid0 + l] & ROLEBIT_PRODUCER)) {
+                return RULE(sm, w, 1u << l, op, "memcpy_async into a pipeline by a consumer thread (SPEC pipeline-role-1)");
+            }
+        }
+        if (path == PATH_SYNC) {
+            g_autofree char *key = g_strdup_printf("sync-%u", op->loc.line);
+            sm_warn(sm, key, "line %u: memcpy_async falls back to a synchronous copy because %s", op->loc.line, why);
+        }
+        if (path == PATH_BULK && sm->arch.sm_version < 90) {
+            return RULE(sm, w, m, op, "memcpy_async_tx needs sm_90 (bulk copies); this architecture is sm_%"
+                        G_GINT64_FORMAT, sm->arch.sm_version);
+        }
+        s->step = 1;
+        s->remaining = 0;
+        s->count = 0;
+    }
+    int64_t size = sim_lane_value(&zv, lowest(m));
+
+    if (path == PATH_BULK) {
+        /* One elected thread (rank 0 of the group) issues the bulk copy;
+         * with a barrier overload it then does expect_tx(size). */
+        int32_t mbar = (int32_t) op->obj;
+        MBarrier *mb = &b->mbars[mbar];
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (!(m & (1u << l))) {
+                continue;
+            }
+            int64_t rank = g == GROUP_BLOCK ? w->tid0 + l : g == GROUP_WARP ? l : 0;
+            if (rank != 0) {
+                continue;
+            }
+            int64_t bytes = g == GROUP_THREAD ? sim_lane_value(&zv, l) : size;
+            if (!mb->valid) {
+                return RULE(sm, w, 1u << l, op, "memcpy_async on a barrier: %s", mbar_status_message(MBAR_UNINITIALIZED));
+            }
+            SimCycle done = bytes > 0 ? bulk_engine_copy(&sm->bulk, &sm->mem, &sm->smem, t,
+                                                         (uint64_t) sim_lane_value(&sv, l), sim_lane_value(&dv, l),
+                                                         bytes, sm->arch.smem_wavefront_bytes)
+                                      : t;
+            sm_note_copy(sm, t, done, bytes, "bulk copy");
+            if (sm->race) {
+                RaceTag tag = { RACE_TAG_BARRIER, mbar, (uint32_t) mb->phase, op->loc };
+                g_autofree char *warn = race_async_write(sm->race, w->block, w->tid0 + l, sim_lane_value(&dv, l),
+                                                         bytes, tag, 0);
+                if (warn) {
+                    sm->stats.race_warnings++;
+                    g_autofree char *key = g_strdup_printf("race-war-%u", op->loc.line);
+                    sm_warn(sm, key, "%s", warn);
+                }
+            }
+            if (sm->opt.functional && bytes > 0) {
+                memcpy(data_at(sm, w, SPACE_SHARED, sim_lane_value(&dv, l)),
+                       data_at(sm, w, SPACE_GLOBAL, sim_lane_value(&sv, l)), (size_t) bytes);
+            }
+            if (op->code == OP_MEMCPY) {
+                uint64_t before = mb->phase;
+                MBarStatus st = mbar_expect_tx(mb, bytes, t, warp_barrier_wake, sm);
+                if (st != MBAR_OK) {
+                    return RULE(sm, w, 1u << l, op, "expect_tx: %s", mbar_status_message(st));
+                }
+                note_phase(sm, b, mbar, before, t);
+            }
+            sm_schedule_action(sm, done, ACT_COMPLETE_TX, w->block, mbar, bytes, op->loc, w->id);
+        }
+        s->step = 0;
+        s->pc++;
+        *cost = 1;
+        s->ready_at = t + 1;
+        s->wait_state = WS_DEPENDENCY;
+        sm->stats.instructions++;
+        return STEP_ISSUED;
+    }
+
+    /* Chunks: thread of rank r copies offsets r*cs + k*group*cs < size. */
+    int64_t chunk = path == PATH_SYNC ? MIN(align, (int64_t) 16) : cs;
+    int64_t rank[SIM_WARP_SIZE];
+    int64_t iters = 0;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        rank[l] = g == GROUP_BLOCK ? w->tid0 + l : g == GROUP_WARP ? l : 0;
+        if (m & (1u << l)) {
+            int64_t sz = sim_lane_value(&zv, l);
+            int64_t first = rank[l] * chunk;
+            if (first < sz) {
+                iters = MAX(iters, (sz - first + gsize * chunk - 1) / (gsize * chunk));
+            }
+        }
+    }
+    if (path == PATH_SYNC) {
+        /* Loads then stores, in the issuing threads; they wait for their data. */
+        SimCycle done = t;
+        for (int64_t k = 0; k < iters; k++) {
+            int64_t src[SIM_WARP_SIZE], dst[SIM_WARP_SIZE];
+            LaneMask km = 0;
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                int64_t off = rank[l] * chunk + k * gsize * chunk;
+                if ((m & (1u << l)) && off < sim_lane_value(&zv, l)) {
+                    km |= 1u << l;
+                    src[l] = sim_lane_value(&sv, l) + off;
+                    dst[l] = sim_lane_value(&dv, l) + off;
+                    if (sm->opt.functional) {
+                        memcpy(data_at(sm, w, SPACE_SHARED, dst[l]), data_at(sm, w, SPACE_GLOBAL, src[l]),
+                               (size_t) chunk);
+                    }
+                    if (sm->race) {
+                        race_plain_write(sm->race, w->block, w->tid0 + l, dst[l], chunk);
+                    }
+                }
+            }
+            SimCycle arrive = global_read(sm, t + (SimCycle) k, src, km, chunk);
+            int64_t replays;
+            done = MAX(done, smem_access(&sm->smem, arrive, dst, km, chunk, &replays));
+            sm->stats.sync_bytes += (uint64_t) (lanes_in(km) * chunk);
+        }
+        sm->stats.sync_copies++;
+        sm->stats.instructions += (uint64_t) (2 * iters);
+        s->step = 0;
+        s->pc++;
+        *cost = MAX((int64_t) 1, 2 * iters);
+        s->ready_at = MAX(done, t + (SimCycle) *cost);
+        s->wait_state = WS_MEMORY;
+        if (op->aux == SYNC_BARRIER) {
+            /* Nothing asynchronous is left: no barrier arrival is deferred. */
+        }
+        return STEP_ISSUED;
+    }
+
+    /* cp.async: one warp instruction per iteration. */
+    int64_t k = s->remaining;
+    if (k < iters) {
+        int64_t src[SIM_WARP_SIZE], dst[SIM_WARP_SIZE];
+        LaneMask km = 0;
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            int64_t off = rank[l] * chunk + k * gsize * chunk;
+            if ((m & (1u << l)) && off < sim_lane_value(&zv, l)) {
+                km |= 1u << l;
+                src[l] = sim_lane_value(&sv, l) + off;
+                dst[l] = sim_lane_value(&dv, l) + off;
+            } else {
+                src[l] = dst[l] = 0;
+            }
+        }
+        int64_t sectors;
+        int64_t lines = copy_engine_count_lines(&sm->cpa, src, km, chunk, &sectors);
+        SimCycle admit = copy_engine_admit(&sm->cpa, t, lines);
+        if (admit > t) {
+            s->ready_at = admit;
+            s->wait_state = WS_COPY_THROTTLE;
+            sm->stats.throttled_cycles += admit - t;
+            return STEP_WAIT;
+        }
+        CopyResult r = copy_engine_issue(&sm->cpa, &sm->mem, &sm->smem, t, src, dst, km, chunk);
+        sm_note_copy(sm, r.issue, r.done, r.bytes, "cp.async");
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (!(km & (1u << l))) {
+                continue;
+            }
+            w->lane_open[l] = MAX(w->lane_open[l], r.done);
+            w->lane_copies[l] = MAX(w->lane_copies[l], r.done);
+            int64_t tid = w->tid0 + l;
+            if (sm->opt.functional) {
+                memcpy(data_at(sm, w, SPACE_SHARED, dst[l]), data_at(sm, w, SPACE_GLOBAL, src[l]), (size_t) chunk);
+            }
+            if (sm->race) {
+                RaceTag tag;
+                int32_t stages = 0;
+                if (p != NULL && p->block_scope) {
+                    tag = (RaceTag) { RACE_TAG_STAGE, sm->pipe_slot[op->obj], p->commits[tid], op->loc };
+                    stages = (int32_t) p->stages;
+                } else if (op->aux == SYNC_BARRIER) {
+                    tag = (RaceTag) { RACE_TAG_BARRIER, (int32_t) op->obj, (uint32_t) b->mbars[op->obj].phase, op->loc };
+                } else {
+                    tag = (RaceTag) { RACE_TAG_GROUP, 0, race_current_group(sm->race, w->block, tid), op->loc };
+                }
+                g_autofree char *warn = race_async_write(sm->race, w->block, tid, dst[l], chunk, tag, stages);
+                if (warn) {
+                    sm->stats.race_warnings++;
+                    g_autofree char *key = g_strdup_printf("race-war-%u", op->loc.line);
+                    sm_warn(sm, key, "%s", warn);
+                }
+            }
+        }
+        sm->stats.instructions++;
+        s->remaining = k + 1;
+        *cost = 1;
+        s->ready_at = t + 1;
+        s->wait_state = WS_COPY_THROTTLE;
+        if (s->remaining < iters) {
+            return STEP_ISSUED;
+        }
+    }
+    /* All chunks issued: completion mechanism. */
+    if (op->aux == SYNC_BARRIER) {
+        /* cp.async.mbarrier.arrive (no .noinc) for each calling thread. */
+        MBarrier *mb = &b->mbars[op->obj];
+        SimCycle done = t;
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (m & (1u << l)) {
+                done = MAX(done, w->lane_copies[l]);
+            }
+        }
+        MBarStatus st = mbar_pending_add(mb, lanes_in(m));
+        if (st != MBAR_OK) {
+            return RULE(sm, w, m, op, "memcpy_async on a barrier: %s", mbar_status_message(st));
+        }
+        sm_schedule_action(sm, done, ACT_ARRIVE, w->block, (int32_t) op->obj, lanes_in(m), op->loc, w->id);
+    } else if (op->aux == SYNC_NONE) {
+        /* cooperative_groups::memcpy_async commits a group per call. */
+        commit_group(sm, w, m);
+    }
+    s->step = 0;
+    s->remaining = 0;
+    s->pc++;
+    if (*cost == 0) {
+        return STEP_CONTINUE;
+    }
+    return STEP_ISSUED;
+}
+
+/* ------------------------------------------------------------- barriers */
+
+static StepResult wait_mbar(Sm *sm, Warp *w, int32_t si, const Op *op, int32_t mbar, bool token, uint64_t value,
+                            SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    MBarrier *mb = &sm->blocks[w->block].mbars[mbar];
+    if (!mb->valid) {
+        return RULE(sm, w, s->mask, op, "%s: %s", op_code_name(op->code), mbar_status_message(MBAR_UNINITIALIZED));
+    }
+    bool done = token ? mbar_token_done(mb, value) : mbar_parity_done(mb, value);
+    *cost = 1;
+    if (done) {
+        if (sm->race) {
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (s->mask & (1u << l)) {
+                    race_barrier_observed(sm->race, w->block, w->tid0 + l, mbar, mb->phase);
+                }
+            }
+        }
+        s->step = 0;
+        s->pc++;
+        s->ready_at = t + wait_call_cost(sm);
+        s->wait_state = WS_MBARRIER;
+        return STEP_ISSUED;
+    }
+    BarrierWaiter wt = { w->id, si, token, value };
+    mbar_add_waiter(mb, wt);
+    block_split(w, s, WAIT_MBAR, WS_MBARRIER, mbar, value, token, t + 1);
+    sm->stats.mbar_waits++;
+    return STEP_ISSUED;
+}
+
+static StepResult exec_barrier(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    Block *b = &sm->blocks[w->block];
+    LaneMask m = s->mask;
+    int32_t mi = op->obj;
+    MBarrier *mb = &b->mbars[mi];
+    uint64_t before = mb->phase;
+    MBarStatus st = MBAR_OK;
+    uint64_t token = 0;
+    switch (op->code) {
+    case OP_BAR_INIT: {
+        int64_t count;
+        if (!eval_same(sm, w, m, op, op->e[0], "init's count", &count)) {
+            return STEP_STOP;
+        }
+        st = mbar_init(mb, count, t);
+        if (st != MBAR_OK) {
+            return RULE(sm, w, m, op, "init(barrier, %" G_GINT64_FORMAT "): %s", count, mbar_status_message(st));
+        }
+        s->pc++;
+        *cost = 1;
+        s->ready_at = t + 1;
+        s->wait_state = WS_DEPENDENCY;
+        return STEP_ISSUED;
+    }
+    case OP_BAR_ARRIVE:
+    case OP_BAR_ARRIVE_TX:
+    case OP_BAR_ARRIVE_WAIT: {
+        if (s->step == 1) {
+            /* arrive_and_wait's second half. */
+            return wait_mbar(sm, w, si, op, mi, true, (uint64_t) s->aux, t, cost);
+        }
+        int64_t count = 1;
+        if (op->code != OP_BAR_ARRIVE_WAIT && !eval_same(sm, w, m, op, op->e[0], "the arrival count", &count)) {
+            return STEP_STOP;
+        }
+        if (op->code == OP_BAR_ARRIVE_TX) {
+            int64_t bytes;
+            if (!eval_same(sm, w, m, op, op->e[1], "the transaction bytes", &bytes)) {
+                return STEP_STOP;
+            }
+            st = mbar_expect_tx(mb, bytes * lanes_in(m), t, warp_barrier_wake, sm);
+        }
+        if (st == MBAR_OK) {
+            st = mbar_arrive(mb, count * lanes_in(m), t, &token, warp_barrier_wake, sm);
+        }
+        if (st != MBAR_OK) {
+            return RULE(sm, w, m, op, "%s: %s", op_code_name(op->code), mbar_status_message(st));
+        }
+        note_phase(sm, b, mi, before, t);
+        if (op->var >= 0) {
+            store_lanes(w, var_at(sm, op->var), m, (int64_t) token);
+        }
+        *cost = 1;
+        if (op->code == OP_BAR_ARRIVE_WAIT) {
+            s->step = 1;
+            s->aux = (int64_t) token;
+            s->ready_at = t + (SimCycle) sm->arch.mbar_arrive;
+            s->wait_state = WS_MBARRIER;
+            return STEP_ISSUED;
+        }
+        s->pc++;
+        s->ready_at = t + 1;
+        s->wait_state = WS_DEPENDENCY;
+        return STEP_ISSUED;
+    }
+    case OP_BAR_EXPECT_TX: {
+        int64_t bytes;
+        if (!eval_same(sm, w, m, op, op->e[0], "the transaction bytes", &bytes)) {
+            return STEP_STOP;
+        }
+        st = mbar_expect_tx(mb, bytes * lanes_in(m), t, warp_barrier_wake, sm);
+        if (st != MBAR_OK) {
+            return RULE(sm, w, m, op, "barrier_expect_tx: %s", mbar_status_message(st));
+        }
+        note_phase(sm, b, mi, before, t);
+        s->pc++;
+        *cost = 1;
+        s->ready_at = t + 1;
+        s->wait_state = WS_DEPENDENCY;
+        return STEP_ISSUED;
+    }
+    case OP_BAR_WAIT:
+    case OP_BAR_WAIT_PARITY: {
+        int64_t v;
+        if (!eval_same(sm, w, m, op, op->e[0], op->code == OP_BAR_WAIT ? "the token" : "the parity", &v)) {
+            return STEP_STOP;
+        }
+        return wait_mbar(sm, w, si, op, mi, op->code == OP_BAR_WAIT, (uint64_t) v, t, cost);
+    }
+    case OP_BAR_ARRIVE_DROP:
+        st = mbar_arrive_drop(mb, lanes_in(m), t, warp_barrier_wake, sm);
+        if (st != MBAR_OK) {
+            return RULE(sm, w, m, op, "arrive_and_drop: %s", mbar_status_message(st));
+        }
+        note_phase(sm, b, mi, before, t);
+        s->pc++;
+        *cost = 1;
+        s->ready_at = t + 1;
+        s->wait_state = WS_DEPENDENCY;
+        return STEP_ISSUED;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+/* __syncthreads, first half: the lanes arrive and the split blocks. */
+static StepResult block_sync_arrive(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    Block *b = &sm->blocks[w->block];
+    if (sm->race) {
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (s->mask & (1u << l)) {
+                race_block_arrive(sm->race, w->block, w->tid0 + l);
+            }
+        }
+    }
+    BarrierWaiter wt = { w->id, si, false, 0 };
+    g_array_append_val(b->bar.waiters, wt);
+    block_split(w, s, WAIT_BLOCK_BAR, WS_BLOCK_BARRIER, 0, 0, false, t + 1);
+    uint64_t gen = b->bar.generation;
+    block_barrier_arrive(&b->bar, lanes_in(s->mask), t, warp_barrier_wake, sm);
+    if (b->bar.generation != gen) {
+        sm->stats.syncthreads++;
+        if (sm->race) {
+            uint64_t *phases = g_new(uint64_t, MAX(b->nmbars, 1));
+            for (int32_t k = 0; k < b->nmbars; k++) {
+                phases[k] = b->mbars[k].phase;
+            }
+            race_block_complete(sm->race, w->block, b->bar.generation, phases, b->nmbars);
+            g_free(phases);
+        }
+    }
+    *cost = 1;
+    return STEP_ISSUED;
+}
+
+/* __syncthreads, second half: released by the barrier's completion. */
+static void block_sync_pass(Sm *sm, Warp *w, int32_t si)
+{
+    Split *s = &w->split[si];
+    if (sm->race) {
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (s->mask & (1u << l)) {
+                race_block_pass(sm->race, w->block, w->tid0 + l, sm->blocks[w->block].bar.generation);
+            }
+        }
+    }
+}
+
+static StepResult exec_syncthreads(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    if (s->step == 1) {
+        block_sync_pass(sm, w, si);
+        s->step = 0;
+        s->pc++;
+        return STEP_CONTINUE;
+    }
+    s->step = 1;
+    return block_sync_arrive(sm, w, si, t, cost);
+}
+
+static StepResult exec_syncwarp(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    if (s->step == 1) {
+        s->step = 0;
+        s->pc++;
+        return STEP_CONTINUE;
+    }
+    w->syncwarp_arrived |= s->mask;
+    *cost = 1;
+    if ((w->syncwarp_arrived & w->live) == w->live) {
+        for (int32_t i = 0; i < MAX_SPLITS; i++) {
+            if (i != si && w->split[i].status == SPLIT_BLOCKED && w->split[i].wait == WAIT_SYNCWARP) {
+                sm_split_wake(sm, w, i, t + 1);
+            }
+        }
+        w->syncwarp_arrived = 0;
+        s->pc++;
+        s->ready_at = t + 1;
+        s->wait_state = WS_DEPENDENCY;
+        return STEP_ISSUED;
+    }
+    s->step = 1;
+    block_split(w, s, WAIT_SYNCWARP, WS_BLOCK_BARRIER, 0, 0, false, t + 1);
+    return STEP_ISSUED;
+}
+
+static StepResult exec_cg_wait(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    switch (s->step) {
+    case 0: {
+        /* cp.async.wait_group N, then group.sync(). */
+        SimCycle ready = groups_ready(w, s->mask, op->value, t);
+        race_groups_done(sm, w, s->mask, op->value);
+        s->step = op->sub == GROUP_BLOCK ? 1 : 3;
+        *cost = 1;
+        s->ready_at = MAX(ready, t + 1);
+        s->wait_state = WS_ASYNC_WAIT;
+        return STEP_ISSUED;
+    }
+    case 1:
+        s->step = 2;
+        return block_sync_arrive(sm, w, si, t, cost);
+    case 2:
+        block_sync_pass(sm, w, si);
+        break;
+    default:
+        break;
+    }
+    s->step = 0;
+    s->pc++;
+    return STEP_CONTINUE;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    const Op *op = op_at(sm, s->pc);
+    LaneMask m = s->mask;
+    int64_t ctrl = sm->arch.control_issue;
+    *cost = 0;
+    if (s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
+        /* Arrived at its reconvergence point: wait for the other side. */
+        goto_pc(w, si, s->pc, t);
+        return STEP_CONTINUE;
+    }
+    switch ((OpCode) op->code) {
+    case OP_NOP:
+        goto_pc(w, si, s->pc + 1, t);
+        return STEP_CONTINUE;
+    case OP_ASSIGN: {
+        SimLaneValue v;
+        if (!eval(sm, w, m, op, op->e[0], &v)) {
+            return STEP_STOP;
+        }
+        store_var(w, var_at(sm, op->var), m, &v);
+        *cost = ctrl;
+        sm->stats.control_instructions += (uint64_t) (ctrl > 0);
+        goto_pc(w, si, s->pc + 1, t);
+        return STEP_CONTINUE;
+    }
+    case OP_JUMP:
+        *cost = ctrl;
+        goto_pc(w, si, op->target, t);
+        return STEP_CONTINUE;
+    case OP_LOOP_ENTER: {
+        s->frame = frame_new(w, op->join, m, s->frame);
+        goto_pc(w, si, s->pc + 1, t);
+        return STEP_CONTINUE;
+    }
+    case OP_BRANCH:
+    case OP_LOOP: {
+        SimLaneValue c;
+        if (!eval(sm, w, m, op, op->e[0], &c)) {
+            return STEP_STOP;
+        }
+        LaneMask taken = 0;
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if ((m & (1u << l)) && sim_lane_value(&c, l) != 0) {
+                taken |= 1u << l;
+            }
+        }
+        LaneMask other = m & ~taken;
+        *cost = ctrl;
+        sm->stats.control_instructions += (uint64_t) (ctrl > 0);
+        if (other == 0) {
+            goto_pc(w, si, s->pc + 1, t);
+        } else if (taken == 0) {
+            goto_pc(w, si, op->target, t);
+        } else {
+            int32_t ni = split_new(w);
+            if (ni < 0) {
+                return RULE(sm, w, m, op, "more than %d divergent paths in one warp", MAX_SPLITS);
+            }
+            int32_t frame = s->frame;
+            if (op->code == OP_BRANCH) {
+                frame = frame_new(w, op->join, m, s->frame);
+            }
+            /* The taken side runs first; the other waits its turn. */
+            Split *n = &w->split[ni];
+            n->status = SPLIT_RUNNABLE;
+            n->mask = other;
+            n->frame = frame;
+            n->ready_at = t + (SimCycle) ctrl;
+            n->wait_state = WS_DIVERGENT;
+            s = &w->split[si];
+            s->mask = taken;
+            s->frame = frame;
+            s->role = -1;
+            goto_pc(w, ni, op->target, t);
+            goto_pc(w, si, s->pc + 1, t);
+        }
+        return STEP_CONTINUE;
+    }
+    case OP_RETURN:
+    case OP_EXIT:
+        warp_lanes_exit(sm, w, si, m, t);
+        return STEP_CONTINUE;
+    case OP_ASSERT: {
+        SimLaneValue c;
+        if (!eval(sm, w, m, op, op->e[0], &c)) {
+            return STEP_STOP;
+        }
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if ((m & (1u << l)) && sim_lane_value(&c, l) == 0) {
+                return RULE(sm, w, 1u << l, op, "assertion failed");
+            }
+        }
+        *cost = ctrl;
+        goto_pc(w, si, s->pc + 1, t);
+        return STEP_CONTINUE;
+    }
+    case OP_MAKE_PIPE_THREAD: {
+        Pipe *p = &sm->blocks[w->block].pipes[sm->pipe_slot[s->pc]];
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (m & (1u << l)) {
+                pipe_thread_made(p, w->tid0 + l, ROLEBIT_PRODUCER | ROLEBIT_CONSUMER);
+            }
+        }
+        goto_pc(w, si, s->pc + 1, t);
+        return STEP_CONTINUE;
+    }
+    case OP_MAKE_PIPE_BLOCK:
+        *cost = 1;
+        return exec_make_block(sm, w, si, op, t);
+    case OP_PIPE_ACQUIRE:
+    case OP_PIPE_COMMIT:
+    case OP_PIPE_WAIT:
+    case OP_PIPE_WAIT_FOR:
+    case OP_PIPE_RELEASE:
+    case OP_PIPE_QUIT:
+    case OP_PIPE_WAIT_PRIOR:
+    case OP_PIPE_COMMIT_BAR: {
+        int32_t pc = s->pc;
+        StepResult r = exec_pipe(sm, w, si, op, t, cost);
+        if (r == STEP_CONTINUE && w->split[si].pc != pc) {
+            goto_pc(w, si, w->split[si].pc, t);
+        }
+        return r;
+    }
+    case OP_MEMCPY:
+    case OP_MEMCPY_TX:
+        return exec_memcpy(sm, w, si, op, t, cost);
+    case OP_BAR_INIT:
+    case OP_BAR_ARRIVE:
+    case OP_BAR_ARRIVE_TX:
+    case OP_BAR_EXPECT_TX:
+    case OP_BAR_WAIT:
+    case OP_BAR_WAIT_PARITY:
+    case OP_BAR_ARRIVE_WAIT:
+    case OP_BAR_ARRIVE_DROP:
+        return exec_barrier(sm, w, si, op, t, cost);
+    case OP_SYNCTHREADS:
+        return exec_syncthreads(sm, w, si, t, cost);
+    case OP_SYNCWARP:
+        return exec_syncwarp(sm, w, si, t, cost);
+    case OP_CG_WAIT:
+        return exec_cg_wait(sm, w, si, op, t, cost);
+    case OP_COMPUTE:
+        return exec_compute(sm, w, si, op, t, cost);
+    case OP_LOAD:
+        return exec_load(sm, w, si, op, t, cost);
+    case OP_STORE:
+        return exec_store(sm, w, si, op, t, cost);
+    case OP_CL_RESERVE:
+    case OP_CL_COMMIT:
+    case OP_CL_RW_RESERVED:
+    case OP_CL_RW:
+    case OP_CL_IS_VALID:
+    case OP_WG_BARRIER:
+        return RULE(sm, w, m, op, "OpenCL pipes are not simulated by this build");
+    case OP__COUNT:
+        break;
+    }
+    g_assert_not_reached();
+}
+
+static SimWarpState idle_state(const Warp *w, SimCycle at)
+{
+    if (w->live == 0) {
+        return WS_EXITED;
+    }
+    const Split *s = &w->split[w->focus];
+    switch (s->status) {
+    case SPLIT_RUNNABLE:
+        return s->ready_at > at ? s->wait_state : WS_NOT_SELECTED;
+    case SPLIT_BLOCKED:
+        return s->wait_state;
+    case SPLIT_PARKED:
+        return WS_DIVERGENT;
+    case SPLIT_FREE:
+        break;
+    }
+    return WS_EXITED;
+}
+
+#define MAX_CONTROL_RUN 512
+
+int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
+{
+    int64_t used = 0;
+    bool issued = false;
+    for (int guard = 0; guard < MAX_CONTROL_RUN && w->live != 0; guard++) {
+        int32_t si = w->focus;
+        Split *s = &w->split[si];
+        if (s->status != SPLIT_RUNNABLE || s->ready_at > now + (SimCycle) used) {
+            break;
+        }
+        if (sm->opt.max_ops != 0 && ++sm->ops_executed > sm->opt.max_ops) {
+            fail_op(sm, w, s->mask, op_at(sm, s->pc)->loc, SIM_ERROR_LIMIT,
+                    "the program executed more than --max-ops=%" G_GUINT64_FORMAT " operations",
+                    sm->opt.max_ops);
+            return used;
+        }
+        int64_t cost = 0;
+        StepResult r = step(sm, w, si, now + (SimCycle) used, &cost);
+        if (r == STEP_STOP) {
+            return used;
+        }
+        if (cost > 0 && !issued) {
+            sm_account(w, WS_ISSUING, now);
+            issued = true;
+        }
+        used += cost;
+        if (r == STEP_ISSUED || r == STEP_WAIT) {
+            break;
+        }
+        warp_refocus(w);
+    }
+    if (w->live != 0 && used == 0 && w->split[w->focus].status == SPLIT_RUNNABLE &&
+        w->split[w->focus].ready_at <= now) {
+        /* A run of free operations hit the guard: charge one cycle so that
+         * a loop of them still advances time. */
+        used = 1;
+        sm_account(w, WS_ISSUING, now);
+        w->split[w->focus].ready_at = now + 1;
+        w->split[w->focus].wait_state = WS_DEPENDENCY;
+    }
+    warp_refocus(w);
+    w->busy_until = now + (SimCycle) used;
+    sm_account(w, idle_state(w, w->busy_until), w->busy_until);
+    sm_warp_schedule(sm, w);
+    return used;
+}

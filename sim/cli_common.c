@@ -1,0 +1,60 @@
+/* cli_common.c: helpers shared by the verbs. */
+#include "sim/cli.h"
+
+#include <stdio.h>
+
+int cli_fail(GError *error)
+{
+    int status = sim_error_exit_status(error);
+    fprintf(stderr, "smpipe: %s\n", error->message);
+    g_error_free(error);
+    return status;
+}
+
+bool cli_write_file(const char *path, const char *data, gsize len, GError **error)
+{
+    if (strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "cannot write to standard output");
+            return false;
+        }
+        return true;
+    }
+    GError *err = NULL;
+    /* g_file_set_contents writes a temporary file and renames it. */
+    if (!g_file_set_contents(path, data, (gssize) len, &err)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s", err->message);
+        g_error_free(err);
+        return false;
+    }
+    return true;
+}
+
+bool cli_parse(GOptionContext *ctx, int *argc, char ***argv, int *status)
+{
+    GError *err = NULL;
+    if (!g_option_context_parse(ctx, argc, argv, &err)) {
+        fprintf(stderr, "smpipe: %s\n", err->message);
+        g_error_free(err);
+        *status = SIM_EXIT_BAD_INPUT;
+        return false;
+    }
+    return true;
+}
+
+void cli_report_info(const SimRun *r, const char *trace_path, SimEngineKind engine, GArray *values, ReportInfo *info)
+{
+    memset(info, 0, sizeof *info);
+    info->trace = trace_path;
+    info->arch = r->arch.name;
+    info->clock_mhz = r->arch.clock_mhz;
+    info->param_names = r->prog->param_names;
+    for (guint i = 0; i < r->prog->param_names->len; i++) {
+        int64_t v = program_param(r->prog, g_ptr_array_index(r->prog->param_names, i), 0);
+        g_array_append_val(values, v);
+    }
+    info->param_values = values;
+    info->arch_sets = r->arch_sets;
+    info->smem_per_block = sm_smem_per_block(r->prog, &r->arch);
+    info->engine = engine == SIM_ENGINE_EVENT ? "event" : "stepped";
+}

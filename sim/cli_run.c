@@ -1,0 +1,208 @@
+/* cli_run.c: `smpipe run` and `smpipe check`. */
+#include "sim/cli.h"
+
+#include "sim/timeline.h"
+
+#include <stdio.h>
+
+static SimCycle default_max_cycles = 2000000000ull;
+
+int cli_run(int argc, char **argv)
+{
+    g_autofree char *arch = NULL;
+    g_auto(GStrv) sets = NULL;
+    g_autofree char *json = NULL;
+    g_autofree char *csv = NULL;
+    g_autofree char *by = NULL;
+    g_autofree char *engine = NULL;
+    g_autofree char *timeline = NULL;
+    g_autofree char *plot = NULL;
+    gint64 max_cycles = (gint64) default_max_cycles;
+    gboolean no_race = FALSE;
+    gboolean quiet = FALSE;
+    GOptionEntry entries[] = {
+        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name (a100, h100, h200) or .ini path [h100]", "NAME|FILE" },
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key (section.key)", "NAME=VALUE" },
+        { "json", 'j', 0, G_OPTION_ARG_STRING, &json, "Write the statistics as JSON (- for stdout)", "FILE|-" },
+        { "csv", 0, 0, G_OPTION_ARG_STRING, &csv, "Write the statistics as one CSV row with a header (- for stdout)", "FILE|-" },
+        { "by", 0, 0, G_OPTION_ARG_STRING, &by, "Break the stall accounting down by warp or by role", "warp|role" },
+        { "engine", 0, 0, G_OPTION_ARG_STRING, &engine, "Event-driven engine or the cycle-stepped reference [event]", "event|stepped" },
+        { "max-cycles", 0, 0, G_OPTION_ARG_INT64, &max_cycles, "Watchdog: stop a program still running at this cycle [2e9]", "N" },
+        { "no-race-check", 0, 0, G_OPTION_ARG_NONE, &no_race, "Do not run the pipeline race detector", NULL },
+        { "timeline", 't', 0, G_OPTION_ARG_FILENAME, &timeline, "Write a Chrome/Perfetto trace-event timeline", "FILE.json" },
+        { "plot", 'p', 0, G_OPTION_ARG_FILENAME, &plot, "Draw the overlap timeline with gnuplot", "FILE.png|svg|pdf" },
+        { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print only the cycle count", NULL },
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - simulate a pipeline trace");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    int status;
+    if (!cli_parse(ctx, &argc, &argv, &status)) {
+        return status;
+    }
+    if (argc != 2) {
+        fprintf(stderr, "smpipe run: expected one TRACE file (see smpipe run --help)\n");
+        return SIM_EXIT_BAD_INPUT;
+    }
+    const char *path = argv[1];
+    ReportBy report_by = REPORT_BY_NONE;
+    if (by != NULL) {
+        if (strcmp(by, "warp") == 0) {
+            report_by = REPORT_BY_WARP;
+        } else if (strcmp(by, "role") == 0) {
+            report_by = REPORT_BY_ROLE;
+        } else {
+            fprintf(stderr, "smpipe run: --by takes warp or role, not '%s'\n", by);
+            return SIM_EXIT_BAD_INPUT;
+        }
+    }
+    SimEngineKind kind = SIM_ENGINE_EVENT;
+    if (engine != NULL && !sim_engine_kind_parse(engine, &kind)) {
+        fprintf(stderr, "smpipe run: --engine takes event or stepped, not '%s'\n", engine);
+        return SIM_EXIT_BAD_INPUT;
+    }
+    if (max_cycles < 0) {
+        fprintf(stderr, "smpipe run: --max-cycles must not be negative\n");
+        return SIM_EXIT_BAD_INPUT;
+    }
+    GError *err = NULL;
+    g_autoptr(Trace) t = trace_parse_file(path, &err);
+    if (t == NULL) {
+        return cli_fail(err);
+    }
+    g_autoptr(GPtrArray) set_list = g_ptr_array_new();
+    for (int i = 0; sets && sets[i]; i++) {
+        g_ptr_array_add(set_list, sets[i]);
+    }
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.arch = arch;
+    o.sets = set_list;
+    o.sm.engine = kind;
+    o.sm.max_cycles = (SimCycle) max_cycles;
+    o.sm.race_check = !no_race;
+    SimTimeline *tl = NULL;
+    g_autofree char *plot_dir = NULL;
+    if (timeline != NULL || plot != NULL) {
+        /* The clock is known once the architecture is loaded; open after a
+         * dry preparation. */
+        SimRun probe;
+        if (!sim_run_prepare(t, &o, &probe, &err)) {
+            sim_run_clear(&probe);
+            return cli_fail(err);
+        }
+        if (plot != NULL) {
+            plot_dir = g_dir_make_tmp("smpipe-plot-XXXXXX", NULL);
+        }
+        tl = sim_timeline_open(timeline, plot_dir, probe.arch.clock_mhz, 0, SIM_CYCLE_NEVER, &err);
+        sim_run_clear(&probe);
+        if (tl == NULL) {
+            return cli_fail(err);
+        }
+        o.sm.timeline = tl;
+    }
+    SimRun r;
+    bool ok = sim_run_trace(t, &o, &r, &err);
+    if (!ok) {
+        if (tl != NULL) {
+            sim_timeline_abort(tl);
+        }
+        sim_run_clear(&r);
+        return cli_fail(err);
+    }
+    if (tl != NULL && !sim_timeline_close(tl, &err)) {
+        sim_run_clear(&r);
+        return cli_fail(err);
+    }
+    const SimStats *st = sm_stats(r.sm);
+    g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    ReportInfo info;
+    cli_report_info(&r, path, kind, values, &info);
+    g_autoptr(GString) out = g_string_new(NULL);
+    if (quiet) {
+        g_string_append_printf(out, "%" G_GUINT64_FORMAT "\n", st->cycles);
+    } else {
+        report_text(st, &info, report_by, out);
+    }
+    bool json_stdout = json != NULL && strcmp(json, "-") == 0;
+    bool csv_stdout = csv != NULL && strcmp(csv, "-") == 0;
+    if (!json_stdout && !csv_stdout) {
+        fputs(out->str, stdout);
+    }
+    if (json != NULL) {
+        g_autoptr(GString) j = g_string_new(NULL);
+        report_json(st, &info, report_by, j);
+        if (!cli_write_file(json, j->str, j->len, &err)) {
+            sim_run_clear(&r);
+            return cli_fail(err);
+        }
+    }
+    if (csv != NULL) {
+        g_autoptr(GString) c = g_string_new(NULL);
+        report_csv_header(&info, c);
+        g_string_append_c(c, '\n');
+        report_csv_row(st, &info, c);
+        g_string_append_c(c, '\n');
+        if (!cli_write_file(csv, c->str, c->len, &err)) {
+            sim_run_clear(&r);
+            return cli_fail(err);
+        }
+    }
+    int rc = 0;
+    if (plot != NULL) {
+        rc = cli_plot_timeline(plot_dir, plot, &r, path, &err) ? 0 : cli_fail(err);
+    }
+    sim_run_clear(&r);
+    return rc;
+}
+
+int cli_check(int argc, char **argv)
+{
+    g_autofree char *arch = NULL;
+    g_auto(GStrv) sets = NULL;
+    gboolean verbose = FALSE;
+    GOptionEntry entries[] = {
+        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name or .ini path [h100]", "NAME|FILE" },
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key", "NAME=VALUE" },
+        { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "List the compiled operations", NULL },
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - parse, expand and validate a trace");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    int status;
+    if (!cli_parse(ctx, &argc, &argv, &status)) {
+        return status;
+    }
+    if (argc != 2) {
+        fprintf(stderr, "smpipe check: expected one TRACE file\n");
+        return SIM_EXIT_BAD_INPUT;
+    }
+    GError *err = NULL;
+    g_autoptr(Trace) t = trace_parse_file(argv[1], &err);
+    if (t == NULL) {
+        return cli_fail(err);
+    }
+    g_autoptr(GPtrArray) set_list = g_ptr_array_new();
+    for (int i = 0; sets && sets[i]; i++) {
+        g_ptr_array_add(set_list, sets[i]);
+    }
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.arch = arch;
+    o.sets = set_list;
+    SimRun r;
+    if (!sim_run_prepare(t, &o, &r, &err)) {
+        sim_run_clear(&r);
+        return cli_fail(err);
+    }
+    g_autoptr(GString) out = g_string_new(NULL);
+    g_string_append_printf(out, "%s: ok: %" G_GINT64_FORMAT " threads per block, %" G_GINT64_FORMAT
+                           " bytes of shared memory per block, %u operations\n", argv[1], r.prog->block_threads,
+                           sm_smem_per_block(r.prog, &r.arch), r.prog->ops->len);
+    if (verbose) {
+        program_dump(r.prog, out);
+    }
+    fputs(out->str, stdout);
+    sim_run_clear(&r);
+    return 0;
+}

@@ -1,0 +1,76 @@
+/* runner.c: one simulation from a parsed trace. */
+#include "sim/runner.h"
+
+#include <errno.h>
+#include <string.h>
+
+bool sim_split_sets(const GPtrArray *sets, GArray *params, GPtrArray *arch_sets, GError **error)
+{
+    for (guint i = 0; sets != NULL && i < sets->len; i++) {
+        const char *s = g_ptr_array_index(sets, i);
+        const char *eq = strchr(s, '=');
+        if (eq == NULL || eq == s) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: expected NAME=VALUE", s);
+            return false;
+        }
+        g_autofree char *name = g_strndup(s, eq - s);
+        if (strchr(name, '.') != NULL) {
+            g_ptr_array_add(arch_sets, (gpointer) s);
+            continue;
+        }
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(eq + 1, &end, 0);
+        if (errno != 0 || end == eq + 1 || *end != '\0') {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: trace parameters take integers", s);
+            return false;
+        }
+        /* The name is a borrowed pointer into sets' string: keep one copy
+         * alive by storing the pointer right after the '=' split. */
+        ProgParamOverride o = { NULL, (int64_t) v };
+        g_array_append_val(params, o);
+        g_array_index(params, ProgParamOverride, params->len - 1).name = g_intern_string(name);
+    }
+    return true;
+}
+
+bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
+{
+    memset(out, 0, sizeof *out);
+    out->arch_sets = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
+    g_autoptr(GPtrArray) arch_sets = g_ptr_array_new();
+    if (!sim_split_sets(o->sets, params, arch_sets, error)) {
+        return false;
+    }
+    for (guint i = 0; i < arch_sets->len; i++) {
+        g_ptr_array_add(out->arch_sets, g_strdup(g_ptr_array_index(arch_sets, i)));
+    }
+    if (!arch_load(o->arch ? o->arch : "h100", arch_sets, &out->arch, error)) {
+        return false;
+    }
+    out->prog = program_new(t, params, out->arch.blocks, error);
+    if (out->prog == NULL) {
+        return false;
+    }
+    out->sm = sm_new(out->prog, &out->arch, &o->sm, error);
+    return out->sm != NULL;
+}
+
+bool sim_run_trace(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
+{
+    if (!sim_run_prepare(t, o, out, error)) {
+        return false;
+    }
+    return sm_run(out->sm, error);
+}
+
+void sim_run_clear(SimRun *r)
+{
+    sm_free(r->sm);
+    program_free(r->prog);
+    if (r->arch_sets) {
+        g_ptr_array_free(r->arch_sets, TRUE);
+    }
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,34 @@
+/* runner.h: one simulation of a trace, as `smpipe run`, `sweep` and
+ * `validate` need it: split --set assignments between trace parameters
+ * and architecture keys, load the architecture, instantiate the program,
+ * build the SM and run it. */
+#pragma once
+
+#include "models/arch.h"
+#include "models/sm.h"
+#include "sim/program.h"
+#include "sim/trace_ast.h"
+
+typedef struct {
+    const char *arch;        /* name or path; NULL = h100 */
+    const GPtrArray *sets;   /* char* "name=value" (trace parameter or section.key) */
+    SmOptions sm;            /* engine, limits, timeline... */
+} SimRunOptions;
+
+typedef struct {
+    ArchParams arch;
+    Program *prog;           /* owned */
+    Sm *sm;                  /* owned; its statistics stay valid */
+    GPtrArray *arch_sets;    /* char*: the architecture assignments applied (owned) */
+} SimRun;
+
+/* Splits sets into trace overrides (ProgParamOverride, names borrowed from
+ * sets) and architecture assignments (char*, borrowed). */
+bool sim_split_sets(const GPtrArray *sets, GArray *params, GPtrArray *arch_sets, GError **error);
+
+/* Loads and builds without running (smpipe check). */
+bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error);
+/* Prepares and runs.  On a simulation failure *error is set and out still
+ * holds the partial statistics. */
+bool sim_run_trace(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error);
+void sim_run_clear(SimRun *r);
