@@ -61,6 +61,7 @@ static const KeyDef keys[] = {
     { "mem", "source", K_SOURCE, F(source), 0, 0, "where source data lives at start: dram or l2 (run option)" },
     { "mem", "active_sms", K_INT, F(active_sms), 1, 1024, "SMs sharing L2 and DRAM bandwidth (run option)" },
     { "cp_async", "issue_cycles", K_INT, F(cp_async_issue), 1, 1000, "LSU cycles per cp.async warp instruction" },
+    { "cp_async", "call_cycles", K_INT, F(cp_async_call), 0, 10000, "issue cycles of a memcpy_async call's library code" },
     { "cp_async", "max_inflight", K_INT, F(cp_async_max_inflight), 1, 1 << 20, "line requests in flight per SM" },
     { "cp_async", "extra_latency", K_INT, F(cp_async_extra_latency), 0, 10000, "cp.async latency beyond a load's" },
     { "cp_async", "warp_shared_groups", K_BOOL, F(cp_async_warp_groups), 0, 0, "commit groups shared by a warp (sm_80)" },
@@ -73,6 +74,7 @@ static const KeyDef keys[] = {
     { "barrier", "mbarrier_wake", K_INT, F(mbar_wake), 0, 10000, "try_wait wake-up after the phase completes" },
     { "barrier", "mbarrier_poll", K_INT, F(mbar_poll), 1, 100000, "test_wait polling period (sm_80)" },
     { "barrier", "wait_call", K_INT, F(mbar_test), 1, 10000, "a libcudacxx wait on an already completed phase (clock read, try_wait, branch)" },
+    { "barrier", "wait_call_copies", K_INT, F(mbar_test_copies), 1, 10000, "the same wait while the warp has cp.async in flight" },
 };
 
 /* Instruction classes: [inst.NAME] latency, interval. */

@@ -71,6 +71,7 @@ typedef struct {
     int64_t active_sms;
 
     int64_t cp_async_issue;       /* cycles the LSU spends per cp.async warp instruction */
+    int64_t cp_async_call;        /* issue cycles of one memcpy_async call's library code */
     int64_t cp_async_max_inflight;/* 128-byte line requests in flight per SM */
     int64_t cp_async_extra_latency;
     bool cp_async_warp_groups;    /* commit groups shared by the warp (sm_80) */
@@ -85,6 +86,7 @@ typedef struct {
     int64_t mbar_wake;            /* try_wait: phase completion to the thread running (sm_90) */
     int64_t mbar_poll;            /* test_wait polling period (sm_80) */
     int64_t mbar_test;            /* a wait call on a completed phase (barrier.wait_call) */
+    int64_t mbar_test_copies;     /* the same while the warp has cp.async in flight */
 } ArchParams;
 
 /* Loads an architecture by name (arch/NAME.ini in the data or source

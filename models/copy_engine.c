@@ -123,7 +123,7 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
     int64_t n = gather_lines(c, src, mask, size, reqs);
     retire(c, t);
     SimCycle issue = MAX(t, c->lsu_free);
-    c->lsu_free = issue + (SimCycle) (c->issue_cycles * MAX(n, (int64_t) 1));
+    c->lsu_free = issue + (SimCycle) c->issue_cycles;
     bool cache_l1 = size < 16; /* cp.async.ca for 4 and 8 bytes, .cg for 16 */
     SimCycle arrive = issue;
     int64_t bytes = 0;

@@ -5,7 +5,8 @@
  * addresses into 128-byte line requests of 32-byte sectors; 4- and 8-byte
  * copies use cp.async.ca (may hit and allocate in L1), 16-byte ones
  * cp.async.cg (bypass L1), as libcudacxx chooses.  The LSU accepts a new
- * instruction every cp_async.issue_cycles per line it generates, and at most
+ * instruction every cp_async.issue_cycles (measured alike for 4- and 16-byte
+ * copies), and at most
  * cp_async.max_inflight line requests are in flight per SM: beyond that the
  * issuing warp is throttled until one completes.  Data landing in shared
  * memory takes port cycles like a store (see smem.h).  Completion times are

@@ -686,11 +686,12 @@ static void deadlock_error(Sm *sm, GError **error)
             g_autofree char *wait = sp->status == SPLIT_BLOCKED ? describe_wait(sm, w, sp) : NULL;
             const char *line = op->loc.line >= 1 && op->loc.line <= t->lines->len
                                    ? g_ptr_array_index(t->lines, op->loc.line - 1) : "";
+            g_autofree char *text = g_strstrip(g_strdup(line));
             g_string_append_printf(s, "\n  %s: %s at %s:%u (%s): %s\n      %s", lanes, status_word(sp->status),
                                    t->path, op->loc.line, op_code_name(op->code),
                                    wait ? wait : sp->status == SPLIT_PARKED ? "waits for the other side of its branch"
                                                                            : "ready",
-                                   g_strstrip(g_strdup(line)));
+                                   text);
             shown++;
         }
     }

@@ -659,10 +659,16 @@ static bool check_lanes(Sm *sm, Warp *w, Split *s, const Op *op, Pipe *p, uint8_
 }
 
 /* The cycles a wait_parity call costs before it can return, even when the
- * phase is already complete (libcudacxx reads the clock, then polls). */
-static SimCycle wait_call_cost(const Sm *sm)
+ * phase is already complete (libcudacxx reads the clock, then polls).  It is
+ * measured to be much longer while the warp has cp.async in flight. */
+static SimCycle wait_call_cost(const Sm *sm, const Warp *w, LaneMask m, SimCycle t)
 {
-    return (SimCycle) (sm->arch.mbar_test);
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if ((m & (1u << l)) && w->lane_copies[l] > t) {
+            return (SimCycle) sm->arch.mbar_test_copies;
+        }
+    }
+    return (SimCycle) sm->arch.mbar_test;
 }
 
 /* Acquire / consumer_wait on a block pipeline: wait until, for every lane,
@@ -771,7 +777,7 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
             if (s->step == 0) {
                 /* The wait_parity call: clock read, first try_wait. */
                 s->step = 1;
-                s->ready_at = t + wait_call_cost(sm);
+                s->ready_at = t + wait_call_cost(sm, w, m, t);
                 s->wait_state = WS_PRODUCER_ACQUIRE;
                 *cost = 1;
                 return STEP_ISSUED;
@@ -957,7 +963,7 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                 /* wait_until takes an absolute cycle; wait_for a duration. */
                 s->aux2 = op->sub ? d : (int64_t) t + MAX(d, (int64_t) 0);
             }
-            s->ready_at = t + wait_call_cost(sm);
+            s->ready_at = t + wait_call_cost(sm, w, m, t);
             s->wait_state = WS_CONSUMER_WAIT;
             *cost = 1;
             return STEP_ISSUED;
@@ -1591,6 +1597,13 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
         s->step = 1;
         s->remaining = 0;
         s->count = 0;
+        if (path != PATH_SYNC && sm->arch.cp_async_call > 0) {
+            /* The library's dispatch code before the first copy issues. */
+            *cost = 1;
+            s->ready_at = t + (SimCycle) sm->arch.cp_async_call;
+            s->wait_state = WS_DEPENDENCY;
+            return STEP_ISSUED;
+        }
     }
     int64_t size = sim_lane_value(&zv, lowest(m));
 
@@ -1816,7 +1829,7 @@ static StepResult wait_mbar(Sm *sm, Warp *w, int32_t si, const Op *op, int32_t m
         }
         s->step = 0;
         s->pc++;
-        s->ready_at = t + wait_call_cost(sm);
+        s->ready_at = t + wait_call_cost(sm, w, s->mask, t);
         s->wait_state = WS_MBARRIER;
         return STEP_ISSUED;
     }

@@ -323,7 +323,11 @@ static bool expect(Parser *p, int kind, const char *what)
 
 static bool expect_eol(Parser *p)
 {
-    while (accept(p, ';')) {
+    if (accept(p, ';')) {
+        /* A ';' ends the statement; another may follow on the same line. */
+        while (accept(p, ';')) {
+        }
+        return true;
     }
     Token *tk = peek(p);
     if (tk->kind == TK_NEWLINE || tk->kind == TK_EOF) {
@@ -505,7 +509,7 @@ static Expr *parse_primary(Parser *p)
         Token *pk = peek(p);
         if (pk->kind == '(') {
             next(p);
-            Expr *call = expr_new(EX_CALL, pk->loc);
+            Expr *call = expr_new(EX_CALL, e->loc);
             call->a = e;
             call->args = parse_args(p);
             if (call->args == NULL) {
@@ -522,7 +526,7 @@ static Expr *parse_primary(Parser *p)
                 return NULL;
             }
             next(p);
-            Expr *m = expr_new(EX_MEMBER, nm->loc);
+            Expr *m = expr_new(EX_MEMBER, e->loc);
             m->a = e;
             m->name = g_strdup(nm->text);
             e = m;
@@ -753,7 +757,7 @@ static Stmt *parse_simple(Parser *p)
     if (e == NULL) {
         return NULL;
     }
-    if (e->kind != EX_CALL) {
+    if (e->kind != EX_CALL && e->kind != EX_TEMPLATE) {
         fail(p, e->loc, "this expression does nothing: a statement is an assignment, a call or a keyword");
         expr_free(e);
         return NULL;

@@ -452,8 +452,7 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
             failf(c, e->loc, "functions nest more than %d deep (is '%s' recursive?)", MAX_INLINE_DEPTH, d->name);
             return NULL;
         }
-        /* Bind parameters to the argument trees, then compile the body in
-         * a scope that sees only them (and globals). */
+        /* Bind parameters to the argument trees. */
         GHashTable *bind = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         for (guint i = 0; i < args->len; i++) {
             ExprNode *an = cx(c, g_ptr_array_index(args, i));
@@ -465,14 +464,13 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
             as->node = an;
             g_hash_table_replace(bind, g_strdup(g_ptr_array_index(d->params, i)), as);
         }
-        GPtrArray *saved = c->scopes;
-        c->scopes = g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref);
+        /* Like a C++ lambda capturing by reference, the body sees the
+         * names in scope where it is called, under its parameters. */
         g_ptr_array_add(c->scopes, bind);
         c->inline_depth++;
         ExprNode *n = cx(c, d->a);
         c->inline_depth--;
-        g_ptr_array_free(c->scopes, TRUE);
-        c->scopes = saved;
+        pop_scope(c);
         return n;
     }
     if (s == NULL && strcmp(f, "elem") != 0) {

@@ -6,7 +6,7 @@
 #   OUT         output directory (default: a new temp dir)
 #   NVCC        nvcc to use (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc)
 #   CALIB_ARCH  target (default sm_90; bulk copies need sm_90)
-#   CALIB_ONLY  space-separated subset of: lat_mem inst cpasync bulk sync guide
+#   CALIB_ONLY  space-separated subset of: lat_mem inst cpasync bulk sync guide extra
 # Outputs in $OUT:
 #   calib_raw.txt      everything: environment, nvidia-smi, build log, full benchmark output
 #   calib_results.txt  header (date, GPU, driver) + all RESULT lines
@@ -24,7 +24,7 @@ ARCH="${CALIB_ARCH:-sm_90}"
 if [ -z "${NVCC:-}" ]; then
   if command -v nvcc >/dev/null 2>&1; then NVCC=nvcc; else NVCC=/usr/local/cuda/bin/nvcc; fi
 fi
-BENCHES="${CALIB_ONLY:-lat_mem inst cpasync bulk sync guide}"
+BENCHES="${CALIB_ONLY:-lat_mem inst cpasync bulk sync guide extra}"
 : >"$RAW"
 log() { echo "$@" | tee -a "$RAW"; }
 
@@ -32,7 +32,7 @@ log "=== smpipe calibration run"
 log "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 log "host: $(hostname)  kernel: $(uname -r)  arch: $(uname -m)"
 log "out: $OUT  build: $BUILD  target: $ARCH"
-log "git: $(cd "$HERE" && git rev-parse HEAD 2>/dev/null || echo none)"
+log "git: $(cd "$HERE" && git rev-parse --verify -q HEAD 2>/dev/null || echo none)"
 log "=== nvidia-smi (before)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv 2>&1 | tee -a "$RAW"
 nvidia-smi --query-gpu=clocks.max.mem,power.draw,power.limit,temperature.gpu,pstate,persistence_mode,compute_mode,memory.total --format=csv 2>&1 | tee -a "$RAW"
@@ -102,14 +102,14 @@ DRV="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null |
   echo "# target: $ARCH"
   grep -h '^INFO device' "$RAW" | head -1 | sed 's/^/# /'
   for b in $BENCHES; do echo "# rc $b=${RCS[$b]:-?}"; done
-  grep -h -E '^(RESULT|ERROR|SKIP)' "$RAW"
+  grep -h -E '^(RESULT|ERROR|SKIP|TRACE)' "$RAW"
 } >"$RES"
 
 # ---- summary table
 echo
-echo "(per-config cp_async.bw_* / bulk.bw_* lines: see calib_results.txt)"
+echo "(per-config cp_async.bw_* / bulk.bw_* / *.issue_*.K* lines and TRACE lines: see calib_results.txt / calib_raw.txt)"
 echo "==================== SUMMARY (${GPU:-?}, driver ${DRV:-?}) ===================="
-awk '/^RESULT key=(cp_async\.bw_|bulk\.bw_)/ { next }
+awk '/^RESULT key=(cp_async\.bw_|bulk\.bw_|bulk\.issue_(1thr|lanes)\.|cp_async\.issue_[0-9]+B\.K)/ { next }
   /^RESULT/ {
   k=""; v=""; u="";
   for (i=2;i<=4;i++) { split($i, kv, "="); if (kv[1]=="key") k=kv[2]; else if (kv[1]=="value") v=kv[2]; else if (kv[1]=="unit") u=kv[2]; }

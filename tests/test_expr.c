@@ -1,0 +1,108 @@
+/* test_expr.c: checked arithmetic and lane-parallel evaluation. */
+#include "test_util.h"
+
+#include "sim/expr_eval.h"
+#include "sim/parser.h"
+
+START_TEST(arithmetic_is_checked)
+{
+    int64_t r;
+    ck_assert_int_eq(sim_arith_binary('+', INT64_MAX, 1, &r), SIM_ARITH_OVERFLOW);
+    ck_assert_int_eq(sim_arith_binary('-', INT64_MIN, 1, &r), SIM_ARITH_OVERFLOW);
+    ck_assert_int_eq(sim_arith_binary('*', INT64_C(1) << 40, INT64_C(1) << 40, &r), SIM_ARITH_OVERFLOW);
+    ck_assert_int_eq(sim_arith_binary('/', 1, 0, &r), SIM_ARITH_DIV_ZERO);
+    ck_assert_int_eq(sim_arith_binary('%', 1, 0, &r), SIM_ARITH_DIV_ZERO);
+    ck_assert_int_eq(sim_arith_binary('/', INT64_MIN, -1, &r), SIM_ARITH_OVERFLOW);
+    ck_assert_int_eq(sim_arith_binary(TK_SHL, 1, 64, &r), SIM_ARITH_SHIFT);
+    ck_assert_int_eq(sim_arith_binary(TK_SHL, INT64_C(1) << 62, 1, &r), SIM_ARITH_OVERFLOW);
+    ck_assert_int_eq(sim_arith_unary('-', INT64_MIN, &r), SIM_ARITH_OVERFLOW);
+    ck_assert_int_eq(sim_arith_binary('%', -7, 3, &r), SIM_ARITH_OK);
+    ck_assert_int_eq(r, -1); /* C semantics */
+    ck_assert_int_eq(sim_arith_binary(TK_SHR, -8, 1, &r), SIM_ARITH_OK);
+    ck_assert_int_eq(r, -4);
+}
+END_TEST
+
+/* Compiles `var v = EXPR` in a one-warp program and evaluates it. */
+static void eval_lanes(const char *expr, LaneMask mask, SimLaneValue *out, SimArithStatus *st)
+{
+    g_autofree char *text = g_strdup_printf("smpipe 1\nparam p = 5\nblock 32\nvar v = %s\n", expr);
+    Trace *t = parse_ok(text);
+    GError *err = NULL;
+    Program *p = program_new(t, NULL, 1, &err);
+    ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+    const Op *op = &g_array_index(p->ops, Op, 0);
+    ck_assert_int_eq(op->code, OP_ASSIGN);
+    int64_t vals[64] = { 0 };
+    SimEvalEnv env = { vals, 0, 0, 0 };
+    const ExprNode *bad = NULL;
+    int lane = -1;
+    *st = sim_eval(op->e[0], &env, mask, out, &bad, &lane);
+    program_free(p);
+    trace_free(t);
+}
+
+START_TEST(lanes_and_constants)
+{
+    SimLaneValue v;
+    SimArithStatus st;
+    eval_lanes("p * 2 + 1", 0xffffffffu, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert(v.uniform);
+    ck_assert_int_eq(v.s, 11);
+    eval_lanes("threadIdx.x * 3 + p", 0xffffffffu, &v, &st);
+    ck_assert(!v.uniform);
+    for (int l = 0; l < 32; l++) {
+        ck_assert_int_eq(v.v[l], l * 3 + 5);
+    }
+    eval_lanes("threadIdx.x % 2 == 0 ? 100 : threadIdx.x", 0xffffffffu, &v, &st);
+    ck_assert_int_eq(v.v[4], 100);
+    ck_assert_int_eq(v.v[5], 5);
+    eval_lanes("min(threadIdx.x, 7)", 0xffffffffu, &v, &st);
+    ck_assert_int_eq(v.v[3], 3);
+    ck_assert_int_eq(v.v[20], 7);
+}
+END_TEST
+
+START_TEST(short_circuit_and_inactive_lanes)
+{
+    SimLaneValue v;
+    SimArithStatus st;
+    /* Lane 0 would divide by zero, but && does not evaluate it there. */
+    eval_lanes("threadIdx.x != 0 && 100 / threadIdx.x > 10", 0xffffffffu, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert_int_eq(v.v[0], 0);
+    ck_assert_int_eq(v.v[5], 1);
+    ck_assert_int_eq(v.v[20], 0);
+    /* An inactive lane never raises an error. */
+    eval_lanes("100 / threadIdx.x", 0xfffffffeu, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    eval_lanes("100 / threadIdx.x", 0xffffffffu, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_DIV_ZERO);
+}
+END_TEST
+
+START_TEST(constant_overflow_is_a_compile_error)
+{
+    Trace *t = parse_ok("smpipe 1\nblock 32\nvar v = 9223372036854775807 + 1\n");
+    GError *err = NULL;
+    Program *p = program_new(t, NULL, 1, &err);
+    ck_assert_ptr_null(p);
+    ck_assert_ptr_nonnull(strstr(err->message, "test.trace:3:"));
+    ck_assert_ptr_nonnull(strstr(err->message, "overflow"));
+    g_error_free(err);
+    trace_free(t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("expr");
+    TCase *tc = tcase_create("eval");
+    tcase_add_test(tc, arithmetic_is_checked);
+    tcase_add_test(tc, lanes_and_constants);
+    tcase_add_test(tc, short_circuit_and_inactive_lanes);
+    tcase_add_test(tc, constant_overflow_is_a_compile_error);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

@@ -1,0 +1,122 @@
+/* test_mem_path.c: L1/L2/DRAM latency, bandwidth queueing and residency,
+ * against a fake clock and a hand-made architecture. */
+#include "test_util.h"
+
+#include "models/mem_path.h"
+
+static ArchParams arch(void)
+{
+    ArchParams a;
+    memset(&a, 0, sizeof a);
+    a.l1_latency = 30;
+    a.l2_latency = 200;
+    a.dram_latency = 500;
+    a.line_bytes = 128;
+    a.sector_bytes = 32;
+    a.l1_lines = 64;
+    a.l2_bytes_per_clk_sm = 64;
+    a.l2_bytes_per_clk = 1024;
+    a.dram_bytes_per_clk = 32;
+    a.l2_bytes = 1 << 20;
+    a.active_sms = 1;
+    a.source = MEM_SOURCE_DRAM;
+    return a;
+}
+
+START_TEST(first_touch_misses_then_hits)
+{
+    ArchParams a = arch();
+    MemPath m;
+    mem_path_init(&m, &a);
+    SimCycle t = mem_path_read(&m, 0, 4096, 128, false);
+    ck_assert_uint_eq(t, 500);                /* served at once, then DRAM latency */
+    SimCycle h = mem_path_read(&m, 1000, 4096, 128, false);
+    ck_assert_uint_eq(h, 1000 + 200);         /* now resident in L2 */
+    ck_assert_uint_eq(m.l2_misses, 1);
+    ck_assert_uint_eq(m.l2_hits, 1);
+    mem_path_clear(&m);
+}
+END_TEST
+
+START_TEST(requests_merge_on_a_line_in_flight)
+{
+    ArchParams a = arch();
+    MemPath m;
+    mem_path_init(&m, &a);
+    SimCycle first = mem_path_read(&m, 0, 0, 32, false);
+    SimCycle second = mem_path_read(&m, 10, 64, 32, false); /* same 128-byte line */
+    ck_assert_uint_eq(second, first);
+    ck_assert_uint_eq(m.merged, 1);
+    mem_path_clear(&m);
+}
+END_TEST
+
+START_TEST(bandwidth_queues_requests)
+{
+    ArchParams a = arch();
+    a.source = MEM_SOURCE_L2;
+    MemPath m;
+    mem_path_init(&m, &a);
+    /* 10 lines at once through a 64 B/cycle link: 2 cycles apart. */
+    for (int i = 0; i < 10; i++) {
+        SimCycle t = mem_path_read(&m, 0, (uint64_t) i * 128, 128, false);
+        ck_assert_uint_eq(t, (SimCycle) (2 * i + 200));
+    }
+    /* More SMs share DRAM: 4 active SMs get a quarter each. */
+    ArchParams b = arch();
+    b.active_sms = 4;
+    MemPath d;
+    mem_path_init(&d, &b);
+    SimCycle t0 = mem_path_read(&d, 0, 0, 128, false);
+    SimCycle t1 = mem_path_read(&d, 0, 128, 128, false);
+    ck_assert_uint_eq(t1 - t0, 128 / 8); /* 32/4 = 8 B/cycle */
+    mem_path_clear(&m);
+    mem_path_clear(&d);
+}
+END_TEST
+
+START_TEST(l1_for_cached_reads_only)
+{
+    ArchParams a = arch();
+    a.source = MEM_SOURCE_L2;
+    MemPath m;
+    mem_path_init(&m, &a);
+    mem_path_read(&m, 0, 512, 32, true);
+    ck_assert_uint_eq(mem_path_read(&m, 300, 512, 32, true), 330);
+    ck_assert_uint_eq(mem_path_read(&m, 400, 512, 32, false), 600); /* .cg bypasses L1 */
+    ck_assert_uint_eq(m.l1_hits, 1);
+    mem_path_clear(&m);
+}
+END_TEST
+
+START_TEST(line_set_evicts_oldest)
+{
+    LineSet s;
+    line_set_init(&s, 100);
+    for (uint64_t i = 0; i < 1000; i++) {
+        line_set_put(&s, i * 7, i);
+    }
+    SimCycle r;
+    ck_assert(!line_set_find(&s, 0, &r));
+    ck_assert(line_set_find(&s, 999 * 7, &r));
+    ck_assert_uint_eq(r, 999);
+    ck_assert_uint_eq(s.len, 100);
+    for (uint64_t i = 900; i < 1000; i++) {
+        ck_assert(line_set_find(&s, i * 7, &r));
+    }
+    line_set_clear(&s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("mem_path");
+    TCase *tc = tcase_create("path");
+    tcase_add_test(tc, first_touch_misses_then_hits);
+    tcase_add_test(tc, requests_merge_on_a_line_in_flight);
+    tcase_add_test(tc, bandwidth_queues_requests);
+    tcase_add_test(tc, l1_for_cached_reads_only);
+    tcase_add_test(tc, line_set_evicts_oldest);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

@@ -1,0 +1,129 @@
+/* test_parser.c: the trace language's syntax and its diagnostics. */
+#include "test_util.h"
+
+#define HDR "smpipe 1\nblock 32\n"
+
+START_TEST(header_is_required)
+{
+    g_autofree char *m = parse_err("block 32\n");
+    ck_assert_ptr_nonnull(strstr(m, "test.trace:1:1:"));
+    ck_assert_ptr_nonnull(strstr(m, "smpipe 1"));
+    g_autofree char *v = parse_err("smpipe 2\n");
+    ck_assert_ptr_nonnull(strstr(v, "test.trace:1:8:"));
+}
+END_TEST
+
+START_TEST(error_points_at_line_and_column_with_caret)
+{
+    g_autofree char *m = parse_err(HDR "var x = 1\nvar y = (x + * 2)\n");
+    ck_assert_msg(strstr(m, "test.trace:4:14:") != NULL, "%s", m);
+    /* The line is shown, then a caret under column 14. */
+    ck_assert_ptr_nonnull(strstr(m, "var y = (x + * 2)"));
+    const char *caret = strstr(m, "^");
+    ck_assert_ptr_nonnull(caret);
+    const char *nl = caret;
+    while (nl > m && nl[-1] != '\n') {
+        nl--;
+    }
+    ck_assert_int_eq((int) (caret - nl), 4 + 13);
+}
+END_TEST
+
+START_TEST(blocks_need_end)
+{
+    g_autofree char *m = parse_err(HDR "for i in 0 .. 3\nvar a = i\n");
+    ck_assert_ptr_nonnull(strstr(m, "test.trace:3:1:"));
+    ck_assert_ptr_nonnull(strstr(m, "no 'end'"));
+    g_autofree char *e = parse_err(HDR "end\n");
+    ck_assert_ptr_nonnull(strstr(e, "'end' without an open block"));
+}
+END_TEST
+
+START_TEST(statement_forms_parse)
+{
+    Trace *t = parse_ok(HDR "param n = 4 in 0..10\n"
+                            "var a = 1 // comment\n"
+                            "a += 2; a++\n"
+                            "--a\n"
+                            "for (var i = 0; i < n; ++i)\n  a = a * 2\nend\n"
+                            "for j in 0 .. n step 2\nend\n"
+                            "while a > 100\n a -= 1\nend\n"
+                            "if (a == 1) return\n"
+                            "if a > 2 then\nelse if a > 1\nelif a > 0\nelse\nend\n"
+                            "/* block\n comment */ var b = a ? 1 : 2\n");
+    ck_assert_uint_eq(t->body->len, 10);
+    trace_free(t);
+}
+END_TEST
+
+START_TEST(numbers_and_names)
+{
+    Trace *t = parse_ok(HDR "var a = 0x10 + 0b11 + 1'000 + 1_000 + 7ull\nvar b = cuda::std::min(a, 3)\n");
+    trace_free(t);
+    g_autofree char *big = parse_err(HDR "var a = 99999999999999999999\n");
+    ck_assert_ptr_nonnull(strstr(big, "too large"));
+    g_autofree char *bad = parse_err(HDR "var a = 12abc\n");
+    ck_assert_ptr_nonnull(strstr(bad, "test.trace:3:11:"));
+    g_autofree char *ch = parse_err(HDR "var a = $\n");
+    ck_assert_ptr_nonnull(strstr(ch, "unexpected character '$'"));
+}
+END_TEST
+
+START_TEST(declarations)
+{
+    Trace *t = parse_ok("smpipe 1\nparam s = 2\nblock 64\ntype T = elem(16)\nshared T buf[s * 64] align 128\n"
+                        "global int g[1024]\nshared cuda::pipeline_shared_state<cuda::thread_scope_block, s> st\n"
+                        "pipeline_shared_state<block, 3> st2\nshared cuda::barrier<cuda::thread_scope_block> bar\n"
+                        "barrier bar2\ndef f(a, b) = a * b\n");
+    ck_assert_uint_eq(t->decls->len, 10);
+    trace_free(t);
+    g_autofree char *m = parse_err("smpipe 1\nblock 32\nif 1\nshared int x[4]\nend\n");
+    ck_assert_ptr_nonnull(strstr(m, "top level"));
+    g_autofree char *sc = parse_err("smpipe 1\nblock 32\npipeline_shared_state<device, 2> st\n");
+    ck_assert_ptr_nonnull(strstr(sc, "thread_scope_block"));
+}
+END_TEST
+
+START_TEST(deep_nesting_is_an_error)
+{
+    GString *s = g_string_new("smpipe 1\nblock 32\nvar a = ");
+    for (int i = 0; i < 200; i++) {
+        g_string_append_c(s, '(');
+    }
+    g_string_append(s, "1");
+    for (int i = 0; i < 200; i++) {
+        g_string_append_c(s, ')');
+    }
+    g_string_append_c(s, '\n');
+    g_autofree char *m = parse_err(s->str);
+    ck_assert_ptr_nonnull(strstr(m, "nesting deeper"));
+    g_string_free(s, TRUE);
+}
+END_TEST
+
+START_TEST(binary_input_is_rejected)
+{
+    GError *err = NULL;
+    const char text[] = "smpipe 1\n\0block 32\n";
+    Trace *t = trace_parse_string("bin.trace", text, sizeof text - 1, &err);
+    ck_assert_ptr_null(t);
+    ck_assert_ptr_nonnull(strstr(err->message, "NUL"));
+    g_error_free(err);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("parser");
+    TCase *tc = tcase_create("syntax");
+    tcase_add_test(tc, header_is_required);
+    tcase_add_test(tc, error_points_at_line_and_column_with_caret);
+    tcase_add_test(tc, blocks_need_end);
+    tcase_add_test(tc, statement_forms_parse);
+    tcase_add_test(tc, numbers_and_names);
+    tcase_add_test(tc, declarations);
+    tcase_add_test(tc, deep_nesting_is_an_error);
+    tcase_add_test(tc, binary_input_is_rejected);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

@@ -1,0 +1,145 @@
+/* test_pipeline.c: pipeline objects against libcudacxx's rules, driven
+ * directly (fake clock, no warps): make_pipeline's counts and undefined
+ * cases, the FIFO emerging from the produced/consumed barriers, role
+ * checks and stage occupancy. */
+#include "test_util.h"
+
+#include "models/pipeline.h"
+
+static void nowake(void *ctx, const BarrierWaiter *w, SimCycle now)
+{
+    (void) ctx;
+    (void) w;
+    (void) now;
+}
+
+static MBarrier *mbars_new(int n)
+{
+    MBarrier *m = g_new0(MBarrier, n);
+    for (int i = 0; i < n; i++) {
+        mbar_init_storage(&m[i]);
+    }
+    return m;
+}
+
+static void mbars_free(MBarrier *m, int n)
+{
+    for (int i = 0; i < n; i++) {
+        mbar_clear_storage(&m[i]);
+    }
+    g_free(m);
+}
+
+/* SPEC make-pipeline-3 */
+START_TEST(make_pipeline_counts_and_undefined_cases)
+{
+    Pipe p;
+    MBarrier *m = mbars_new(8);
+    pipe_init(&p, true, 0, 64);
+    ck_assert_ptr_null(pipe_block_make(&p, m, 0, 4, 0, PIPE_MODE_UNIFIED, 0, 0));
+    ck_assert_int_eq(pipe_produced(&p, m, 0)->expected, 64);
+    ck_assert_int_eq(pipe_consumed(&p, m, 3)->expected, 64);
+    ck_assert_int_eq(p.refcount, 64);
+    pipe_clear(&p);
+    pipe_init(&p, true, 0, 64);
+    ck_assert_ptr_null(pipe_block_make(&p, m, 0, 4, 0, PIPE_MODE_PRODUCER_COUNT, 16, 0));
+    ck_assert_int_eq(pipe_produced(&p, m, 1)->expected, 16);
+    ck_assert_int_eq(pipe_consumed(&p, m, 1)->expected, 48);
+    pipe_clear(&p);
+    pipe_init(&p, true, 0, 64);
+    const char *e = pipe_block_make(&p, m, 0, 4, 0, PIPE_MODE_PRODUCER_COUNT, 64, 0);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_nonnull(strstr(e, "make-pipeline-3"));
+    pipe_clear(&p);
+    pipe_init(&p, true, 0, 64);
+    ck_assert_ptr_nonnull(pipe_block_make(&p, m, 0, 4, 0, PIPE_MODE_ROLE, 0, 0));
+    ck_assert_ptr_nonnull(pipe_block_make(&p, m, 0, 4, 0, PIPE_MODE_ROLE, 64, 0));
+    pipe_clear(&p);
+    mbars_free(m, 8);
+}
+END_TEST
+
+/* SPEC pipeline-fifo-1: with S stages a producer's (S+1)-th acquire blocks
+ * until every consumer released the first stage. */
+START_TEST(fifo_from_barriers)
+{
+    Pipe p;
+    MBarrier *m = mbars_new(4);
+    pipe_init(&p, true, 0, 2);
+    pipe_block_make(&p, m, 0, 2, 0, PIPE_MODE_UNIFIED, 0, 0);
+    for (int tid = 0; tid < 2; tid++) {
+        pipe_thread_made(&p, tid, ROLEBIT_PRODUCER | ROLEBIT_CONSUMER);
+    }
+    /* Thread parities: consumed starts 1 (a fresh stage passes), produced 0. */
+    bool cpar = (p.flags[0] & PT_CPARITY) != 0;
+    ck_assert(mbar_parity_done(pipe_consumed(&p, m, 0), cpar));
+    ck_assert(mbar_parity_done(pipe_consumed(&p, m, 1), cpar));
+    /* Both threads commit stages 0 and 1 (no copies): produced phases flip. */
+    for (int s = 0; s < 2; s++) {
+        mbar_arrive(pipe_produced(&p, m, s), 2, 10, NULL, nowake, NULL);
+        ck_assert(mbar_parity_done(pipe_produced(&p, m, s), 0));
+    }
+    /* Head wrapped: consumed parity flipped to 0, and stage 0 is not free
+     * until both threads release it. */
+    ck_assert(!mbar_parity_done(pipe_consumed(&p, m, 0), 0));
+    mbar_arrive(pipe_consumed(&p, m, 0), 1, 20, NULL, nowake, NULL);
+    ck_assert(!mbar_parity_done(pipe_consumed(&p, m, 0), 0));
+    mbar_arrive(pipe_consumed(&p, m, 0), 1, 21, NULL, nowake, NULL);
+    ck_assert(mbar_parity_done(pipe_consumed(&p, m, 0), 0));
+    pipe_clear(&p);
+    mbars_free(m, 4);
+}
+END_TEST
+
+/* SPEC pipeline-role-1, pipeline-quit-2 */
+START_TEST(roles_fixed_by_first_use)
+{
+    Pipe p;
+    MBarrier *m = mbars_new(4);
+    pipe_init(&p, true, 0, 4);
+    pipe_block_make(&p, m, 0, 2, 0, PIPE_MODE_PRODUCER_COUNT, 2, 0);
+    for (int tid = 0; tid < 4; tid++) {
+        pipe_thread_made(&p, tid, 0);
+    }
+    ck_assert_ptr_null(pipe_check_role(&p, 0, ROLEBIT_PRODUCER));
+    ck_assert_ptr_null(pipe_check_role(&p, 0, ROLEBIT_PRODUCER));
+    const char *e = pipe_check_role(&p, 0, ROLEBIT_CONSUMER);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_nonnull(strstr(e, "pipeline-role-1"));
+    p.flags[1] &= (uint8_t) ~PT_ACTIVE;
+    ck_assert_ptr_nonnull(strstr(pipe_check_role(&p, 1, ROLEBIT_CONSUMER), "pipeline-quit-2"));
+    pipe_clear(&p);
+    mbars_free(m, 4);
+}
+END_TEST
+
+START_TEST(occupancy_time)
+{
+    Pipe p;
+    MBarrier *m = mbars_new(6);
+    pipe_init(&p, true, 0, 32);
+    pipe_block_make(&p, m, 0, 3, 0, PIPE_MODE_UNIFIED, 0, 0);
+    pipe_stage_open(&p, 0, 10);
+    pipe_stage_open(&p, 1, 20);
+    pipe_stage_open(&p, 1, 25);  /* already open: no change */
+    pipe_stage_close(&p, 0, 40);
+    pipe_finish(&p, 100);
+    ck_assert_uint_eq(p.occupancy_time[0], 10);
+    ck_assert_uint_eq(p.occupancy_time[1], 10 + 60);
+    ck_assert_uint_eq(p.occupancy_time[2], 20);
+    pipe_clear(&p);
+    mbars_free(m, 6);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pipeline");
+    TCase *tc = tcase_create("rules");
+    tcase_add_test(tc, make_pipeline_counts_and_undefined_cases);
+    tcase_add_test(tc, fifo_from_barriers);
+    tcase_add_test(tc, roles_fixed_by_first_use);
+    tcase_add_test(tc, occupancy_time);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

@@ -1,0 +1,155 @@
+/* test_program.c: instantiation, typing, uniformity and loop expansion. */
+#include "test_util.h"
+
+static Program *compile(const char *text, const char *const *sets, char **msg)
+{
+    Trace *t = parse_ok(text);
+    GArray *ov = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
+    for (int i = 0; sets && sets[i]; i += 2) {
+        ProgParamOverride o = { sets[i], g_ascii_strtoll(sets[i + 1], NULL, 10) };
+        g_array_append_val(ov, o);
+    }
+    GError *err = NULL;
+    Program *p = program_new(t, ov, 1, &err);
+    g_array_free(ov, TRUE);
+    *msg = err ? g_strdup(err->message) : NULL;
+    g_clear_error(&err);
+    if (p == NULL) {
+        trace_free(t);
+    }
+    return p;
+}
+
+static void free_prog(Program *p)
+{
+    Trace *t = (Trace *) p->trace;
+    program_free(p);
+    trace_free(t);
+}
+
+static const ProgVar *var_named(const Program *p, const char *name)
+{
+    for (guint i = 0; i < p->vars->len; i++) {
+        const ProgVar *v = &g_array_index(p->vars, ProgVar, i);
+        if (strcmp(v->name, name) == 0) {
+            return v;
+        }
+    }
+    ck_abort_msg("no variable %s", name);
+    return NULL;
+}
+
+START_TEST(uniformity)
+{
+    char *msg;
+    Program *p = compile("smpipe 1\nblock 64\nvar u = 3\nvar t = threadIdx.x\nvar w = warp_id * 2\n"
+                         "for i in 0 .. 4\n  u += i\nend\n"
+                         "var c = 0\nif threadIdx.x < 5\n  c = 1\nend\n"
+                         "var late = 0\nvar src = 0\nfor k in 0 .. 2\n  late = src\n  src = threadIdx.x\nend\n",
+                         NULL, &msg);
+    ck_assert_msg(p != NULL, "%s", msg);
+    ck_assert(!var_named(p, "u")->varying);
+    ck_assert(var_named(p, "t")->varying);
+    ck_assert(!var_named(p, "w")->varying);
+    ck_assert(!var_named(p, "i")->varying);
+    ck_assert(var_named(p, "c")->varying);      /* assigned under a lane-dependent branch */
+    ck_assert(var_named(p, "late")->varying);   /* found by the fixed point */
+    free_prog(p);
+}
+END_TEST
+
+START_TEST(parameters_and_ranges)
+{
+    char *msg;
+    const char *text = "smpipe 1\nparam n = 4 in 1..8\nparam m = n * 2\nblock 32\n";
+    Program *p = compile(text, NULL, &msg);
+    ck_assert_int_eq(program_param(p, "m", 0), 8);
+    free_prog(p);
+    const char *set_bad[] = { "n", "9", NULL };
+    ck_assert_ptr_null(compile(text, set_bad, &msg));
+    ck_assert_msg(strstr(msg, "out of its range 1..8") != NULL, "%s", msg);
+    g_free(msg);
+    const char *set_unknown[] = { "nope", "1", NULL };
+    ck_assert_ptr_null(compile(text, set_unknown, &msg));
+    ck_assert_msg(strstr(msg, "has no parameter 'nope' (it has: n, m)") != NULL, "%s", msg);
+    g_free(msg);
+}
+END_TEST
+
+START_TEST(types_and_pointers)
+{
+    char *msg;
+    Program *p = compile("smpipe 1\nblock 32\ntype T = elem(16)\nshared T a[64]\nglobal int g[64]\n"
+                         "var pa = a + 2\nvar d = (a + 5) - (a + 1)\n", NULL, &msg);
+    ck_assert_msg(p != NULL, "%s", msg);
+    /* a + 2 scales by sizeof(T) = 16; (a+5)-(a+1) counts elements. */
+    const Op *op = &g_array_index(p->ops, Op, 0);
+    ck_assert_int_eq(op->e[0]->kind, EN_CONST);
+    ck_assert_int_eq(op->e[0]->value, 32);
+    const Op *op2 = &g_array_index(p->ops, Op, 1);
+    ck_assert_int_eq(op2->e[0]->value, 4);
+    free_prog(p);
+    ck_assert_ptr_null(compile("smpipe 1\nblock 32\ntype T = elem(3)\n", NULL, &msg));
+    ck_assert_ptr_nonnull(strstr(msg, "elem(3) is not a type"));
+    g_free(msg);
+    ck_assert_ptr_null(compile("smpipe 1\nblock 32\nshared int a[4]\nglobal int4 g[4]\nbarrier b\n"
+                               "memcpy_async(a, g, 16, b)\n", NULL, &msg));
+    ck_assert_ptr_nonnull(strstr(msg, "one element type"));
+    g_free(msg);
+    ck_assert_ptr_null(compile("smpipe 1\nblock 32\nshared int a[4]\nvar x = a * 2\n", NULL, &msg));
+    ck_assert_ptr_nonnull(strstr(msg, "cannot combine a pointer and an integer"));
+    g_free(msg);
+    ck_assert_ptr_null(compile("smpipe 1\nblock 2000\n", NULL, &msg));
+    ck_assert_ptr_nonnull(strstr(msg, "1 to 1024 threads"));
+    g_free(msg);
+    ck_assert_ptr_null(compile("smpipe 1\nblock 32\nvar y = z\n", NULL, &msg));
+    ck_assert_ptr_nonnull(strstr(msg, "test.trace:3:9: unknown name 'z'"));
+    g_free(msg);
+}
+END_TEST
+
+START_TEST(loops_stream_without_unrolling)
+{
+    /* A million iterations compile to a handful of operations and run. */
+    const char *text = "smpipe 1\nparam n = 1000000\nblock 32\nvar x = 0\nfor i in 0 .. n\n  x += 1\nend\n"
+                       "assert(x == n)\n";
+    char *msg;
+    Program *p = compile(text, NULL, &msg);
+    ck_assert_msg(p != NULL, "%s", msg);
+    ck_assert_uint_lt(p->ops->len, 16);
+    free_prog(p);
+    TestRun tr;
+    bool ok = run_text(&tr, text, NULL);
+    ck_assert_msg(ok, "%s", tr.msg);
+    /* Each iteration: the loop test, the increment and the jump back, one
+     * issue slot each (sched.control_issue = 1). */
+    ck_assert_uint_ge(tr_stats(&tr)->cycles, 3000000);
+    test_run_clear(&tr);
+}
+END_TEST
+
+START_TEST(divergent_loops_reconverge)
+{
+    /* Lanes run different trip counts, then meet again. */
+    const char *text = "smpipe 1\nblock 32\nglobal int out[32]\nvar s = 0\nfor (var i = 0; i < threadIdx.x; ++i)\n"
+                       "  s += i\nend\nassert(s == threadIdx.x * (threadIdx.x - 1) / 2)\n";
+    TestRun tr;
+    bool ok = run_text(&tr, text, NULL);
+    ck_assert_msg(ok, "%s", tr.msg);
+    test_run_clear(&tr);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("program");
+    TCase *tc = tcase_create("compile");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, uniformity);
+    tcase_add_test(tc, parameters_and_ranges);
+    tcase_add_test(tc, types_and_pointers);
+    tcase_add_test(tc, loops_stream_without_unrolling);
+    tcase_add_test(tc, divergent_loops_reconverge);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

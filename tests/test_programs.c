@@ -1,0 +1,89 @@
+/* test_programs.c: runs every program under tests/programs.  Each states
+ * what must happen in comment lines at its top:
+ *   # expect-exit: N          exit status the CLI gives (0, 1 or 2)
+ *   # expect: TEXT            the error message contains TEXT
+ *   # expect-warning: TEXT    a warning of the run contains TEXT
+ *   # set: NAME=VALUE         a --set assignment
+ * One misuse, deadlock or race per file; docs/errors.md lists them. */
+#include "test_util.h"
+
+static void check_program(const char *dir, const char *name)
+{
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+    int expect_exit = -1;
+    GPtrArray *expects = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *warns = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
+    char **lines = g_strsplit(text, "\n", -1);
+    for (int i = 0; lines[i]; i++) {
+        const char *l = lines[i];
+        if (g_str_has_prefix(l, "# expect-exit:")) {
+            expect_exit = atoi(l + 14);
+        } else if (g_str_has_prefix(l, "# expect:")) {
+            g_ptr_array_add(expects, g_strstrip(g_strdup(l + 9)));
+        } else if (g_str_has_prefix(l, "# expect-warning:")) {
+            g_ptr_array_add(warns, g_strstrip(g_strdup(l + 17)));
+        } else if (g_str_has_prefix(l, "# set:")) {
+            g_ptr_array_add(sets, g_strstrip(g_strdup(l + 6)));
+        }
+    }
+    g_strfreev(lines);
+    ck_assert_msg(expect_exit >= 0, "%s: no '# expect-exit:' line", name);
+    g_ptr_array_add(sets, NULL);
+    TestRun tr;
+    run_text(&tr, text, (const char *const *) sets->pdata);
+    ck_assert_msg(tr.status == expect_exit, "%s: exit %d, expected %d; message: %s", name, tr.status, expect_exit,
+                  tr.msg ? tr.msg : "(none)");
+    for (guint i = 0; i < expects->len; i++) {
+        const char *want = g_ptr_array_index(expects, i);
+        ck_assert_msg(tr.msg && strstr(tr.msg, want), "%s: the message lacks \"%s\":\n%s", name, want,
+                      tr.msg ? tr.msg : "(none)");
+    }
+    for (guint i = 0; i < warns->len; i++) {
+        const char *want = g_ptr_array_index(warns, i);
+        bool found = false;
+        const SimStats *st = tr.run.sm ? sm_stats(tr.run.sm) : NULL;
+        for (guint k = 0; st && k < st->warnings->len; k++) {
+            found |= strstr(g_ptr_array_index(st->warnings, k), want) != NULL;
+        }
+        ck_assert_msg(found, "%s: no warning contains \"%s\"", name, want);
+    }
+    test_run_clear(&tr);
+    g_ptr_array_free(expects, TRUE);
+    g_ptr_array_free(warns, TRUE);
+    g_ptr_array_free(sets, TRUE);
+}
+
+START_TEST(every_program_behaves_as_stated)
+{
+    g_autofree char *dir = g_build_filename(SRCDIR, "tests", "programs", NULL);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    ck_assert_ptr_nonnull(d);
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    const char *n;
+    while ((n = g_dir_read_name(d)) != NULL) {
+        if (g_str_has_suffix(n, ".trace")) {
+            g_ptr_array_add(names, g_strdup(n));
+        }
+    }
+    g_dir_close(d);
+    g_ptr_array_sort(names, (GCompareFunc) g_strcmp0);
+    ck_assert_uint_ge(names->len, 20);
+    for (guint i = 0; i < names->len; i++) {
+        check_program(dir, g_ptr_array_index(names, i));
+    }
+    g_ptr_array_free(names, TRUE);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("programs");
+    TCase *tc = tcase_create("expectations");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, every_program_behaves_as_stated);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

@@ -1,0 +1,85 @@
+/* test_report.c: the verdict, the JSON document and the CSV row. */
+#include "test_util.h"
+
+#include <json-glib/json-glib.h>
+
+START_TEST(verdicts)
+{
+    SimStats s;
+    sim_stats_init(&s, 4);
+    s.cycles = 1000;
+    s.state_total[WS_CONSUMER_WAIT] = 2400;
+    s.state_total[WS_ISSUING] = 1600;
+    g_autofree char *v1 = report_verdict(&s);
+    ck_assert_msg(g_str_has_prefix(v1, "copy-latency bound: 60%"), "%s", v1);
+    memset(s.state_total, 0, sizeof s.state_total);
+    s.state_total[WS_ISSUING] = 3000;
+    s.state_total[WS_DEPENDENCY] = 1000;
+    g_autofree char *v2 = report_verdict(&s);
+    ck_assert_msg(g_str_has_prefix(v2, "compute bound"), "%s", v2);
+    memset(s.state_total, 0, sizeof s.state_total);
+    s.state_total[WS_COPY_THROTTLE] = 3000;
+    s.state_total[WS_ISSUING] = 1000;
+    g_autofree char *v3 = report_verdict(&s);
+    ck_assert_msg(g_str_has_prefix(v3, "copy-bandwidth bound"), "%s", v3);
+    sim_stats_clear(&s);
+}
+END_TEST
+
+START_TEST(json_and_csv_are_well_formed)
+{
+    char *text = read_source("traces/with_staging_unified.trace");
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, text, NULL), "%s", tr.msg);
+    GArray *values = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    ReportInfo info;
+    memset(&info, 0, sizeof info);
+    info.trace = "t";
+    info.arch = tr.run.arch.name;
+    info.clock_mhz = tr.run.arch.clock_mhz;
+    info.param_names = tr.run.prog->param_names;
+    for (guint i = 0; i < info.param_names->len; i++) {
+        int64_t v = program_param(tr.run.prog, g_ptr_array_index(info.param_names, i), 0);
+        g_array_append_val(values, v);
+    }
+    info.param_values = values;
+    info.engine = "event";
+    GString *j = g_string_new(NULL);
+    report_json(tr_stats(&tr), &info, REPORT_BY_ROLE, j);
+    JsonParser *p = json_parser_new();
+    GError *err = NULL;
+    ck_assert_msg(json_parser_load_from_data(p, j->str, -1, &err), "%s", err ? err->message : "");
+    JsonObject *o = json_node_get_object(json_parser_get_root(p));
+    const char *keys[] = { "cycles", "warps", "params", "stalls", "overlap", "stages", "copies", "smem", "barriers" };
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+        ck_assert_msg(json_object_has_member(o, keys[i]), "missing %s", keys[i]);
+    }
+    double hidden = json_object_get_double_member(json_object_get_object_member(o, "overlap"), "hidden_copy_fraction");
+    ck_assert(hidden >= 0.0 && hidden <= 1.0);
+    ck_assert_int_eq(json_object_get_int_member(json_object_get_object_member(o, "params"), "stages"), 2);
+    g_object_unref(p);
+    GString *h = g_string_new(NULL), *r = g_string_new(NULL);
+    report_csv_header(&info, h);
+    report_csv_row(tr_stats(&tr), &info, r);
+    gchar **hc = g_strsplit(h->str, ",", -1), **rc = g_strsplit(r->str, ",", -1);
+    ck_assert_uint_eq(g_strv_length(hc), g_strv_length(rc));
+    g_strfreev(hc);
+    g_strfreev(rc);
+    g_string_free(h, TRUE);
+    g_string_free(r, TRUE);
+    g_string_free(j, TRUE);
+    g_array_free(values, TRUE);
+    test_run_clear(&tr);
+    g_free(text);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("formats");
+    tcase_add_test(tc, verdicts);
+    tcase_add_test(tc, json_and_csv_are_well_formed);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

@@ -1,0 +1,208 @@
+/* test_traces.c: golden runs of every bundled trace.
+ *  - every warp-cycle is in exactly one state: states sum to warps x cycles;
+ *  - the event-driven engine and the cycle-stepped reference give
+ *    byte-identical statistics;
+ *  - the same inputs give the same bytes twice;
+ *  - the guide kernels compute the same results for every stage count from
+ *    1 to 16 (functional model), and with_staging_unified the right ones;
+ *  - the statistics match the committed golden files (tests/golden). */
+#include "test_util.h"
+
+#include "models/sm.h"
+
+static const char *traces[] = {
+    "traces/with_staging.trace",
+    "traces/with_staging_unified.trace",
+    "traces/with_specialized_staging_unified.trace",
+    "traces/with_staging_scope_thread.trace",
+    "traces/pipeline_reference_example.trace",
+    NULL
+};
+
+/* Runs a bundled trace and returns its JSON statistics (engine field
+ * blanked) or NULL with *msg set. */
+static char *run_json(const char *rel, const char *const *sets, SimEngineKind engine, bool functional, TestRun *keep)
+{
+    char *text = read_source(rel);
+    TestRun tr;
+    GError *err = NULL;
+    memset(&tr, 0, sizeof tr);
+    tr.trace = trace_parse_string(rel, text, strlen(text), &err);
+    ck_assert_msg(tr.trace != NULL, "%s", err ? err->message : "");
+    GPtrArray *sl = g_ptr_array_new();
+    for (int i = 0; sets && sets[i]; i++) {
+        g_ptr_array_add(sl, (gpointer) sets[i]);
+    }
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.sets = sl;
+    o.sm.engine = engine;
+    o.sm.race_check = true;
+    o.sm.functional = functional;
+    o.sm.max_cycles = 100000000;
+    bool ok = sim_run_trace(tr.trace, &o, &tr.run, &err);
+    g_ptr_array_free(sl, TRUE);
+    ck_assert_msg(ok, "%s: %s", rel, err ? err->message : "");
+    GArray *values = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    ReportInfo info;
+    memset(&info, 0, sizeof info);
+    info.trace = rel;
+    info.arch = tr.run.arch.name;
+    info.clock_mhz = tr.run.arch.clock_mhz;
+    info.param_names = tr.run.prog->param_names;
+    for (guint i = 0; i < info.param_names->len; i++) {
+        int64_t v = program_param(tr.run.prog, g_ptr_array_index(info.param_names, i), 0);
+        g_array_append_val(values, v);
+    }
+    info.param_values = values;
+    info.engine = "-";
+    GString *j = g_string_new(NULL);
+    report_json(tr_stats(&tr), &info, REPORT_BY_WARP, j);
+    g_array_free(values, TRUE);
+    g_free(text);
+    if (keep != NULL) {
+        *keep = tr;
+    } else {
+        test_run_clear(&tr);
+    }
+    return g_string_free(j, FALSE);
+}
+
+START_TEST(states_sum_to_warps_times_cycles)
+{
+    for (int i = 0; traces[i]; i++) {
+        TestRun tr;
+        g_free(run_json(traces[i], NULL, SIM_ENGINE_EVENT, false, &tr));
+        const SimStats *s = tr_stats(&tr);
+        uint64_t sum = 0;
+        for (int k = 0; k < WS__COUNT; k++) {
+            sum += s->state_total[k];
+        }
+        ck_assert_msg(sum == (uint64_t) s->warps * s->cycles, "%s: %" G_GUINT64_FORMAT " != %" G_GINT64_FORMAT
+                      " x %" G_GUINT64_FORMAT, traces[i], sum, s->warps, s->cycles);
+        uint64_t roles = 0;
+        for (int r = 0; r < ROLE__COUNT; r++) {
+            for (int k = 0; k < WS__COUNT; k++) {
+                roles += s->role_state[r][k];
+            }
+        }
+        ck_assert_uint_eq(roles, sum);
+        for (int64_t w = 0; w < s->warps; w++) {
+            uint64_t row = 0;
+            for (int k = 0; k < WS__COUNT; k++) {
+                row += s->warp_state[w * WS__COUNT + k];
+            }
+            ck_assert_uint_eq(row, s->cycles);
+        }
+        test_run_clear(&tr);
+    }
+}
+END_TEST
+
+START_TEST(stepped_engine_is_identical_and_runs_repeat)
+{
+    const char *sets[] = { "batches=6", NULL };
+    for (int i = 0; traces[i]; i++) {
+        char *a = run_json(traces[i], sets, SIM_ENGINE_EVENT, false, NULL);
+        char *b = run_json(traces[i], sets, SIM_ENGINE_STEPPED, false, NULL);
+        char *c = run_json(traces[i], sets, SIM_ENGINE_EVENT, false, NULL);
+        ck_assert_msg(strcmp(a, b) == 0, "%s: the stepped engine differs", traces[i]);
+        ck_assert_msg(strcmp(a, c) == 0, "%s: two runs differ", traces[i]);
+        g_free(a);
+        g_free(b);
+        g_free(c);
+    }
+}
+END_TEST
+
+static GBytes *output_of(const char *rel, int stages, int elem)
+{
+    char s1[32], s2[32];
+    g_snprintf(s1, sizeof s1, "stages=%d", stages);
+    g_snprintf(s2, sizeof s2, "elem_bytes=%d", elem);
+    const char *sets[] = { s1, s2, "batches=5", "compute_iters=3", NULL };
+    TestRun tr;
+    g_free(run_json(rel, sets, SIM_ENGINE_EVENT, true, &tr));
+    int32_t out = -1;
+    for (guint b = 0; b < tr.run.prog->buffers->len; b++) {
+        if (strcmp(g_array_index(tr.run.prog->buffers, ProgBuffer, b).name, "global_out") == 0) {
+            out = (int32_t) b;
+        }
+    }
+    int64_t n = 0;
+    const uint8_t *data = sm_global_data(tr.run.sm, out, &n);
+    ck_assert_ptr_nonnull(data);
+    GBytes *bytes = g_bytes_new(data, (gsize) n);
+    test_run_clear(&tr);
+    return bytes;
+}
+
+START_TEST(guide_kernels_agree_for_every_stage_count)
+{
+    const char *guide[] = { traces[0], traces[1], traces[2], traces[3], NULL };
+    for (int i = 0; guide[i]; i++) {
+        for (int elem = 4; elem <= 16; elem += 12) {
+            GBytes *ref = output_of(guide[i], 1, elem);
+            for (int s = 2; s <= 16; s++) {
+                GBytes *o = output_of(guide[i], s, elem);
+                ck_assert_msg(g_bytes_equal(ref, o), "%s: stages=%d elem_bytes=%d gives other results than stages=1",
+                              guide[i], s, elem);
+                g_bytes_unref(o);
+            }
+            g_bytes_unref(ref);
+        }
+    }
+}
+END_TEST
+
+START_TEST(unified_kernel_computes_the_right_values)
+{
+    /* out[i] = f^3(in[i]) word by word, f(x) = x * A + B (mod 2^32). */
+    GBytes *o = output_of(traces[1], 3, 4);
+    gsize n;
+    const uint32_t *words = g_bytes_get_data(o, &n);
+    ck_assert_uint_eq(n, 5 * 128 * 4);
+    for (gsize i = 0; i < n / 4; i++) {
+        uint32_t x = sm_initial_word(0, (int64_t) i);
+        for (int k = 0; k < 3; k++) {
+            x = x * SM_COMPUTE_A + SM_COMPUTE_B;
+        }
+        ck_assert_uint_eq(words[i], x);
+    }
+    g_bytes_unref(o);
+}
+END_TEST
+
+START_TEST(golden_statistics)
+{
+    for (int i = 0; traces[i]; i++) {
+        char *json = run_json(traces[i], NULL, SIM_ENGINE_EVENT, false, NULL);
+        g_autofree char *base = g_path_get_basename(traces[i]);
+        g_autofree char *rel = g_strdup_printf("tests/golden/%s.json", base);
+        g_autofree char *path = g_build_filename(SRCDIR, rel, NULL);
+        if (g_getenv("SMPIPE_UPDATE_GOLDEN") != NULL) {
+            ck_assert(g_file_set_contents(path, json, -1, NULL));
+        }
+        char *expect = read_source(rel);
+        ck_assert_msg(strcmp(expect, json) == 0,
+                      "%s: statistics differ from %s (if the model changed on purpose, regenerate with"
+                      " SMPIPE_UPDATE_GOLDEN=1 meson test -C build traces)", traces[i], rel);
+        g_free(expect);
+        g_free(json);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("traces");
+    TCase *tc = tcase_create("golden");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, states_sum_to_warps_times_cycles);
+    tcase_add_test(tc, stepped_engine_is_identical_and_runs_repeat);
+    tcase_add_test(tc, guide_kernels_agree_for_every_stage_count);
+    tcase_add_test(tc, unified_kernel_computes_the_right_values);
+    tcase_add_test(tc, golden_statistics);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

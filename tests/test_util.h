@@ -1,0 +1,109 @@
+/* test_util.h: helpers shared by the Check suites. */
+#pragma once
+
+#include <check.h>
+#include <glib.h>
+
+#include "sim/runner.h"
+#include "sim/report.h"
+
+/* Runs a Check suite and returns the process exit status. */
+static inline int run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
+
+/* Parses a trace from text; fails the test on a parse error. */
+static inline Trace *parse_ok(const char *text)
+{
+    GError *err = NULL;
+    Trace *t = trace_parse_string("test.trace", text, strlen(text), &err);
+    ck_assert_msg(t != NULL, "parse failed: %s", err ? err->message : "?");
+    return t;
+}
+
+/* Parses text expecting an error; returns the message (to free). */
+static inline char *parse_err(const char *text)
+{
+    GError *err = NULL;
+    Trace *t = trace_parse_string("test.trace", text, strlen(text), &err);
+    ck_assert_msg(t == NULL, "expected a parse error for:\n%s", text);
+    char *m = g_strdup(err->message);
+    g_error_free(err);
+    return m;
+}
+
+/* A simulation of a trace text, owning both. */
+typedef struct {
+    Trace *trace;
+    SimRun run;
+    char *msg;      /* error message, or NULL on success */
+    int status;     /* exit status the CLI would give */
+} TestRun;
+
+/* Runs a trace text with NULL-terminated "name=value" sets; engine kind. */
+static inline bool run_text_engine(TestRun *tr, const char *text, const char *const *sets, SimEngineKind engine)
+{
+    GError *err = NULL;
+    memset(tr, 0, sizeof *tr);
+    tr->trace = trace_parse_string("test.trace", text, strlen(text), &err);
+    if (tr->trace == NULL) {
+        tr->msg = g_strdup(err->message);
+        tr->status = sim_error_exit_status(err);
+        g_error_free(err);
+        return false;
+    }
+    GPtrArray *sl = g_ptr_array_new();
+    for (int i = 0; sets && sets[i]; i++) {
+        g_ptr_array_add(sl, (gpointer) sets[i]);
+    }
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.sets = sl;
+    o.sm.engine = engine;
+    o.sm.race_check = true;
+    o.sm.max_cycles = 100000000;
+    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
+    g_ptr_array_free(sl, TRUE);
+    if (!ok) {
+        tr->msg = g_strdup(err->message);
+        tr->status = sim_error_exit_status(err);
+        g_error_free(err);
+    }
+    return ok;
+}
+
+static inline bool run_text(TestRun *tr, const char *text, const char *const *sets)
+{
+    return run_text_engine(tr, text, sets, SIM_ENGINE_EVENT);
+}
+
+static inline void test_run_clear(TestRun *tr)
+{
+    sim_run_clear(&tr->run);
+    trace_free(tr->trace);
+    g_free(tr->msg);
+    memset(tr, 0, sizeof *tr);
+}
+
+/* The statistics of a successful run. */
+static inline const SimStats *tr_stats(const TestRun *tr)
+{
+    return sm_stats(tr->run.sm);
+}
+
+/* Reads a file under the source tree; returns newly allocated text. */
+static inline char *read_source(const char *rel)
+{
+    char *path = g_build_filename(SRCDIR, rel, NULL);
+    char *text = NULL;
+    gsize len = 0;
+    gboolean ok = g_file_get_contents(path, &text, &len, NULL);
+    ck_assert_msg(ok, "cannot read %s", path);
+    g_free(path);
+    return text;
+}
