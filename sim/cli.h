@@ -9,6 +9,9 @@ int cli_check(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_merge(int argc, char **argv);
 int cli_plot(int argc, char **argv);
+/* The two halves of `smpipe plot`: a trace's timeline, a sweep's CSV. */
+int cli_plot_trace(int argc, char **argv);
+int cli_plot_sweep(int argc, char **argv);
 int cli_arch(int argc, char **argv);
 int cli_cuda(int argc, char **argv);
 int cli_validate(int argc, char **argv);

@@ -23,11 +23,18 @@ int cli_merge(int argc, char **argv)
     return not_yet("merge");
 }
 
-int cli_plot(int argc, char **argv)
+int cli_plot_trace(int argc, char **argv)
 {
     (void) argc;
     (void) argv;
     return not_yet("plot");
+}
+
+int cli_plot_sweep(int argc, char **argv)
+{
+    (void) argc;
+    (void) argv;
+    return not_yet("plot (sweep CSV)");
 }
 
 int cli_cuda(int argc, char **argv)
