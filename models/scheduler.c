@@ -7,6 +7,7 @@ void scheduler_init(Scheduler *s, int32_t max_warps, int nclasses)
     s->cap = MAX(max_warps, 1);
     s->ready = g_new0(int32_t, s->cap);
     s->last = -1;
+    s->arb_at = SIM_CYCLE_NEVER;
     s->pipe_free = g_new0(SimCycle, MAX(nclasses, 1));
 }
 
@@ -60,4 +61,60 @@ int32_t scheduler_pick(Scheduler *s, SchedPolicy policy)
         }
     }
     return take(s, best >= 0 ? best : wrap);
+}
+
+int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out)
+{
+    int32_t n = s->nready;
+    memcpy(out, s->ready, (size_t) n * sizeof *out);
+    if (policy == SCHED_GTO) {
+        /* The last warp first, then by age (arrival order). */
+        for (int32_t i = 0; i < n; i++) {
+            if (out[i] == s->last) {
+                memmove(&out[1], &out[0], (size_t) i * sizeof *out);
+                out[0] = s->last;
+                break;
+            }
+        }
+        return n;
+    }
+    /* Loose round-robin: ascending ids after the last one, then wrapping. */
+    for (int32_t i = 1; i < n; i++) {
+        int32_t w = out[i];
+        int32_t j = i;
+        int32_t kw = w > s->last ? w : w + (1 << 30);
+        while (j > 0) {
+            int32_t p = out[j - 1];
+            int32_t kp = p > s->last ? p : p + (1 << 30);
+            if (kp <= kw) {
+                break;
+            }
+            out[j] = p;
+            j--;
+        }
+        out[j] = w;
+    }
+    return n;
+}
+
+void scheduler_take(Scheduler *s, int32_t warp)
+{
+    for (int32_t i = 0; i < s->nready; i++) {
+        if (s->ready[i] == warp) {
+            take(s, i);
+            return;
+        }
+    }
+    g_assert_not_reached();
+}
+
+void scheduler_remove(Scheduler *s, int32_t warp)
+{
+    for (int32_t i = 0; i < s->nready; i++) {
+        if (s->ready[i] == warp) {
+            memmove(&s->ready[i], &s->ready[i + 1], (size_t) (s->nready - i - 1) * sizeof *s->ready);
+            s->nready--;
+            return;
+        }
+    }
 }

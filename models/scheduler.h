@@ -16,11 +16,12 @@
 #include "models/arch.h"
 
 typedef struct {
-    int32_t *ready;      /* warp ids, in the order they became ready */
+    int32_t *ready;      /* warp ids of runnable warps, in the order they arrived */
     int32_t nready;
     int32_t cap;
     SimCycle next_free;  /* first cycle the scheduler can issue again */
-    bool arb_pending;    /* an arbitration is scheduled */
+    SimCycle arb_at;     /* cycle of the pending arbitration, SIM_CYCLE_NEVER if none */
+    uint32_t arb_gen;    /* drops superseded arbitration events */
     int32_t last;        /* warp issued last, -1 at start */
     SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another */
 } Scheduler;
@@ -30,3 +31,10 @@ void scheduler_clear(Scheduler *s);
 void scheduler_enqueue(Scheduler *s, int32_t warp);
 /* Removes and returns the warp to issue next, or -1 when none is ready. */
 int32_t scheduler_pick(Scheduler *s, SchedPolicy policy);
+/* The ready warps in the order the policy prefers them; returns the count
+ * (out has room for nready). */
+int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out);
+/* Removes warp from the ready list and records it as issued last. */
+void scheduler_take(Scheduler *s, int32_t warp);
+/* Removes warp from the list without recording an issue. */
+void scheduler_remove(Scheduler *s, int32_t warp);

@@ -76,68 +76,131 @@ void sm_account(Warp *w, SimWarpState st, SimCycle at)
 
 static void ev_arbitrate(void *target, uint64_t arg, SimCycle now);
 
-static void ensure_arbitration(Sm *sm, int32_t smsp, SimCycle now)
+/* Asks for an arbitration of sub-partition smsp at cycle `at` unless one is
+ * already due no later. */
+static void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 {
     Scheduler *s = &sm->smsp[smsp];
-    if (s->arb_pending || s->nready == 0) {
+    at = MAX(at, MAX(s->next_free, sm->engine.now));
+    if (s->arb_at <= at) {
         return;
     }
-    s->arb_pending = true;
-    sim_engine_schedule(&sm->engine, MAX(now, s->next_free), ev_arbitrate, sm, (uint64_t) smsp);
+    s->arb_at = at;
+    s->arb_gen++;
+    sim_engine_schedule(&sm->engine, at, ev_arbitrate, sm, ((uint64_t) s->arb_gen << 8) | (uint64_t) smsp);
 }
 
-static void ev_warp_ready(void *target, uint64_t gen, SimCycle now)
+/* The cycle a queued warp could issue: after its wait, its last issue and
+ * its next instruction's pipe and operands. */
+static SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
 {
-    Warp *w = target;
-    Sm *sm = w->sm;
-    if (gen != w->ready_gen || w->queued || sm->engine.stop) {
-        return;
-    }
-    Split *s = &w->split[w->focus];
-    if (s->status != SPLIT_RUNNABLE) {
-        return;
-    }
-    if (s->ready_at > now || w->busy_until > now) {
-        sm_warp_schedule(sm, w);
-        return;
-    }
-    w->queued = true;
-    scheduler_enqueue(&sm->smsp[w->smsp], w->id);
-    sm_account(w, WS_NOT_SELECTED, now);
-    ensure_arbitration(sm, w->smsp, now);
+    const Split *s = &w->split[w->focus];
+    return MAX(MAX(s->ready_at, w->busy_until), warp_issue_time(sm, w, now));
 }
 
-static void ev_arbitrate(void *target, uint64_t arg, SimCycle now)
+/* Brings a queued warp's accounting up to cycle now: after its own wait
+ * (ready_at) it was throttled by its pipe, then not selected. */
+static void catch_up(Sm *sm, Warp *w, SimCycle now)
 {
-    Sm *sm = target;
-    Scheduler *s = &sm->smsp[arg];
-    s->arb_pending = false;
-    if (sm->engine.stop) {
+    const Split *s = &w->split[w->focus];
+    SimCycle eligible = MAX(s->ready_at, w->busy_until);
+    if (eligible >= now) {
         return;
     }
+    SimCycle pipe = warp_issue_time(sm, w, eligible);
+    if (pipe > eligible) {
+        sm_account(w, WS_MATH_THROTTLE, eligible);
+        eligible = pipe;
+    }
+    if (eligible < now) {
+        sm_account(w, WS_NOT_SELECTED, eligible);
+    }
+}
+
+/* One issue decision of a sub-partition's scheduler at cycle now, among
+ * the warps whose next instruction can issue now, in policy order; a warp
+ * whose pipe is busy is skipped, as the hardware's dispatch does. */
+static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
+{
+    Scheduler *s = &sm->smsp[smsp];
     if (now < s->next_free) {
-        ensure_arbitration(sm, (int32_t) arg, now);
+        request_arbitration(sm, smsp, s->next_free);
         return;
     }
-    for (;;) {
-        int32_t id = scheduler_pick(s, sm->arch.policy);
-        if (id < 0) {
-            break;
+    int32_t n = scheduler_order(s, sm->arch.policy, sm->order);
+    SimCycle *when = sm->order_time;
+    for (int32_t i = 0; i < n; i++) {
+        when[i] = ready_time(sm, &sm->warps[sm->order[i]], now);
+    }
+    int32_t issued = -1;
+    for (int32_t i = 0; i < n; i++) {
+        Warp *w = &sm->warps[sm->order[i]];
+        if (!w->queued || when[i] > now) {
+            continue;
         }
-        Warp *w = &sm->warps[id];
+        catch_up(sm, w, now);
+        scheduler_take(s, w->id);
         w->queued = false;
+        int32_t pc = w->split[w->focus].pc;
         int64_t k = warp_issue(sm, w, now);
         if (sm->engine.stop) {
             return;
         }
         if (k > 0) {
             s->next_free = now + (SimCycle) k;
+            const Op *op = &g_array_index(sm->prog->ops, Op, pc);
+            issued = op->code == OP_COMPUTE ? sm->class_map[op->value] : -2;
+            when[i] = SIM_CYCLE_NEVER;
             break;
         }
+        when[i] = SIM_CYCLE_NEVER;
     }
-    ensure_arbitration(sm, (int32_t) arg, now);
+    /* The next decision: when the scheduler is free and a warp can issue.
+     * Only warps waiting for the pipe just used, and the warp that issued
+     * (queued again), need their time again. */
+    SimCycle next = SIM_CYCLE_NEVER;
+    for (int32_t i = 0; i < n; i++) {
+        Warp *w = &sm->warps[sm->order[i]];
+        if (!w->queued || when[i] == SIM_CYCLE_NEVER) {
+            continue;
+        }
+        if (issued != -1) {
+            const Split *sp = &w->split[w->focus];
+            const Op *op = &g_array_index(sm->prog->ops, Op, sp->pc);
+            if (op->code == OP_COMPUTE && (issued == -2 || sm->class_map[op->value] == issued)) {
+                when[i] = ready_time(sm, w, now);
+            }
+        }
+        next = MIN(next, when[i]);
+    }
+    for (int32_t i = 0; i < s->nready; i++) {
+        Warp *w = &sm->warps[s->ready[i]];
+        bool listed = false;
+        for (int32_t k = 0; k < n && !listed; k++) {
+            listed = sm->order[k] == w->id && when[k] != SIM_CYCLE_NEVER;
+        }
+        if (!listed) {
+            next = MIN(next, ready_time(sm, w, now));
+        }
+    }
+    if (next != SIM_CYCLE_NEVER) {
+        request_arbitration(sm, smsp, MAX(next, now + (s->next_free > now ? 0 : 1)));
+    }
 }
 
+static void ev_arbitrate(void *target, uint64_t arg, SimCycle now)
+{
+    Sm *sm = target;
+    Scheduler *s = &sm->smsp[arg & 0xff];
+    if ((uint32_t) (arg >> 8) != s->arb_gen || sm->engine.stop) {
+        return;
+    }
+    s->arb_at = SIM_CYCLE_NEVER;
+    arbitrate(sm, (int32_t) (arg & 0xff), now);
+}
+
+/* A warp whose focus path can run joins its scheduler's list (it stays
+ * there through short waits; arbitration knows when it can issue). */
 void sm_warp_schedule(Sm *sm, Warp *w)
 {
     if (w->queued || w->live == 0) {
@@ -147,9 +210,9 @@ void sm_warp_schedule(Sm *sm, Warp *w)
     if (s->status != SPLIT_RUNNABLE) {
         return;
     }
-    SimCycle t = MAX(MAX(s->ready_at, w->busy_until), sm->engine.now);
-    w->ready_gen++;
-    sim_engine_schedule(&sm->engine, t, ev_warp_ready, w, w->ready_gen);
+    w->queued = true;
+    scheduler_enqueue(&sm->smsp[w->smsp], w->id);
+    request_arbitration(sm, w->smsp, ready_time(sm, w, sm->engine.now));
 }
 
 static void ev_wake(void *target, uint64_t arg, SimCycle now)
@@ -230,15 +293,68 @@ void sm_fail(Sm *sm, GError *err)
 
 /* ------------------------------------------------------------- overlap */
 
-void sm_note_compute(Sm *sm, SimCycle at)
+/* Is cycle c (finalised in increasing order) inside a copy interval? */
+static bool copy_covers(Sm *sm, SimCycle c)
 {
-    if (at + 1 <= sm->last_compute) {
-        return;
+    while (sm->copy_head < sm->copy_closed->len / 2 &&
+           g_array_index(sm->copy_closed, SimCycle, 2 * sm->copy_head + 1) <= c) {
+        sm->copy_head++;
     }
-    sm->last_compute = at + 1;
-    sm->stats.compute_busy++;
-    if (at >= sm->copy_from && at < sm->copy_to) {
-        sm->stats.both_busy++;
+    if (sm->copy_head < sm->copy_closed->len / 2 &&
+        g_array_index(sm->copy_closed, SimCycle, 2 * sm->copy_head) <= c) {
+        return true;
+    }
+    return c >= sm->copy_from && c < sm->copy_to;
+}
+
+/* Counts the compute cycles before `upto`: every copy that could cover
+ * them has been noted, since copies are noted when they issue. */
+static void finalize_overlap(Sm *sm, SimCycle upto)
+{
+    int64_t n = sm->arch.subpartitions;
+    for (;;) {
+        /* The earliest pending mark over the sub-partitions' queues. */
+        int64_t best = -1;
+        SimCycle c = SIM_CYCLE_NEVER;
+        for (int64_t k = 0; k < n; k++) {
+            GArray *q = sm->compute_marks[k];
+            if (sm->mark_head[k] < q->len && g_array_index(q, SimCycle, sm->mark_head[k]) < c) {
+                c = g_array_index(q, SimCycle, sm->mark_head[k]);
+                best = k;
+            }
+        }
+        if (best < 0 || c >= upto) {
+            break;
+        }
+        sm->mark_head[best]++;
+        sm->marks_pending--;
+        if (c + 1 <= sm->last_mark) {
+            continue;
+        }
+        sm->last_mark = c + 1;
+        sm->stats.compute_busy++;
+        if (copy_covers(sm, c)) {
+            sm->stats.both_busy++;
+        }
+    }
+    for (int64_t k = 0; k < n; k++) {
+        if (sm->mark_head[k] > 1024) {
+            g_array_remove_range(sm->compute_marks[k], 0, sm->mark_head[k]);
+            sm->mark_head[k] = 0;
+        }
+    }
+    /* Closed copy intervals no finalisation can need any more. */
+    if (sm->copy_head > 1024) {
+        g_array_remove_range(sm->copy_closed, 0, 2 * sm->copy_head);
+        sm->copy_head = 0;
+    }
+}
+
+void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
+{
+    g_array_append_val(sm->compute_marks[smsp], at);
+    if (++sm->marks_pending > 4096) {
+        finalize_overlap(sm, sm->engine.now);
     }
 }
 
@@ -249,6 +365,10 @@ void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char 
     }
     if (from >= sm->copy_to) {
         sm->stats.copy_busy += sm->copy_to - sm->copy_from;
+        if (sm->copy_to > sm->copy_from) {
+            g_array_append_val(sm->copy_closed, sm->copy_from);
+            g_array_append_val(sm->copy_closed, sm->copy_to);
+        }
         sm->copy_from = from;
         sm->copy_to = to;
     } else {
@@ -412,6 +532,13 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->stats.blocks = sm->nblocks;
     sm->stats.threads_per_block = prog->block_threads;
     sm->actions = g_array_new(FALSE, TRUE, sizeof(Action));
+    sm->copy_closed = g_array_new(FALSE, FALSE, sizeof(SimCycle));
+    sm->compute_marks = g_new0(GArray *, arch->subpartitions);
+    sm->mark_head = g_new0(guint, arch->subpartitions);
+    for (int64_t k = 0; k < arch->subpartitions; k++) {
+        sm->compute_marks[k] = g_array_new(FALSE, FALSE, sizeof(SimCycle));
+    }
+    sm->smsp_live = g_new0(int32_t, arch->subpartitions);
     sm->free_action = -1;
     sm->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     smem_init(&sm->smem, arch->smem_banks, arch->smem_bank_bytes, arch->smem_wavefront_bytes);
@@ -453,6 +580,8 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         sm->pipe_slot[i] = (op->code == OP_MAKE_PIPE_THREAD || op->code == OP_MAKE_PIPE_BLOCK) ? sm->npipes++ : -1;
     }
 
+    sm->order = g_new0(int32_t, MAX(sm->nwarps, 1));
+    sm->order_time = g_new0(SimCycle, MAX(sm->nwarps, 1));
     sm->smsp = g_new0(Scheduler, arch->subpartitions);
     for (int64_t i = 0; i < arch->subpartitions; i++) {
         scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
@@ -519,6 +648,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         w->block = (int32_t) (i / prog->warps);
         w->index = (int32_t) (i % prog->warps);
         w->smsp = (int32_t) (i % arch->subpartitions);
+        sm->smsp_live[w->smsp]++;
         w->tid0 = (int64_t) w->index * SIM_WARP_SIZE;
         int64_t n = MIN((int64_t) SIM_WARP_SIZE, prog->block_threads - w->tid0);
         w->exists = n >= 32 ? 0xffffffffu : ((1u << n) - 1);
@@ -600,6 +730,8 @@ void sm_free(Sm *sm)
         race_free(sm->race);
     }
     g_free(sm->class_map);
+    g_free(sm->order);
+    g_free(sm->order_time);
     g_free(sm->pipe_slot);
     g_free(sm->copy_tracks);
     g_free(sm->copy_track_free);
@@ -607,6 +739,15 @@ void sm_free(Sm *sm)
     if (sm->actions) {
         g_array_free(sm->actions, TRUE);
     }
+    if (sm->copy_closed) {
+        g_array_free(sm->copy_closed, TRUE);
+    }
+    for (int64_t k = 0; sm->compute_marks && k < sm->arch.subpartitions; k++) {
+        g_array_free(sm->compute_marks[k], TRUE);
+    }
+    g_free(sm->compute_marks);
+    g_free(sm->mark_head);
+    g_free(sm->smsp_live);
     if (sm->warned) {
         g_hash_table_unref(sm->warned);
     }
@@ -721,6 +862,7 @@ static void finish_stats(Sm *sm, SimCycle end)
     SimStats *st = &sm->stats;
     st->cycles = end;
     close_accounting(sm, end);
+    finalize_overlap(sm, SIM_CYCLE_NEVER);
     st->copy_busy += sm->copy_to - sm->copy_from;
     sm->copy_from = sm->copy_to = 0;
     st->events = sm->engine.dispatched;

@@ -58,6 +58,8 @@ typedef struct {
     int64_t count;
     int64_t aux;
     int64_t aux2;
+    int32_t chain_next;      /* compute: the chain of the next instruction */
+    int32_t cls;             /* compute: the arch instruction class */
 } Split;
 
 /* A reconvergence frame: lanes `mask` entered the construct ending at join. */
@@ -90,7 +92,6 @@ typedef struct {
     Frame *frames;
     int32_t nframes;
     bool queued;             /* in its scheduler's ready list */
-    uint32_t ready_gen;      /* drops stale ready events */
     SimCycle busy_until;     /* end of its last issue */
     SimWarpState state;      /* accounting: current state and since when */
     SimRole role;
@@ -145,6 +146,8 @@ struct Sm {
     SimEngine engine;
     SimStats stats;
     Scheduler *smsp;
+    int32_t *order;          /* scratch: ready warps in policy order */
+    SimCycle *order_time;    /* scratch: when each of them can issue */
     Warp *warps;
     int32_t nwarps;
     Block *blocks;
@@ -158,9 +161,20 @@ struct Sm {
     int32_t npipes;
     int64_t live_warps;
     SimCycle end_cycle;
-    /* Overlap: the current merged interval of copies in flight. */
+    /* Overlap.  Copies are noted in issue order: the merged interval still
+     * growing, and the closed ones not yet needed by finalisation. */
     SimCycle copy_from, copy_to;
-    SimCycle last_compute;   /* last cycle a compute instruction issued, +1 */
+    GArray *copy_closed;     /* SimCycle pairs [from, to), oldest first */
+    guint copy_head;
+    /* Cycles in which compute instructions issued, possibly ahead of the
+     * engine's clock (batched chains), finalised once the engine has passed
+     * them.  Each sub-partition issues in cycle order, so one queue each,
+     * merged at finalisation. */
+    GArray **compute_marks;  /* [subpartition] SimCycle queue */
+    guint *mark_head;        /* [subpartition] first unfinalised entry */
+    guint marks_pending;
+    SimCycle last_mark;      /* last finalised compute cycle + 1 */
+    int32_t *smsp_live;      /* warps with live threads per sub-partition */
     GArray *actions;
     int32_t free_action;
     int64_t pending_actions;
@@ -183,7 +197,7 @@ void sm_account_flush(Warp *w, SimCycle at);
 void sm_warp_schedule(Sm *sm, Warp *w);
 void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at);
 void sm_fail(Sm *sm, GError *err);
-void sm_note_compute(Sm *sm, SimCycle at);
+void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at);
 void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char *what);
 void sm_schedule_action(Sm *sm, SimCycle at, ActionKind kind, int32_t block, int32_t mbar, int64_t amount,
                         SrcLoc loc, int32_t warp);
@@ -198,6 +212,9 @@ typedef enum {
     ISSUE_DONE               /* issued; the split's next state is set */
 } IssueResult;
 
+/* The earliest cycle >= now at which the warp's next instruction could
+ * issue, given its pipe and dependencies (now when nothing holds it). */
+SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now);
 /* Runs the warp's focus split from cycle now; returns the issue cycles used. */
 int64_t warp_issue(Sm *sm, Warp *w, SimCycle now);
 /* The barrier wake callback (BarrierWakeFn). */

@@ -24,6 +24,26 @@ int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64
     }
     /* Lanes served together: as many as fit one wavefront's bytes. */
     int64_t per_phase = MAX(1, MIN(32, s->wavefront_bytes / MAX(size, (int64_t) 4)));
+    /* Fast path, the common case: lanes at consecutive, size-aligned
+     * addresses never conflict: one wavefront per phase with active lanes. */
+    if (size >= 4 && size <= 16 && (size & (size - 1)) == 0 && s->wavefront_bytes == s->banks * s->bank_bytes) {
+        int first = __builtin_ctz(mask);
+        bool contiguous = addr[first] % size == 0;
+        for (int l = first + 1; l < 32 && contiguous; l++) {
+            if ((mask & (1u << l)) && addr[l] != addr[first] + (l - first) * size) {
+                contiguous = false;
+            }
+        }
+        if (contiguous) {
+            int64_t phases = 0;
+            for (int64_t p = 0; p < 32; p += per_phase) {
+                uint32_t lanes = per_phase >= 32 ? 0xffffffffu : (uint32_t) (((1ull << per_phase) - 1) << p);
+                phases += (mask & lanes) != 0;
+            }
+            *ideal = phases;
+            return phases;
+        }
+    }
     int64_t total = 0;
     int64_t ideal_total = 0;
     for (int64_t first = 0; first < 32; first += per_phase) {

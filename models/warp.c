@@ -483,6 +483,7 @@ void warp_lanes_exit(Sm *sm, Warp *w, int32_t si, LaneMask m, SimCycle now)
         w->exit_cycle = now;
         sm->end_cycle = MAX(sm->end_cycle, now);
         sm->live_warps--;
+        sm->smsp_live[w->smsp]--;
         for (int32_t i = 0; i < MAX_SPLITS; i++) {
             w->split[i].status = SPLIT_FREE;
         }
@@ -1192,6 +1193,16 @@ static bool check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNo
                          int64_t size, const char *what)
 {
     const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (m & (1u << l)) {
+            lo = MIN(lo, addr[l]);
+            hi = MAX(hi, addr[l]);
+        }
+    }
+    if (m == 0 || (size >= 0 && lo >= b->base && hi <= b->base + b->bytes - size)) {
+        return true;
+    }
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
         if (!(m & (1u << l))) {
             continue;
@@ -1394,6 +1405,27 @@ static StepResult exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
 
 /* --------------------------------------------------------------- compute */
 
+/* Functional model of compute(x, n): n steps x = x * A + B on each word. */
+static void compute_values(Sm *sm, Warp *w, const Op *op, LaneMask m, int64_t count)
+{
+    if (!sm->opt.functional || op->var < 0 || op->obj < 0) {
+        return;
+    }
+    int64_t words = MAX((int64_t) 1, var_at(sm, op->var)->type.elem.size / 4);
+    int64_t iters = count / words;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        uint32_t *src = (m & (1u << l)) ? data_var(sm, w, op->obj, l) : NULL;
+        uint32_t *dst = data_var(sm, w, op->var, l);
+        for (int64_t k = 0; src && dst && k < words; k++) {
+            uint32_t x = src[k];
+            for (int64_t it = 0; it < iters; it++) {
+                x = x * SM_COMPUTE_A + SM_COMPUTE_B;
+            }
+            dst[k] = x;
+        }
+    }
+}
+
 static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
@@ -1423,6 +1455,8 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         for (int64_t c = 0; c < s->aux; c++) {
             w->chain[c] = input;
         }
+        s->chain_next = 0;
+        s->cls = cls;
         s->step = 1;
         if (count == 0) {
             if (op->var >= 0) {
@@ -1433,8 +1467,7 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
             return STEP_CONTINUE;
         }
     }
-    int64_t i = s->count - s->remaining;
-    int64_t c = i % s->aux;
+    int32_t c = s->chain_next;
     SimCycle earliest = MAX(w->chain[c], *pipe_free);
     if (earliest > t) {
         s->ready_at = earliest;
@@ -1444,10 +1477,11 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
     }
     w->chain[c] = t + (SimCycle) ic->latency;
     *pipe_free = t + (SimCycle) ic->interval;
+    s->chain_next = c + 1 == s->aux ? 0 : c + 1;
     s->remaining--;
     sm->stats.instructions++;
     sm->stats.compute_instructions++;
-    sm_note_compute(sm, t);
+    sm_note_compute(sm, w->smsp, t);
     *cost = 1;
     if (s->remaining == 0) {
         SimCycle done = 0;
@@ -1456,21 +1490,7 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         }
         if (op->var >= 0) {
             w->vals[var_at(sm, op->var)->slot] = (int64_t) done;
-            if (sm->opt.functional) {
-                int64_t words = MAX((int64_t) 1, var_at(sm, op->var)->type.elem.size / 4);
-                int64_t iters = s->count / words;
-                for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                    uint32_t *src = (m & (1u << l)) ? data_var(sm, w, op->obj, l) : NULL;
-                    uint32_t *dst = data_var(sm, w, op->var, l);
-                    for (int64_t k = 0; src && dst && k < words; k++) {
-                        uint32_t x = src[k];
-                        for (int64_t it = 0; it < iters; it++) {
-                            x = x * SM_COMPUTE_A + SM_COMPUTE_B;
-                        }
-                        dst[k] = x;
-                    }
-                }
-            }
+            compute_values(sm, w, op, m, s->count);
         }
         s->step = 0;
         s->pc++;
@@ -1478,10 +1498,44 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         s->wait_state = WS_DEPENDENCY;
         return STEP_ISSUED;
     }
-    int64_t next_c = (i + 1) % s->aux;
+    int32_t next_c = s->chain_next;
     SimCycle next = MAX(t + 1, MAX(w->chain[next_c], *pipe_free));
     s->ready_at = next;
     s->wait_state = w->chain[next_c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE;
+    if (sm->smsp_live[w->smsp] == 1) {
+        /* Alone on its scheduler, nothing can take these issue slots: issue
+         * the rest of the chain now, at the cycles it would issue anyway. */
+        SimCycle last = t;
+        while (s->remaining > 0) {
+            c = s->chain_next;
+            SimCycle at = MAX(last + 1, MAX(w->chain[c], *pipe_free));
+            if (at > last + 1) {
+                sm_account(w, w->chain[c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE, last + 1);
+            }
+            sm_account(w, WS_ISSUING, at);
+            w->chain[c] = at + (SimCycle) ic->latency;
+            *pipe_free = at + (SimCycle) ic->interval;
+            s->chain_next = c + 1 == s->aux ? 0 : c + 1;
+            s->remaining--;
+            sm->stats.instructions++;
+            sm->stats.compute_instructions++;
+            sm_note_compute(sm, w->smsp, at);
+            last = at;
+        }
+        SimCycle done = 0;
+        for (int64_t k = 0; k < s->aux; k++) {
+            done = MAX(done, w->chain[k]);
+        }
+        if (op->var >= 0) {
+            w->vals[var_at(sm, op->var)->slot] = (int64_t) done;
+            compute_values(sm, w, op, m, s->count);
+        }
+        s->step = 0;
+        s->pc++;
+        *cost = (int64_t) (last + 1 - t);
+        s->ready_at = last + 1;
+        s->wait_state = WS_DEPENDENCY;
+    }
     return STEP_ISSUED;
 }
 
@@ -1569,13 +1623,7 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
                 return RULE(sm, w, 1u << l, op, "memcpy_async: size %" G_GINT64_FORMAT " is not a multiple of %"
                             G_GINT64_FORMAT " bytes: the library would copy past the end (SPEC memcpy-5)", size, cs);
             }
-            int64_t da[SIM_WARP_SIZE], sa[SIM_WARP_SIZE];
-            da[l] = d;
-            sa[l] = sr;
-            if (size > 0 && (!check_bounds(sm, w, op, 1u << l, op->e[0], da, size, "memcpy_async destination") ||
-                             !check_bounds(sm, w, op, 1u << l, op->e[1], sa, size, "memcpy_async source"))) {
-                return STEP_STOP;
-            }
+
             if (p != NULL && !(p->flags[w->tid0 + l] & PT_ACQUIRED)) {
                 /* SPEC pipeline-copy-1: copies go into an acquired stage. */
                 return RULE(sm, w, 1u << l, op, "memcpy_async into a pipeline stage that this thread has not acquired"
@@ -1584,6 +1632,36 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
             if (p != NULL && (p->flags[w->tid0 + l] & PT_MADE) && p->block_scope &&
                 !(p->role[w->tid0 + l] & ROLEBIT_PRODUCER)) {
                 return RULE(sm, w, 1u << l, op, "memcpy_async into a pipeline by a consumer thread (SPEC pipeline-role-1)");
+            }
+        }
+        /* Bounds, for all lanes at once (sizes may differ per lane only in
+         * the per-thread form; check with each lane's own size then). */
+        {
+            int64_t da[SIM_WARP_SIZE], sa[SIM_WARP_SIZE];
+            int64_t zmax = 0;
+            LaneMask nonempty = 0;
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                da[l] = sim_lane_value(&dv, l);
+                sa[l] = sim_lane_value(&sv, l);
+                if ((m & (1u << l)) && sim_lane_value(&zv, l) > 0) {
+                    nonempty |= 1u << l;
+                    zmax = MAX(zmax, sim_lane_value(&zv, l));
+                }
+            }
+            bool same = true;
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                same &= !(nonempty & (1u << l)) || sim_lane_value(&zv, l) == zmax;
+            }
+            for (int l = 0; nonempty && l < SIM_WARP_SIZE; l++) {
+                LaneMask one = same ? nonempty : (nonempty & (1u << l));
+                int64_t size = same ? zmax : sim_lane_value(&zv, l);
+                if (one && (!check_bounds(sm, w, op, one, op->e[0], da, size, "memcpy_async destination") ||
+                            !check_bounds(sm, w, op, one, op->e[1], sa, size, "memcpy_async source"))) {
+                    return STEP_STOP;
+                }
+                if (same) {
+                    break;
+                }
             }
         }
         if (path == PATH_SYNC) {
@@ -2244,12 +2322,27 @@ static SimWarpState idle_state(const Warp *w, SimCycle at)
     return WS_EXITED;
 }
 
+SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now)
+{
+    const Split *s = &w->split[w->focus];
+    const Op *op = op_at(sm, s->pc);
+    if (op->code != OP_COMPUTE || s->status != SPLIT_RUNNABLE) {
+        return now;
+    }
+    const SimCycle *pipe_free = sm->smsp[w->smsp].pipe_free;
+    if (s->step == 0) {
+        return MAX(now, pipe_free[sm->class_map[op->value]]);
+    }
+    return MAX(now, MAX(pipe_free[s->cls], w->chain[s->chain_next]));
+}
+
 #define MAX_CONTROL_RUN 512
 
 int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
 {
     int64_t used = 0;
-    bool issued = false;
+    /* Issuing from now on; a batched chain records its own later states. */
+    sm_account(w, WS_ISSUING, now);
     for (int guard = 0; guard < MAX_CONTROL_RUN && w->live != 0; guard++) {
         int32_t si = w->focus;
         Split *s = &w->split[si];
@@ -2267,10 +2360,6 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         if (r == STEP_STOP) {
             return used;
         }
-        if (cost > 0 && !issued) {
-            sm_account(w, WS_ISSUING, now);
-            issued = true;
-        }
         used += cost;
         if (r == STEP_ISSUED || r == STEP_WAIT) {
             break;
@@ -2282,7 +2371,6 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         /* A run of free operations hit the guard: charge one cycle so that
          * a loop of them still advances time. */
         used = 1;
-        sm_account(w, WS_ISSUING, now);
         w->split[w->focus].ready_at = now + 1;
         w->split[w->focus].wait_state = WS_DEPENDENCY;
     }

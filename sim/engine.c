@@ -123,6 +123,20 @@ bool sim_engine_run(SimEngine *e, GError **error)
     return true;
 }
 
+bool sim_engine_pending_at(const SimEngine *e, SimCycle at)
+{
+    if (e->kind == SIM_ENGINE_EVENT) {
+        return sim_event_queue_peek_cycle(&e->queue) == at;
+    }
+    for (guint i = 0; i < e->stepped->len; i++) {
+        const SimEvent *ev = &g_array_index(e->stepped, SimEvent, i);
+        if (ev->fn != NULL && ev->cycle == at) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool sim_engine_kind_parse(const char *s, SimEngineKind *out)
 {
     if (g_strcmp0(s, "event") == 0) {

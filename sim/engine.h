@@ -46,5 +46,9 @@ void sim_engine_fail(SimEngine *e, GError *err);
  * fires.  Returns false with *error set on failure. */
 bool sim_engine_run(SimEngine *e, GError **error);
 
+/* True when an event is pending for cycle `at` (both loops answer alike,
+ * so models may use it without making the engines diverge). */
+bool sim_engine_pending_at(const SimEngine *e, SimCycle at);
+
 /* Parses "event" or "stepped". */
 bool sim_engine_kind_parse(const char *s, SimEngineKind *out);

@@ -794,6 +794,7 @@ static const Expr *arg(const Expr *call, guint i)
 
 static bool barrier_arg(Compiler *c, const Expr *e, int32_t *out)
 {
+    *out = -1;
     Sym *s = object_sym(c, e, SYM_BARRIER);
     if (s == NULL) {
         return failf(c, e->loc, "expected a cuda::barrier declared with 'barrier NAME'");
@@ -804,6 +805,7 @@ static bool barrier_arg(Compiler *c, const Expr *e, int32_t *out)
 
 static bool pipeline_arg(Compiler *c, const Expr *e, int32_t *out)
 {
+    *out = -1;
     Sym *s = object_sym(c, e, SYM_PIPELINE);
     if (s == NULL) {
         return failf(c, e->loc, "expected a pipeline made by make_pipeline");

@@ -372,6 +372,8 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
     jsonw_uint(&j, s->control_instructions);
     jsonw_key(&j, "polls");
     jsonw_uint(&j, s->poll_instructions);
+    jsonw_key(&j, "events");
+    jsonw_uint(&j, s->events);
     jsonw_end_object(&j);
     jsonw_key(&j, "stalls");
     json_states(&j, s->state_total);
