@@ -731,6 +731,11 @@ static SimCycle groups_ready(Warp *w, LaneMask a, int64_t prior, SimCycle now)
     return ready;
 }
 
+/* cp.async.commit_group by lanes m.  On sm_80 (cp_async.warp_shared_groups)
+ * the batch sequence is shared by the warp: a converged commit closes one
+ * group for every lane, a diverged one advances the sequence once per
+ * committing thread, so every lane's later wait_group counts them all and
+ * waits for more than it needs (libcudacxx-notes.md). */
 static void commit_group(Sm *sm, Warp *w, LaneMask m)
 {
     SimCycle done = 0;
@@ -742,6 +747,14 @@ static void commit_group(Sm *sm, Warp *w, LaneMask m)
                 race_group_committed(sm->race, w->block, w->tid0 + l);
             }
         }
+    }
+    if (sm->arch.cp_async_warp_groups) {
+        int n = m == w->live ? 1 : lanes_in(m);
+        CpGroup g = { w->exists, done };
+        for (int i = 0; i < n; i++) {
+            g_array_append_val(w->groups, g);
+        }
+        return;
     }
     CpGroup g = { m, done };
     g_array_append_val(w->groups, g);

@@ -140,6 +140,32 @@ START_TEST(divergent_loops_reconverge)
 }
 END_TEST
 
+/* On sm_80 the cp.async commit-group sequence is shared by the warp:
+ * diverged commits advance it once per thread, so a later wait_prior
+ * counts the other lanes' groups too and waits longer. */
+START_TEST(sm80_warp_shared_commit_groups)
+{
+    const char *text = "smpipe 1\nblock 32\nshared int s[256]\nglobal int g[4096]\nvar p = make_pipeline()\n"
+                       "if threadIdx.x < 16\n  for k in 0 .. 4\n    p.producer_acquire()\n"
+                       "    memcpy_async(thread, s + k * 32 + threadIdx.x, g + k * 1024 + threadIdx.x * 8, 4, p)\n"
+                       "    p.producer_commit()\n  end\nend\n"
+                       "if threadIdx.x >= 16\n  p.producer_acquire()\n"
+                       "  memcpy_async(thread, s + 200 + threadIdx.x - 16, g + 3000, 4, p)\n  p.producer_commit()\n"
+                       "  pipeline_consumer_wait_prior<1>(p)\nend\n";
+    const char *shared_groups[] = { "cp_async.warp_shared_groups=true", NULL };
+    const char *own_groups[] = { "cp_async.warp_shared_groups=false", NULL };
+    TestRun a, b;
+    ck_assert_msg(run_text(&a, text, shared_groups), "%s", a.msg);
+    ck_assert_msg(run_text(&b, text, own_groups), "%s", b.msg);
+    /* With its own sequence, wait_prior<1> of the upper lanes waits for
+     * nothing (their one group is the newest); with the shared sequence
+     * their group is older than the others' 64 and must complete. */
+    ck_assert_uint_gt(tr_stats(&a)->state_total[WS_CONSUMER_WAIT], tr_stats(&b)->state_total[WS_CONSUMER_WAIT]);
+    test_run_clear(&a);
+    test_run_clear(&b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("program");
@@ -150,6 +176,7 @@ int main(void)
     tcase_add_test(tc, types_and_pointers);
     tcase_add_test(tc, loops_stream_without_unrolling);
     tcase_add_test(tc, divergent_loops_reconverge);
+    tcase_add_test(tc, sm80_warp_shared_commit_groups);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
