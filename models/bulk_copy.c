@@ -34,12 +34,15 @@ SimCycle bulk_engine_copy(BulkEngine *b, MemPath *m, Smem *s, SimCycle t, uint64
             uint64_t a = src + (uint64_t) (off + x);
             int64_t in_line = b->line_bytes - (int64_t) (a % (uint64_t) b->line_bytes);
             int64_t n = MIN(in_line, chunk - x);
-            arrive = MAX(arrive, mem_path_read(m, req, a, n, false));
+            /* (MAX evaluates its arguments twice: call once.) */
+            SimCycle line_done = mem_path_read(m, req, a, n, false);
+            arrive = MAX(arrive, line_done);
             x += n;
         }
         int64_t waves = (chunk + wavefront_bytes - 1) / wavefront_bytes;
         s->fill_wavefronts += (uint64_t) waves;
-        done = MAX(done, smem_reserve(s, arrive, waves));
+        SimCycle filled = smem_reserve(s, arrive, waves);
+        done = MAX(done, filled);
         off += chunk;
     }
     return done;

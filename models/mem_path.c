@@ -146,15 +146,21 @@ static void server_init(BwServer *s, double bytes_per_clk)
     s->busy_fp = 0;
 }
 
-/* Serves `bytes` arriving at cycle t; returns the cycle service starts. */
-static SimCycle server_take(BwServer *s, SimCycle t, int64_t bytes)
+/* Serves `bytes` arriving at fixed-point time at_fp; returns the
+ * fixed-point time service starts.  Times stay in fixed point between
+ * servers so that rounding happens once, at the end of a request. */
+static uint64_t server_take(BwServer *s, uint64_t at_fp, int64_t bytes)
 {
-    uint64_t arrive = (uint64_t) t * MEM_FP;
-    uint64_t start = MAX(arrive, s->free_fp);
+    uint64_t start = MAX(at_fp, s->free_fp);
     uint64_t occupy = (uint64_t) bytes * s->per_byte_fp;
     s->free_fp = start + occupy;
     s->busy_fp += occupy;
-    return (start + MEM_FP - 1) / MEM_FP;
+    return start;
+}
+
+static SimCycle fp_ceil(uint64_t fp)
+{
+    return (fp + MEM_FP - 1) / MEM_FP;
 }
 
 double mem_path_busy_cycles(const BwServer *s)
@@ -201,12 +207,12 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
         m->bytes_l1 += (uint64_t) bytes;
         return MAX(t + (SimCycle) m->l1_latency, m->l1_ready[l1_slot]);
     }
-    SimCycle start = server_take(&m->link, t, bytes);
+    uint64_t start = server_take(&m->link, (uint64_t) t * MEM_FP, bytes);
     start = server_take(&m->l2, start, bytes);
     SimCycle ready;
     SimCycle fill;
     if (m->source_l2 || line_set_find(&m->l2_lines, line, &fill)) {
-        ready = start + (SimCycle) m->l2_latency;
+        ready = fp_ceil(start) + (SimCycle) m->l2_latency;
         if (!m->source_l2 && fill > ready) {
             m->merged++;
             ready = fill;
@@ -215,8 +221,8 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
         m->bytes_l2 += (uint64_t) bytes;
     } else {
         /* DRAM fills the whole line into L2. */
-        SimCycle dstart = server_take(&m->dram, start, m->line_bytes);
-        ready = dstart + (SimCycle) m->dram_latency;
+        uint64_t dstart = server_take(&m->dram, start, m->line_bytes);
+        ready = fp_ceil(dstart) + (SimCycle) m->dram_latency;
         line_set_put(&m->l2_lines, line, ready);
         m->l2_misses++;
         m->bytes_dram += (uint64_t) m->line_bytes;
@@ -231,10 +237,10 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
 SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes)
 {
     uint64_t line = addr / (uint64_t) m->line_bytes;
-    SimCycle start = server_take(&m->link, t, bytes);
+    uint64_t start = server_take(&m->link, (uint64_t) t * MEM_FP, bytes);
     start = server_take(&m->l2, start, bytes);
     if (!m->source_l2) {
-        line_set_put(&m->l2_lines, line, start);
+        line_set_put(&m->l2_lines, line, fp_ceil(start));
     }
     /* A write invalidates the line in L1 (L1 is write-through). */
     size_t l1_slot = (size_t) (line % (uint64_t) m->l1_nlines);
@@ -242,5 +248,5 @@ SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes)
         m->l1_tags[l1_slot] = 0;
     }
     m->bytes_written += (uint64_t) bytes;
-    return start;
+    return fp_ceil(start);
 }

@@ -95,7 +95,8 @@ static void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 static SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
 {
     const Split *s = &w->split[w->focus];
-    return MAX(MAX(s->ready_at, w->busy_until), warp_issue_time(sm, w, now));
+    SimCycle issue = warp_issue_time(sm, w, now);
+    return MAX(MAX(s->ready_at, w->busy_until), issue);
 }
 
 /* Brings a queued warp's accounting up to cycle now: after its own wait
@@ -180,7 +181,8 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
             listed = sm->order[k] == w->id && when[k] != SIM_CYCLE_NEVER;
         }
         if (!listed) {
-            next = MIN(next, ready_time(sm, w, now));
+            SimCycle t = ready_time(sm, w, now);
+            next = MIN(next, t);
         }
     }
     if (next != SIM_CYCLE_NEVER) {

@@ -1274,8 +1274,10 @@ static SimCycle global_read(Sm *sm, SimCycle t, const int64_t *addr, LaneMask m,
         }
     }
     for (int k = 0; k < nlines; k++) {
-        done = MAX(done, mem_path_read(&sm->mem, t, lines[k] * (uint64_t) sm->arch.line_bytes,
-                                       sm->arch.line_bytes, true));
+        /* (MAX evaluates its arguments twice: call once.) */
+        SimCycle line_done = mem_path_read(&sm->mem, t, lines[k] * (uint64_t) sm->arch.line_bytes,
+                                           sm->arch.line_bytes, true);
+        done = MAX(done, line_done);
     }
     return done;
 }
@@ -1331,8 +1333,10 @@ static StepResult exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
     if (op->var >= 0) {
         w->vals[var_at(sm, op->var)->slot] = (int64_t) ready;
     }
+    /* Replays are served by the shared-memory pipe, not re-issued: the
+     * scheduler is free, the warp stalls for them. */
     s->pc++;
-    *cost = 1 + replays;
+    *cost = 1;
     s->ready_at = t + 1 + (SimCycle) replays;
     s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
     sm->stats.instructions++;
@@ -1408,8 +1412,10 @@ static StepResult exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             }
         }
     }
+    /* Replays are served by the shared-memory pipe, not re-issued: the
+     * scheduler is free, the warp stalls for them. */
     s->pc++;
-    *cost = 1 + replays;
+    *cost = 1;
     s->ready_at = t + 1 + (SimCycle) replays;
     s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
     sm->stats.instructions++;
@@ -1790,7 +1796,8 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
             }
             SimCycle arrive = global_read(sm, t + (SimCycle) k, src, km, chunk);
             int64_t replays;
-            done = MAX(done, smem_access(&sm->smem, arrive, dst, km, chunk, &replays));
+            SimCycle stored = smem_access(&sm->smem, arrive, dst, km, chunk, &replays);
+            done = MAX(done, stored);
             sm->stats.sync_bytes += (uint64_t) (lanes_in(km) * chunk);
         }
         sm->stats.sync_copies++;

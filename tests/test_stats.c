@@ -1,0 +1,144 @@
+/* test_stats.c: statistics of small programs whose right numbers can be
+ * derived by hand (h100: IMAD latency 4, interval 2; LDS latency 23;
+ * control statements one issue slot each). */
+#include "test_util.h"
+
+static const SimStats *run_ok(TestRun *tr, const char *text, const char *const *sets)
+{
+    ck_assert_msg(run_text(tr, text, sets), "%s", tr->msg);
+    return tr_stats(tr);
+}
+
+START_TEST(dependent_chain)
+{
+    /* One warp, 8 dependent IMADs issued 4 cycles apart (latency 4):
+     * cycles 0, 4, ..., 28; the warp exits at 29. */
+    TestRun tr;
+    const SimStats *s = run_ok(&tr, "smpipe 1\nblock 32\ncompute(imad, 8)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 29);
+    ck_assert_uint_eq(s->state_total[WS_ISSUING], 8);
+    ck_assert_uint_eq(s->state_total[WS_DEPENDENCY], 21);
+    ck_assert_uint_eq(s->compute_instructions, 8);
+    ck_assert_uint_eq(s->compute_busy, 8);
+    test_run_clear(&tr);
+}
+END_TEST
+
+START_TEST(independent_chains_hit_the_pipe)
+{
+    /* 8 independent IMADs (8 chains): the pipe takes one every 2 cycles:
+     * cycles 0, 2, ..., 14; exit at 15; 7 cycles of math throttle. */
+    TestRun tr;
+    const SimStats *s = run_ok(&tr, "smpipe 1\nblock 32\ncompute(imad, 8, 8)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 15);
+    ck_assert_uint_eq(s->state_total[WS_ISSUING], 8);
+    ck_assert_uint_eq(s->state_total[WS_MATH_THROTTLE], 7);
+    test_run_clear(&tr);
+}
+END_TEST
+
+START_TEST(two_warps_share_a_scheduler)
+{
+    /* Five warps on four schedulers: warps 0 and 4 share scheduler 0 and
+     * the IMAD pipe.  Each has 4 independent IMADs; together they need 8
+     * pipe slots 2 cycles apart on scheduler 0: cycles 0..14; exit at 15.
+     * Sum over the two: 8 issuing, the rest waiting for the pipe or
+     * not selected. */
+    TestRun tr;
+    const SimStats *s = run_ok(&tr, "smpipe 1\nblock 160\ncompute(imad, 4, 4)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 15);
+    uint64_t w0 = 0, w4 = 0;
+    for (int k = 0; k < WS__COUNT; k++) {
+        if (k != WS_EXITED) {
+            w0 += s->warp_state[0 * WS__COUNT + k];
+            w4 += s->warp_state[4 * WS__COUNT + k];
+        }
+    }
+    ck_assert_uint_eq(s->warp_state[0 * WS__COUNT + WS_ISSUING] + s->warp_state[4 * WS__COUNT + WS_ISSUING], 8);
+    ck_assert_uint_eq(w0 + w4, 13 + 15); /* one finishes at 13, the other at 15 */
+    test_run_clear(&tr);
+}
+END_TEST
+
+START_TEST(bank_conflicts)
+{
+    /* A 2-way conflict (stride of two words): 2 wavefronts, one replay
+     * cycle of bank_conflict. */
+    TestRun tr;
+    const SimStats *s = run_ok(&tr, "smpipe 1\nblock 32\nshared int s[64]\nvar x = load(s + 2 * threadIdx.x)\n", NULL);
+    ck_assert_uint_eq(s->smem_accesses, 1);
+    ck_assert_uint_eq(s->smem_wavefronts, 2);
+    ck_assert_uint_eq(s->smem_ideal_wavefronts, 1);
+    ck_assert_uint_eq(s->smem_conflict_accesses, 1);
+    ck_assert_uint_eq(s->smem_max_degree, 2);
+    ck_assert_uint_eq(s->state_total[WS_BANK_CONFLICT], 1);
+    test_run_clear(&tr);
+    /* Conflict-free: consecutive words. */
+    s = run_ok(&tr, "smpipe 1\nblock 32\nshared int s[64]\nvar x = load(s + threadIdx.x)\n", NULL);
+    ck_assert_uint_eq(s->smem_wavefronts, 1);
+    ck_assert_uint_eq(s->smem_conflict_accesses, 0);
+    test_run_clear(&tr);
+}
+END_TEST
+
+START_TEST(stage_counts_and_bytes)
+{
+    /* 5 stages through a 2-stage unified pipeline, 128 threads x 4 bytes. */
+    const char *sets[] = { "batches=5", NULL };
+    char *text = read_source("traces/with_staging_unified.trace");
+    TestRun tr;
+    const SimStats *s = run_ok(&tr, text, sets);
+    ck_assert_uint_eq(s->stages->len, 1);
+    const SimStageStats *st = g_ptr_array_index(s->stages, 0);
+    ck_assert_uint_eq(st->instances, 5);
+    ck_assert_int_eq(st->stages, 2);
+    ck_assert_uint_eq(s->cp_async_bytes, 5 * 128 * 4);
+    ck_assert_uint_eq(s->cp_async_instructions, 5 * 4);  /* one LDGSTS per warp per batch */
+    ck_assert_uint_eq(s->bytes_written, 5 * 128 * 4);
+    ck_assert_uint_eq(s->bytes_dram, 5 * 128 * 4);        /* 512 bytes = 4 lines per batch, all cold */
+    /* Occupancy: every cycle is in exactly one bucket. */
+    uint64_t occ = 0;
+    for (int k = 0; k <= 2; k++) {
+        occ += st->occupancy[k];
+    }
+    ck_assert_uint_eq(occ, s->cycles);
+    /* Overlap fields are consistent. */
+    ck_assert_uint_le(s->both_busy, s->copy_busy);
+    ck_assert_uint_le(s->both_busy, s->compute_busy);
+    ck_assert_uint_eq(s->compute_busy, s->compute_instructions > 0 ? s->compute_busy : 0);
+    test_run_clear(&tr);
+    g_free(text);
+}
+END_TEST
+
+START_TEST(exposed_copy_without_overlap)
+{
+    /* One copy, then wait, then compute: nothing overlaps, so no copy time
+     * is hidden and all of it is exposed. */
+    TestRun tr;
+    const SimStats *s = run_ok(&tr, "smpipe 1\nblock 32\nshared int s[32]\nglobal int g[32]\n"
+                                    "var p = make_pipeline()\np.producer_acquire()\n"
+                                    "memcpy_async(thread, s + threadIdx.x, g + threadIdx.x, 4, p)\n"
+                                    "p.producer_commit()\np.consumer_wait()\np.consumer_release()\n"
+                                    "compute(imad, 8)\n", NULL);
+    ck_assert_uint_gt(s->copy_busy, 500);
+    ck_assert_uint_eq(s->both_busy, 0);
+    ck_assert_uint_eq(report_exposed_cycles(s), s->copy_busy);
+    ck_assert(report_hidden_fraction(s) == 0.0);
+    test_run_clear(&tr);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("stats");
+    TCase *tc = tcase_create("hand_checked");
+    tcase_add_test(tc, dependent_chain);
+    tcase_add_test(tc, independent_chains_hit_the_pipe);
+    tcase_add_test(tc, two_warps_share_a_scheduler);
+    tcase_add_test(tc, bank_conflicts);
+    tcase_add_test(tc, stage_counts_and_bytes);
+    tcase_add_test(tc, exposed_copy_without_overlap);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
