@@ -702,6 +702,24 @@ static StepResult pipe_block_wait(Sm *sm, Warp *w, int32_t si, const Op *op, Pip
     return STEP_CONTINUE;
 }
 
+/* cp.async.mbarrier.arrive (no .noinc) by lanes m: the barrier's pending
+ * count grows now, and one arrival per thread comes when that thread's
+ * earlier cp.asyncs have completed (all lanes' at the latest of them). */
+static MBarStatus copies_arrive(Sm *sm, Warp *w, LaneMask m, int32_t mbar, SimCycle t, SrcLoc loc)
+{
+    SimCycle done = t;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (m & (1u << l)) {
+            done = MAX(done, w->lane_copies[l]);
+        }
+    }
+    MBarStatus st = mbar_pending_add(&sm->blocks[w->block].mbars[mbar], lanes_in(m));
+    if (st == MBAR_OK) {
+        sm_schedule_action(sm, done, ACT_ARRIVE, w->block, mbar, lanes_in(m), loc, w->id);
+    }
+    return st;
+}
+
 /* The ready time of lanes A waiting for all but their `prior` newest
  * commit groups (cp.async.wait_group prior). */
 static SimCycle groups_ready(Warp *w, LaneMask a, int64_t prior, SimCycle now)
@@ -834,18 +852,10 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
         if (op->code == OP_PIPE_COMMIT_BAR) {
             /* pipeline_producer_commit(pipe, bar): the thread's copies so far
              * arrive on bar when complete (cp.async.mbarrier.arrive). */
-            MBarrier *mb = &b->mbars[op->value];
-            SimCycle done = t;
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                if (m & (1u << l)) {
-                    done = MAX(done, w->lane_copies[l]);
-                }
-            }
-            MBarStatus st = mbar_pending_add(mb, lanes_in(m));
+            MBarStatus st = copies_arrive(sm, w, m, (int32_t) op->value, t, op->loc);
             if (st != MBAR_OK) {
                 return RULE(sm, w, m, op, "pipeline_producer_commit: %s", mbar_status_message(st));
             }
-            sm_schedule_action(sm, done, ACT_ARRIVE, w->block, (int32_t) op->value, lanes_in(m), op->loc, w->id);
             s->pc++;
             *cost = 1;
             s->ready_at = t + 1;
@@ -876,20 +886,17 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                 int64_t tid0 = w->tid0 + lowest(left);
                 int64_t slot = p->head[tid0];
                 LaneMask grp = 0;
-                SimCycle done = t;
                 for (int l = 0; l < SIM_WARP_SIZE; l++) {
                     if ((left & (1u << l)) && p->head[w->tid0 + l] == slot) {
                         grp |= 1u << l;
-                        done = MAX(done, w->lane_copies[l]);
                     }
                 }
                 left &= ~grp;
                 MBarrier *pm = pipe_produced(p, b->mbars, slot);
                 int32_t mi = (int32_t) (pm - b->mbars);
                 int64_t n = lanes_in(grp);
-                /* cp.async.mbarrier.arrive (no .noinc): pending += 1 now,
-                 * an arrival when the thread's cp.asyncs complete. */
-                MBarStatus st = mbar_pending_add(pm, n);
+                /* producer_commit: cp.async.mbarrier.arrive, then arrive. */
+                MBarStatus st = copies_arrive(sm, w, grp, mi, t, op->loc);
                 uint64_t before = pm->phase;
                 if (st == MBAR_OK) {
                     st = mbar_arrive(pm, n, t, NULL, warp_barrier_wake, sm);
@@ -899,7 +906,6 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                                 " pipeline counts (%" G_GINT64_FORMAT ")", mbar_status_message(st), p->producers);
                 }
                 note_phase(sm, b, mi, before, t);
-                sm_schedule_action(sm, done, ACT_ARRIVE, w->block, mi, n, op->loc, w->id);
                 StageLife *life = &p->life[slot];
                 life->committed = t;
                 life->has_commit = true;
@@ -1880,18 +1886,10 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
     /* All chunks issued: completion mechanism. */
     if (op->aux == SYNC_BARRIER) {
         /* cp.async.mbarrier.arrive (no .noinc) for each calling thread. */
-        MBarrier *mb = &b->mbars[op->obj];
-        SimCycle done = t;
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if (m & (1u << l)) {
-                done = MAX(done, w->lane_copies[l]);
-            }
-        }
-        MBarStatus st = mbar_pending_add(mb, lanes_in(m));
+        MBarStatus st = copies_arrive(sm, w, m, (int32_t) op->obj, t, op->loc);
         if (st != MBAR_OK) {
             return RULE(sm, w, m, op, "memcpy_async on a barrier: %s", mbar_status_message(st));
         }
-        sm_schedule_action(sm, done, ACT_ARRIVE, w->block, (int32_t) op->obj, lanes_in(m), op->loc, w->id);
     } else if (op->aux == SYNC_NONE) {
         /* cooperative_groups::memcpy_async commits a group per call. */
         commit_group(sm, w, m);

@@ -28,6 +28,10 @@ bool cli_write_file(const char *path, const char *data, gsize len, GError **erro
  * bad option; *status then holds the exit status. */
 bool cli_parse(GOptionContext *ctx, int *argc, char ***argv, int *status);
 
+/* The --set assignments (a NULL-terminated vector, may be NULL) as a
+ * GPtrArray of the same strings; the array is new, the strings borrowed. */
+GPtrArray *cli_set_list(char **sets);
+
 /* Fills a ReportInfo from a prepared run (param values are stored in
  * values, which must outlive info). */
 void cli_report_info(const SimRun *r, const char *trace_path, SimEngineKind engine, GArray *values, ReportInfo *info);

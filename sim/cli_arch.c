@@ -27,10 +27,7 @@ int cli_arch(int argc, char **argv)
         fprintf(stderr, "smpipe arch: expected 'list' or 'show NAME|FILE'\n");
         return SIM_EXIT_BAD_INPUT;
     }
-    g_autoptr(GPtrArray) set_list = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(set_list, sets[i]);
-    }
+    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     ArchParams a;
     GError *err = NULL;
     if (!arch_load(argv[2], set_list, &a, &err)) {

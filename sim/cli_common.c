@@ -42,6 +42,15 @@ bool cli_parse(GOptionContext *ctx, int *argc, char ***argv, int *status)
     return true;
 }
 
+GPtrArray *cli_set_list(char **sets)
+{
+    GPtrArray *list = g_ptr_array_new();
+    for (int i = 0; sets && sets[i]; i++) {
+        g_ptr_array_add(list, sets[i]);
+    }
+    return list;
+}
+
 void cli_report_info(const SimRun *r, const char *trace_path, SimEngineKind engine, GArray *values, ReportInfo *info)
 {
     memset(info, 0, sizeof *info);

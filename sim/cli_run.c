@@ -70,10 +70,7 @@ int cli_run(int argc, char **argv)
     if (t == NULL) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(set_list, sets[i]);
-    }
+    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
     o.arch = arch;
@@ -182,10 +179,7 @@ int cli_check(int argc, char **argv)
     if (t == NULL) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(set_list, sets[i]);
-    }
+    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
     o.arch = arch;
