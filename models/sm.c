@@ -129,61 +129,28 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
         return;
     }
     int32_t n = scheduler_order(s, sm->arch.policy, sm->order);
-    SimCycle *when = sm->order_time;
-    for (int32_t i = 0; i < n; i++) {
-        when[i] = ready_time(sm, &sm->warps[sm->order[i]], now);
-    }
-    int32_t issued = -1;
     for (int32_t i = 0; i < n; i++) {
         Warp *w = &sm->warps[sm->order[i]];
-        if (!w->queued || when[i] > now) {
+        if (!w->queued || ready_time(sm, w, now) > now) {
             continue;
         }
         catch_up(sm, w, now);
         scheduler_take(s, w->id);
         w->queued = false;
-        int32_t pc = w->split[w->focus].pc;
         int64_t k = warp_issue(sm, w, now);
         if (sm->engine.stop) {
             return;
         }
         if (k > 0) {
             s->next_free = now + (SimCycle) k;
-            const Op *op = &g_array_index(sm->prog->ops, Op, pc);
-            issued = op->code == OP_COMPUTE ? sm->class_map[op->value] : -2;
-            when[i] = SIM_CYCLE_NEVER;
             break;
         }
-        when[i] = SIM_CYCLE_NEVER;
     }
-    /* The next decision: when the scheduler is free and a warp can issue.
-     * Only warps waiting for the pipe just used, and the warp that issued
-     * (queued again), need their time again. */
+    /* The next decision: when the scheduler is free and a warp can issue. */
     SimCycle next = SIM_CYCLE_NEVER;
-    for (int32_t i = 0; i < n; i++) {
-        Warp *w = &sm->warps[sm->order[i]];
-        if (!w->queued || when[i] == SIM_CYCLE_NEVER) {
-            continue;
-        }
-        if (issued != -1) {
-            const Split *sp = &w->split[w->focus];
-            const Op *op = &g_array_index(sm->prog->ops, Op, sp->pc);
-            if (op->code == OP_COMPUTE && (issued == -2 || sm->class_map[op->value] == issued)) {
-                when[i] = ready_time(sm, w, now);
-            }
-        }
-        next = MIN(next, when[i]);
-    }
     for (int32_t i = 0; i < s->nready; i++) {
-        Warp *w = &sm->warps[s->ready[i]];
-        bool listed = false;
-        for (int32_t k = 0; k < n && !listed; k++) {
-            listed = sm->order[k] == w->id && when[k] != SIM_CYCLE_NEVER;
-        }
-        if (!listed) {
-            SimCycle t = ready_time(sm, w, now);
-            next = MIN(next, t);
-        }
+        SimCycle t = ready_time(sm, &sm->warps[s->ready[i]], now);
+        next = MIN(next, t);
     }
     if (next != SIM_CYCLE_NEVER) {
         request_arbitration(sm, smsp, MAX(next, now + (s->next_free > now ? 0 : 1)));
@@ -583,7 +550,6 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     }
 
     sm->order = g_new0(int32_t, MAX(sm->nwarps, 1));
-    sm->order_time = g_new0(SimCycle, MAX(sm->nwarps, 1));
     sm->smsp = g_new0(Scheduler, arch->subpartitions);
     for (int64_t i = 0; i < arch->subpartitions; i++) {
         scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
@@ -733,7 +699,6 @@ void sm_free(Sm *sm)
     }
     g_free(sm->class_map);
     g_free(sm->order);
-    g_free(sm->order_time);
     g_free(sm->pipe_slot);
     g_free(sm->copy_tracks);
     g_free(sm->copy_track_free);

@@ -147,7 +147,6 @@ struct Sm {
     SimStats stats;
     Scheduler *smsp;
     int32_t *order;          /* scratch: ready warps in policy order */
-    SimCycle *order_time;    /* scratch: when each of them can issue */
     Warp *warps;
     int32_t nwarps;
     Block *blocks;
