@@ -206,6 +206,28 @@ START_TEST(alignment_sets_path_and_chunk)
 }
 END_TEST
 
+/* aligned_size_t<N>: N is a power of two; memcpy_async_tx needs N >= 16
+ * (the library's static_assert).  Both are compile-time errors (exit 2). */
+START_TEST(aligned_size_errors)
+{
+    static const struct {
+        const char *text;
+        const char *message;
+    } cases[] = {
+        { PIPE_COPY("int", "256", "aligned_size_t<12>(1024)"), "must be a power of two" },
+        { "smpipe 1\nblock 32\nshared int s[256]\nglobal int g[256]\nbarrier bar\n"
+          "memcpy_async_tx(s, g, aligned_size_t<8>(1024), bar)\n", "needs aligned_size_t<16>" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        TestRun tr;
+        ck_assert(!run_text(&tr, cases[i].text, NULL));
+        ck_assert_int_eq(tr.status, 2);
+        ck_assert_msg(strstr(tr.msg, cases[i].message) != NULL, "%s", tr.msg);
+        test_run_clear(&tr);
+    }
+}
+END_TEST
+
 static TCase *tcase_of(const char *name, const TTest *test)
 {
     TCase *tc = tcase_create(name);
@@ -224,5 +246,6 @@ int main(void)
     suite_add_tcase(s, tcase_of("memcpy_async_tx", memcpy_async_tx_needs_sm90));
     suite_add_tcase(s, tcase_of("alignment", alignment_is_the_larger_of_type_and_size));
     suite_add_tcase(s, tcase_of("chunks", alignment_sets_path_and_chunk));
+    suite_add_tcase(s, tcase_of("aligned_size_errors", aligned_size_errors));
     return run_suite(s);
 }
