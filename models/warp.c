@@ -931,7 +931,11 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
     case OP_PIPE_WAIT_FOR:
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             int64_t tid = w->tid0 + l;
-            if ((m & (1u << l)) && p->commits[tid] == p->releases[tid] && (p->role[tid] & ROLEBIT_PRODUCER)) {
+            /* Thread scope: libcudacxx returns at once when head == tail
+             * (every commit already waited for), without advancing tail. */
+            bool empty = p->block_scope ? p->commits[tid] == p->releases[tid] && (p->role[tid] & ROLEBIT_PRODUCER)
+                                        : p->head[tid] == p->tail[tid];
+            if ((m & (1u << l)) && empty) {
                 /* SPEC pipeline-wait-1: consumer_wait waits for the oldest
                  * committed stage; a thread that is also the producer and
                  * committed nothing unreleased waits on an empty pipeline. */

@@ -519,6 +519,8 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
         }
         jsonw_end_object(&j);
     }
+    jsonw_key(&j, "race_warnings");
+    jsonw_uint(&j, s->race_warnings);
     jsonw_key(&j, "warnings");
     jsonw_begin_array(&j);
     for (guint i = 0; i < s->warnings->len; i++) {

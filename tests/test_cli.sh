@@ -46,6 +46,9 @@ contains run-json "$tmp/out" '"params": {'
 check run-json-file 0 "$smpipe" run "$src/traces/with_staging.trace" --json "$tmp/s.json" --csv "$tmp/s.csv" --by role
 contains run-json-file "$tmp/s.json" '"by_role"'
 contains run-csv "$tmp/s.csv" 'cycles,warps'
+for t in with_staging with_staging_unified with_staging_scope_thread; do
+    check "run-$t-no-batches" 0 "$smpipe" run -q "$src/traces/$t.trace" --set batches=0
+done
 check run-arch 0 "$smpipe" run -q "$src/traces/with_staging.trace" --arch a100 --set mem.source=l2 --set sm.blocks=2
 check run-bad-set 2 "$smpipe" run "$src/traces/with_staging.trace" --set nosuch=1
 contains run-bad-set "$tmp/err" "has no parameter 'nosuch'"

@@ -1,0 +1,251 @@
+/* test_dispatch.c: memcpy_async's copy path, as libcudacxx dispatches it
+ * (docs/semantics.md, "memcpy_async").  One TCase per behaviour; each
+ * names the SPEC tag of the rule it proves. */
+#include "test_util.h"
+
+/* Runs a trace text on an architecture (NULL: h100); fails the test if the
+ * run fails. */
+static void run_on(TestRun *tr, const char *text, const char *arch)
+{
+    GError *err = NULL;
+    memset(tr, 0, sizeof *tr);
+    tr->trace = trace_parse_string("test.trace", text, strlen(text), &err);
+    ck_assert_msg(tr->trace != NULL, "%s", err ? err->message : "");
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.arch = arch;
+    o.sm.engine = SIM_ENGINE_EVENT;
+    o.sm.race_check = true;
+    o.sm.max_cycles = 100000000;
+    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
+    ck_assert_msg(ok, "%s", err ? err->message : "");
+}
+
+static bool has_warning(const SimStats *s, const char *text)
+{
+    for (guint i = 0; i < s->warnings->len; i++) {
+        if (strstr(g_ptr_array_index(s->warnings, i), text) != NULL) {
+            return true;
+        }
+    }
+    return false;
+}
+
+#define BARRIER_COPY                                                                                                   \
+    "smpipe 1\nblock 32\nshared int4 s[64]\nglobal int4 g[64]\nbarrier bar\n"                                          \
+    "if threadIdx.x == 0\n    init(bar, block.size())\nend\n__syncthreads()\n"                                          \
+    "memcpy_async(block, s, g, sizeof(int4) * 64, bar)\nbar.arrive_and_wait()\n"
+
+#define PIPE_COPY(T, N, SIZE)                                                                                          \
+    "smpipe 1\nblock 32\nshared " T " s[" N "]\nglobal " T " g[" N "]\n"                                               \
+    "shared pipeline_shared_state<block, 1> st\nvar p = make_pipeline(block, st)\np.producer_acquire()\n"              \
+    "memcpy_async(block, s, g, " SIZE ", p)\np.producer_commit()\np.consumer_wait()\np.consumer_release()\n"
+
+/* SPEC memcpy-2: on sm_90, a barrier in shared memory and alignment >= 16
+ * take the bulk copy (TMA): one elected thread copies everything. */
+START_TEST(barrier_copy_is_bulk_on_sm90)
+{
+    TestRun tr;
+    run_on(&tr, BARRIER_COPY, "h100");
+    const SimStats *s = tr_stats(&tr);
+    ck_assert_uint_eq(s->bulk_copies, 1);
+    ck_assert_uint_eq(s->bulk_bytes, 1024);
+    ck_assert_uint_eq(s->cp_async_bytes, 0);
+    ck_assert_uint_eq(s->sync_bytes, 0);
+    test_run_clear(&tr);
+}
+END_TEST
+
+/* SPEC memcpy-2: on sm_80 the same call is cp.async, 16-byte chunks
+ * strided over the group: 1024 bytes / (32 threads x 16) = 2 instructions. */
+START_TEST(barrier_copy_is_cp_async_on_sm80)
+{
+    TestRun tr;
+    run_on(&tr, BARRIER_COPY, "a100");
+    const SimStats *s = tr_stats(&tr);
+    ck_assert_uint_eq(s->bulk_copies, 0);
+    ck_assert_uint_eq(s->cp_async_bytes, 1024);
+    ck_assert_uint_eq(s->cp_async_instructions, 2);
+    test_run_clear(&tr);
+}
+END_TEST
+
+/* SPEC memcpy-2: pipelines never get the bulk path. */
+START_TEST(pipeline_copy_is_never_bulk)
+{
+    TestRun tr;
+    run_on(&tr, PIPE_COPY("int4", "64", "sizeof(int4) * 64"), "h100");
+    const SimStats *s = tr_stats(&tr);
+    ck_assert_uint_eq(s->bulk_copies, 0);
+    ck_assert_uint_eq(s->cp_async_bytes, 1024);
+    test_run_clear(&tr);
+}
+END_TEST
+
+/* SPEC memcpy-2: cooperative_groups::memcpy_async (no barrier, no
+ * pipeline) is cp.async plus a commit group, never bulk. */
+START_TEST(cooperative_groups_copy_is_cp_async)
+{
+    TestRun tr;
+    run_on(&tr,
+           "smpipe 1\nblock 32\nshared int4 s[64]\nglobal int4 g[64]\n"
+           "memcpy_async(block, s, g, sizeof(int4) * 64)\nwait(block)\nvar x = load(s + threadIdx.x)\n",
+           "h100");
+    const SimStats *s = tr_stats(&tr);
+    ck_assert_uint_eq(s->bulk_copies, 0);
+    ck_assert_uint_eq(s->cp_async_bytes, 1024);
+    ck_assert_uint_eq(s->race_warnings, 0);
+    test_run_clear(&tr);
+}
+END_TEST
+
+/* SPEC memcpy-2: a copy that is not global to shared is synchronous. */
+START_TEST(shared_to_shared_is_synchronous)
+{
+    TestRun tr;
+    run_on(&tr,
+           "smpipe 1\nblock 32\nshared int a[64]\nshared int b[64]\nshared pipeline_shared_state<block, 1> st\n"
+           "var p = make_pipeline(block, st)\np.producer_acquire()\nmemcpy_async(block, a, b, 256, p)\n"
+           "p.producer_commit()\np.consumer_wait()\np.consumer_release()\n",
+           "h100");
+    const SimStats *s = tr_stats(&tr);
+    ck_assert_uint_eq(s->cp_async_bytes, 0);
+    ck_assert_uint_eq(s->sync_bytes, 256);
+    ck_assert_uint_eq(s->sync_copies, 1);
+    ck_assert(has_warning(s, "falls back to a synchronous copy because it is not a global-to-shared copy"));
+    test_run_clear(&tr);
+}
+END_TEST
+
+/* SPEC memcpy-2: memcpy_async_tx needs sm_90. */
+START_TEST(memcpy_async_tx_needs_sm90)
+{
+    const char *text = "smpipe 1\nblock 32\nshared int4 s[64]\nglobal int4 g[64]\nbarrier bar\n"
+                       "if threadIdx.x == 0\n    init(bar, 1)\nend\n__syncthreads()\n"
+                       "if threadIdx.x == 0\n"
+                       "    memcpy_async_tx(s, g, aligned_size_t<16>(1024), bar)\n"
+                       "    var t = barrier_arrive_tx(bar, 1, 1024)\n"
+                       "    bar.wait(t)\nend\n";
+    TestRun tr;
+    run_on(&tr, text, "h100");
+    ck_assert_uint_eq(tr_stats(&tr)->bulk_bytes, 1024);
+    test_run_clear(&tr);
+    GError *err = NULL;
+    memset(&tr, 0, sizeof tr);
+    tr.trace = trace_parse_string("test.trace", text, strlen(text), &err);
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.arch = "a100";
+    o.sm.max_cycles = 1000000;
+    ck_assert(!sim_run_trace(tr.trace, &o, &tr.run, &err));
+    ck_assert_msg(strstr(err->message, "needs sm_90") != NULL, "%s", err->message);
+    ck_assert_int_eq(sim_error_exit_status(err), 1);
+    g_error_free(err);
+    test_run_clear(&tr);
+}
+END_TEST
+
+/* The alignment the compiler recorded for the trace's only memcpy_async. */
+static int64_t copy_alignment(const char *text)
+{
+    TestRun tr;
+    run_on(&tr, text, "h100");
+    int64_t align = -1;
+    for (guint i = 0; i < tr.run.prog->ops->len; i++) {
+        const Op *op = &g_array_index(tr.run.prog->ops, Op, i);
+        if (op->code == OP_MEMCPY) {
+            align = op->value;
+        }
+    }
+    test_run_clear(&tr);
+    return align;
+}
+
+/* SPEC memcpy-1: the alignment is max(alignof(T), aligned_size_t's N); a
+ * plain size counts as 1. */
+START_TEST(alignment_is_the_larger_of_type_and_size)
+{
+    ck_assert_int_eq(copy_alignment(PIPE_COPY("char", "1024", "1024")), 1);
+    ck_assert_int_eq(copy_alignment(PIPE_COPY("char", "1024", "aligned_size_t<16>(1024)")), 16);
+    ck_assert_int_eq(copy_alignment(PIPE_COPY("int", "256", "1024")), 4);
+    ck_assert_int_eq(copy_alignment(PIPE_COPY("int", "256", "aligned_size_t<8>(1024)")), 8);
+    ck_assert_int_eq(copy_alignment(PIPE_COPY("int4", "64", "1024")), 16);
+    ck_assert_int_eq(copy_alignment(PIPE_COPY("int4", "64", "aligned_size_t<4>(1024)")), 16);
+    ck_assert_int_eq(copy_alignment(PIPE_COPY("int", "256", "aligned_size_t<64>(1024)")), 64);
+}
+END_TEST
+
+/* SPEC memcpy-1 and memcpy-2: the alignment picks the path and the chunk
+ * size min(alignment, 16): 1024 bytes over 32 threads. */
+START_TEST(alignment_sets_path_and_chunk)
+{
+    static const struct {
+        const char *text;
+        uint64_t cp_async_instructions;
+        uint64_t sync_bytes;
+    } cases[] = {
+        { PIPE_COPY("char", "1024", "1024"), 0, 1024 },                     /* align 1: synchronous */
+        { PIPE_COPY("char", "1024", "aligned_size_t<16>(1024)"), 2, 0 },    /* 16-byte chunks */
+        { PIPE_COPY("int", "256", "1024"), 8, 0 },                          /* 4-byte chunks */
+        { PIPE_COPY("int", "256", "aligned_size_t<8>(1024)"), 4, 0 },       /* 8-byte chunks */
+        { PIPE_COPY("int", "256", "aligned_size_t<64>(1024)"), 2, 0 },      /* capped at 16 */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        TestRun tr;
+        run_on(&tr, cases[i].text, "h100");
+        const SimStats *s = tr_stats(&tr);
+        ck_assert_msg(s->cp_async_instructions == cases[i].cp_async_instructions, "case %zu: %" G_GUINT64_FORMAT
+                      " cp.async instructions", i, s->cp_async_instructions);
+        ck_assert_uint_eq(s->sync_bytes, cases[i].sync_bytes);
+        ck_assert_uint_eq(s->cp_async_bytes + s->sync_bytes, 1024);
+        if (cases[i].sync_bytes > 0) {
+            ck_assert(has_warning(s, "its alignment is below 4 bytes"));
+        }
+        test_run_clear(&tr);
+    }
+}
+END_TEST
+
+/* aligned_size_t<N>: N is a power of two; memcpy_async_tx needs N >= 16
+ * (the library's static_assert).  Both are compile-time errors (exit 2). */
+START_TEST(aligned_size_errors)
+{
+    static const struct {
+        const char *text;
+        const char *message;
+    } cases[] = {
+        { PIPE_COPY("int", "256", "aligned_size_t<12>(1024)"), "must be a power of two" },
+        { "smpipe 1\nblock 32\nshared int s[256]\nglobal int g[256]\nbarrier bar\n"
+          "memcpy_async_tx(s, g, aligned_size_t<8>(1024), bar)\n", "needs aligned_size_t<16>" },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        TestRun tr;
+        ck_assert(!run_text(&tr, cases[i].text, NULL));
+        ck_assert_int_eq(tr.status, 2);
+        ck_assert_msg(strstr(tr.msg, cases[i].message) != NULL, "%s", tr.msg);
+        test_run_clear(&tr);
+    }
+}
+END_TEST
+
+static TCase *tcase_of(const char *name, const TTest *test)
+{
+    TCase *tc = tcase_create(name);
+    tcase_add_test(tc, test);
+    return tc;
+}
+
+int main(void)
+{
+    Suite *s = suite_create("dispatch");
+    suite_add_tcase(s, tcase_of("bulk_on_sm90", barrier_copy_is_bulk_on_sm90));
+    suite_add_tcase(s, tcase_of("cp_async_on_sm80", barrier_copy_is_cp_async_on_sm80));
+    suite_add_tcase(s, tcase_of("pipeline_never_bulk", pipeline_copy_is_never_bulk));
+    suite_add_tcase(s, tcase_of("cooperative_groups", cooperative_groups_copy_is_cp_async));
+    suite_add_tcase(s, tcase_of("shared_to_shared", shared_to_shared_is_synchronous));
+    suite_add_tcase(s, tcase_of("memcpy_async_tx", memcpy_async_tx_needs_sm90));
+    suite_add_tcase(s, tcase_of("alignment", alignment_is_the_larger_of_type_and_size));
+    suite_add_tcase(s, tcase_of("chunks", alignment_sets_path_and_chunk));
+    suite_add_tcase(s, tcase_of("aligned_size_errors", aligned_size_errors));
+    return run_suite(s);
+}
