@@ -542,10 +542,10 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
     pipe_stats(sm, p);
     /* Role bits for the statistics. */
     for (int64_t tid = 0; tid < b->threads; tid++) {
-        if (p->flags[tid] & PT_MADE) {
-            if (b->thread_role[tid] == 0) {
-                b->thread_role[tid] = p->role[tid] ? p->role[tid] : (ROLEBIT_PRODUCER | ROLEBIT_CONSUMER);
-            }
+        /* Roles partitioned by count are fixed by each thread's first
+         * operation (check_lanes records them then). */
+        if ((p->flags[tid] & PT_MADE) && b->thread_role[tid] == 0) {
+            b->thread_role[tid] = p->role[tid];
         }
     }
     b->role_version++;
@@ -650,10 +650,20 @@ static bool check_lanes(Sm *sm, Warp *w, Split *s, const Op *op, Pipe *p, uint8_
         if (!(s->mask & (1u << l))) {
             continue;
         }
-        const char *err = pipe_check_role(p, w->tid0 + l, role_bits);
+        int64_t tid = w->tid0 + l;
+        uint8_t before = p->role[tid];
+        const char *err = pipe_check_role(p, tid, role_bits);
         if (err != NULL) {
             RULE(sm, w, 1u << l, op, "%s: %s", op_code_name(op->code), err);
             return false;
+        }
+        if (before == 0 && p->role[tid] != 0) {
+            /* Partitioned by count: the first operation fixed the role. */
+            Block *b = &sm->blocks[w->block];
+            if (b->thread_role[tid] == 0) {
+                b->thread_role[tid] = p->role[tid];
+                s->role = -1;
+            }
         }
     }
     return true;
@@ -1646,9 +1656,10 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
                             " alignof(T)/aligned_size_t promise (SPEC memcpy-4)",
                             d % align != 0 ? "destination" : "source", align);
             }
-            if (path != PATH_SYNC && size % cs != 0) {
+            if (size % cs != 0) {
                 /* SPEC memcpy-5: the library copies whole chunks of
-                 * min(alignment, 16) bytes. */
+                 * min(alignment, 16) bytes, on every path (the synchronous
+                 * fallback too). */
                 return RULE(sm, w, 1u << l, op, "memcpy_async: size %" G_GINT64_FORMAT " is not a multiple of %"
                             G_GINT64_FORMAT " bytes: the library would copy past the end (SPEC memcpy-5)", size, cs);
             }
@@ -1982,6 +1993,10 @@ static StepResult exec_barrier(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
             if (!eval_same(sm, w, m, op, op->e[1], "the transaction bytes", &bytes)) {
                 return STEP_STOP;
             }
+            if (sm->arch.sm_version < 90 || bytes < 0) {
+                return RULE(sm, w, m, op, bytes < 0 ? "barrier_arrive_tx: negative transaction bytes"
+                                                    : "barrier_arrive_tx needs sm_90 (transaction counts)");
+            }
             st = mbar_expect_tx(mb, bytes * lanes_in(m), t, warp_barrier_wake, sm);
         }
         if (st == MBAR_OK) {
@@ -2011,6 +2026,10 @@ static StepResult exec_barrier(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         int64_t bytes;
         if (!eval_same(sm, w, m, op, op->e[0], "the transaction bytes", &bytes)) {
             return STEP_STOP;
+        }
+        if (sm->arch.sm_version < 90 || bytes < 0) {
+            return RULE(sm, w, m, op, bytes < 0 ? "barrier_expect_tx: negative transaction bytes"
+                                                : "barrier_expect_tx needs sm_90 (transaction counts)");
         }
         st = mbar_expect_tx(mb, bytes * lanes_in(m), t, warp_barrier_wake, sm);
         if (st != MBAR_OK) {

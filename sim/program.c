@@ -312,6 +312,10 @@ static ExprNode *cx_member(Compiler *c, const Expr *e)
             if (strcmp(base, "blockIdx") == 0) {
                 return node_new(c, EN_BLOCK_ID, e->loc);
             }
+            if (strcmp(base, "blockDim") == 0 && c->prog->block_threads == 0) {
+                failf(c, e->loc, "blockDim.x is used before the 'block' declaration");
+                return NULL;
+            }
             return const_node(c, e->loc, strcmp(base, "blockDim") == 0 ? c->prog->block_threads
                                                                         : c->prog->grid_blocks);
         }
@@ -355,6 +359,10 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
         GroupKind g;
         if (group_of(c, m->a, &g) && args->len == 0) {
             const char *f = m->name;
+            if (g != GROUP_THREAD && g != GROUP_WARP && c->prog->block_threads == 0) {
+                failf(c, e->loc, "%s.%s() is used before the 'block' declaration", m->a->kind == EX_NAME ? m->a->name : "group", f);
+                return NULL;
+            }
             int64_t size = g == GROUP_BLOCK ? c->prog->block_threads
                            : g == GROUP_GRID ? c->prog->block_threads * c->prog->grid_blocks
                            : g == GROUP_WARP ? 32 : 1;
@@ -592,9 +600,17 @@ static ExprNode *cx(Compiler *c, const Expr *e)
     }
     case EX_TERNARY: {
         ExprNode *a = cx(c, e->a);
-        ExprNode *b = a ? cx(c, e->b) : NULL;
+        if (a == NULL || !want_int(c, a, "the condition")) {
+            return NULL;
+        }
+        if (a->kind == EN_CONST) {
+            /* A constant condition chooses one side; the other is never
+             * evaluated (as in C), so it cannot fail. */
+            return cx(c, a->value ? e->b : e->c);
+        }
+        ExprNode *b = cx(c, e->b);
         ExprNode *d = b ? cx(c, e->c) : NULL;
-        if (d == NULL || !want_int(c, a, "the condition")) {
+        if (d == NULL) {
             return NULL;
         }
         if (b->type.kind != d->type.kind || (b->type.kind == TY_PTR && b->type.buffer != d->type.buffer)) {
@@ -606,9 +622,6 @@ static ExprNode *cx(Compiler *c, const Expr *e)
             failf(c, e->loc, "'?:' cannot choose between %s values", type_name(&b->type));
             return NULL;
         }
-        if (a->kind == EN_CONST) {
-            return a->value ? b : d;
-        }
         ExprNode *n = node_new(c, EN_TERNARY, e->loc);
         n->a = a;
         n->b = b;
@@ -619,7 +632,16 @@ static ExprNode *cx(Compiler *c, const Expr *e)
     }
     case EX_BINARY: {
         ExprNode *a = cx(c, e->a);
-        ExprNode *b = a ? cx(c, e->b) : NULL;
+        if (a == NULL) {
+            return NULL;
+        }
+        if ((e->op == TK_ANDAND || e->op == TK_OROR) && a->kind == EN_CONST && a->type.kind == TY_INT &&
+            (a->value != 0) == (e->op == TK_OROR)) {
+            /* Decided by the left side, as in C: the right one is never
+             * evaluated, so it cannot fail (n != 0 && 10 / n with n = 0). */
+            return const_node(c, e->loc, e->op == TK_OROR);
+        }
+        ExprNode *b = cx(c, e->b);
         if (b == NULL) {
             return NULL;
         }
@@ -1105,7 +1127,8 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
                          tx ? "cuda::barrier" : "pipeline or a cuda::barrier");
         }
         if (tx) {
-            if (op->value < 16) {
+            if (align < 16) {
+                /* The library's static_assert is on aligned_size_t's N. */
                 return failf(c, loc, "memcpy_async_tx needs aligned_size_t<16> or more (the library's static_assert)");
             }
             c->prog->uses_bulk = true;
@@ -1210,6 +1233,10 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         int32_t p, b;
         if (!nargs(c, call, f, 2, 2) || !pipeline_arg(c, arg(call, 0), &p) || !barrier_arg(c, arg(call, 1), &b)) {
             return false;
+        }
+        if (!object_sym(c, arg(call, 0), SYM_PIPELINE)->thread_scope) {
+            return failf(c, arg(call, 0)->loc, "pipeline_producer_commit takes a pipeline<thread_scope_thread>"
+                         " (made by make_pipeline())");
         }
         int k = emit(c, OP_PIPE_COMMIT_BAR, loc);
         if (k < 0) {

@@ -208,9 +208,7 @@ void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString
                                " stage instances\n", st->name, st->stages, st->instances);
         g_string_append_printf(out, "    %-10s %10s %10s %10s %10s %10s\n", "step", "mean", "min", "p50", "p90", "max");
         for (int k = 0; k < STAGE_STEP__COUNT; k++) {
-            if (k != STAGE_STEP_FREE) {
-                dist_line(out, sim_stage_step_name(k), &st->step[k]);
-            }
+            dist_line(out, sim_stage_step_name(k), &st->step[k]);
         }
         dist_line(out, "exposed", &st->exposed);
         g_string_append_printf(out, "    stages in flight: mean %.2f; full %.1f%%, empty %.1f%% of the time\n",
@@ -403,9 +401,7 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
         jsonw_key(&j, "instances");
         jsonw_uint(&j, st->instances);
         for (int k = 0; k < STAGE_STEP__COUNT; k++) {
-            if (k != STAGE_STEP_FREE) {
-                json_dist(&j, sim_stage_step_name(k), &st->step[k]);
-            }
+            json_dist(&j, sim_stage_step_name(k), &st->step[k]);
         }
         json_dist(&j, "exposed", &st->exposed);
         jsonw_key(&j, "occupancy_cycles");

@@ -45,7 +45,7 @@ const char *sim_role_name(SimRole r)
 
 const char *sim_stage_step_name(int step)
 {
-    static const char *names[STAGE_STEP__COUNT] = { "fill", "land", "idle", "consume", "free" };
+    static const char *names[STAGE_STEP__COUNT] = { "fill", "land", "idle", "consume" };
     return names[step];
 }
 

@@ -61,7 +61,6 @@ enum {
     STAGE_STEP_LAND,     /* last commit -> stage ready (copies landed) */
     STAGE_STEP_IDLE,     /* ready -> first consumer passed consumer_wait */
     STAGE_STEP_CONSUME,  /* first consumer wait passed -> last release */
-    STAGE_STEP_FREE,     /* last release -> next acquire of the slot */
     STAGE_STEP__COUNT
 };
 
@@ -114,14 +113,11 @@ typedef struct {
     uint64_t smem_degree_hist[33];
 
     /* Barriers. */
-    uint64_t syncthreads, syncthreads_wait; /* barriers completed; warp-cycles waited */
+    uint64_t syncthreads;    /* block barriers completed */
     uint64_t mbar_phases, mbar_waits;
 
     /* Pipelines (block scope), one per pipeline_shared_state used. */
     GPtrArray *stages;       /* SimStageStats* (owned) */
-    /* Thread-scope pipelines: committed groups in flight of thread 0, over time. */
-    uint64_t thread_pipe_occupancy[257];
-    bool has_thread_pipe;
 
     /* Warnings about the program (race detector, slow paths), sorted. */
     GPtrArray *warnings;     /* char* (owned) */

@@ -129,6 +129,28 @@ START_TEST(exposed_copy_without_overlap)
 }
 END_TEST
 
+START_TEST(roles_partitioned_by_count)
+{
+    /* With make_pipeline(block, &state, count), each thread's first
+     * operation fixes its role: the role breakdown has both. */
+    TestRun tr;
+    const SimStats *s = run_ok(&tr, "smpipe 1\nblock 64\nshared pipeline_shared_state<block, 2> st\n"
+                                    "var p = make_pipeline(block, st, 32)\nif threadIdx.x < 32\n"
+                                    "  p.producer_acquire()\n  p.producer_commit()\nelse\n  compute(imad, 50)\n"
+                                    "  p.consumer_wait()\n  p.consumer_release()\nend\n", NULL);
+    uint64_t prod = 0, cons = 0, both = 0;
+    for (int k = 0; k < WS__COUNT; k++) {
+        prod += s->role_state[ROLE_PRODUCER][k];
+        cons += s->role_state[ROLE_CONSUMER][k];
+        both += s->role_state[ROLE_BOTH][k];
+    }
+    ck_assert_uint_gt(prod, 0);
+    ck_assert_uint_gt(cons, 0);
+    ck_assert_uint_eq(both, 0);
+    test_run_clear(&tr);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("stats");
@@ -139,6 +161,7 @@ int main(void)
     tcase_add_test(tc, bank_conflicts);
     tcase_add_test(tc, stage_counts_and_bytes);
     tcase_add_test(tc, exposed_copy_without_overlap);
+    tcase_add_test(tc, roles_partitioned_by_count);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
