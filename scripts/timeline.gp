@@ -39,19 +39,28 @@ set x2tics
 set x2label 'microseconds'
 set xtics nomirror
 set mxtics 5
+set format x '%.0f'
 set ytics nomirror scale 0
 set grid xtics mxtics lc rgb '#e4e4e4' lw 1 back
 set border 3 back
 set tmargin 6
-set key outside right top vertical Left reverse samplen 1.5 spacing 1.2 width 2 title 'warp state / copies' left
+key_title = binned ? sprintf("share of each %d-cycle bin", bin_cycles) : ''
+set key outside right top vertical Left reverse samplen 1.5 spacing 1.2 width 2 title key_title left
 set style fill solid 1.0 border
 
 # Boxes on rows: the row's top and height come from layout.gp's arrays.
 y0(row, f) = RowY[int(row)] + RowH[int(row)] * f
 
-plot for [i=1:n_styles] datadir . '/' . StyleFile[i] \
-         using (($1 + $2) / 2):(y0($3, ($4 + $5) / 2)):1:2:(y0($3, $4)):(y0($3, $5)) \
-         with boxxyerror lc rgb StyleColor[i] title StyleName[i], \
-     for [k=1:n_occ] datadir . '/' . occ_file \
-         using (($1 + $2) / 2):(occ_y0 - occ_h * $3 / occ_max / 2):1:2:(occ_y0):(occ_y0 - occ_h * $3 / occ_max) \
-         with boxxyerror lc rgb '#807dba' title 'stages occupied'
+# The stage strip exists only for block-scope pipelines.
+if (n_occ > 0) {
+    plot for [i=1:n_styles] datadir . '/' . StyleFile[i] \
+             using (($1 + $2) / 2):(y0($3, ($4 + $5) / 2)):1:2:(y0($3, $4)):(y0($3, $5)) \
+             with boxxyerror lc rgb StyleColor[i] title StyleName[i], \
+         datadir . '/' . occ_file \
+             using (($1 + $2) / 2):(occ_y0 - occ_h * $3 / occ_max / 2):1:2:(occ_y0):(occ_y0 - occ_h * $3 / occ_max) \
+             with boxxyerror lc rgb '#807dba' title 'stages occupied'
+} else {
+    plot for [i=1:n_styles] datadir . '/' . StyleFile[i] \
+             using (($1 + $2) / 2):(y0($3, ($4 + $5) / 2)):1:2:(y0($3, $4)):(y0($3, $5)) \
+             with boxxyerror lc rgb StyleColor[i] title StyleName[i]
+}

@@ -18,10 +18,13 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* Time bins of the --by role picture; they merge pairwise when the run
- * outgrows them, so the picture's resolution is between 1/ROLE_BINS and
- * 2/ROLE_BINS of the run. */
-#define ROLE_BINS 1024
+/* Time bins of the picture's binned rows (roles, and warps of long runs);
+ * they merge pairwise when the run outgrows them, so a bin is between
+ * 1/BINS and 2/BINS of the run. */
+#define BINS 1024
+/* A warp row keeps its exact slices while it has at most this many in the
+ * window (a few per pixel); beyond, warp rows are drawn from their bins. */
+#define EXACT_SLICES_PER_ROW (2 * BINS)
 
 /* Picture styles: the warp states, then the copy kinds. */
 enum {
@@ -66,6 +69,8 @@ typedef struct {
     SimTrackKind kind;
     char *name;
     int sort_index;
+    bool drawn;              /* a picture box was written on it */
+    uint64_t *bins;          /* warp tracks (picture per warp): [BINS][WS__COUNT] warp-cycles */
 } Track;
 
 typedef struct {
@@ -105,9 +110,11 @@ struct SimTimeline {
     OutFile styles[STYLE__COUNT];
     OutFile layout;          /* layout.gp, written when closing */
     GString *scratch;
-    /* --by role: bins[(bin * ROLE__COUNT + role) * WS__COUNT + state] warp-cycles. */
-    uint64_t *bins;
-    SimCycle bin_width;
+    /* --by role: role_bins[role][BINS][WS__COUNT] warp-cycles. */
+    uint64_t *role_bins[ROLE__COUNT];
+    SimCycle bin_width;      /* cycles per bin, from `from` on */
+    uint64_t warp_boxes;     /* exact warp slices written to the picture data */
+    int warp_rows;
     bool io_error;
 };
 
@@ -205,9 +212,11 @@ SimTimeline *sim_timeline_open(const SimTimelineOptions *o, GError **error)
             out_init(&t->styles[s], path);
         }
         if (t->by_role) {
-            t->bins = g_new0(uint64_t, (size_t) ROLE_BINS * ROLE__COUNT * WS__COUNT);
-            t->bin_width = 1;
+            for (int r = 0; r < ROLE__COUNT; r++) {
+                t->role_bins[r] = g_new0(uint64_t, (size_t) BINS * WS__COUNT);
+            }
         }
+        t->bin_width = 1;
     }
     if (o->json_path != NULL) {
         t->json_path = g_strdup(o->json_path);
@@ -260,7 +269,11 @@ int sim_timeline_track(SimTimeline *t, SimTrackKind kind, const char *name, int 
     if (found != NULL) {
         return GPOINTER_TO_INT(found);
     }
-    Track tr = { kind, g_strdup(name), sort_index };
+    Track tr = { kind, g_strdup(name), sort_index, false, NULL };
+    if (kind == TRACK_WARP && t->data_dir != NULL && !t->by_role) {
+        tr.bins = g_new0(uint64_t, (size_t) BINS * WS__COUNT);
+        t->warp_rows++;
+    }
     g_array_append_val(t->tracks, tr);
     int id = (int) t->tracks->len;
     g_hash_table_insert(t->track_ids, g_steal_pointer(&key), GINT_TO_POINTER(id));
@@ -298,6 +311,9 @@ static void json_slice(SimTimeline *t, int track, const char *name, SimCycle sta
 /* A picture box: [x0, x1) on row `row`, from fraction f0 to f1 of its height. */
 static void data_box(SimTimeline *t, int style, SimCycle x0, SimCycle x1, int row, double f0, double f1)
 {
+    if (row >= 1 && row <= (int) t->tracks->len) {
+        g_array_index(t->tracks, Track, row - 1).drawn = true;
+    }
     FILE *f = out_file(t, &t->styles[style]);
     if (f == NULL) {
         return;
@@ -330,29 +346,44 @@ void sim_timeline_slice(SimTimeline *t, int track, const char *name, SimCycle st
     }
 }
 
-/* Makes the role bins twice as wide. */
-static void bins_coarsen(SimTimeline *t)
+static void bins_merge(uint64_t *bins)
 {
-    const size_t per = (size_t) ROLE__COUNT * WS__COUNT;
-    for (size_t b = 0; b < ROLE_BINS / 2; b++) {
-        for (size_t k = 0; k < per; k++) {
-            t->bins[b * per + k] = t->bins[2 * b * per + k] + t->bins[(2 * b + 1) * per + k];
+    for (size_t b = 0; b < BINS / 2; b++) {
+        for (size_t k = 0; k < WS__COUNT; k++) {
+            bins[b * WS__COUNT + k] = bins[2 * b * WS__COUNT + k] + bins[(2 * b + 1) * WS__COUNT + k];
         }
     }
-    memset(t->bins + (size_t) (ROLE_BINS / 2) * per, 0, (size_t) (ROLE_BINS / 2) * per * sizeof(uint64_t));
+    memset(bins + (size_t) (BINS / 2) * WS__COUNT, 0, (size_t) (BINS / 2) * WS__COUNT * sizeof(uint64_t));
+}
+
+/* Makes every row's bins twice as wide. */
+static void bins_coarsen(SimTimeline *t)
+{
+    for (int r = 0; r < ROLE__COUNT; r++) {
+        if (t->role_bins[r] != NULL) {
+            bins_merge(t->role_bins[r]);
+        }
+    }
+    for (guint i = 0; i < t->tracks->len; i++) {
+        Track *tr = &g_array_index(t->tracks, Track, i);
+        if (tr->bins != NULL) {
+            bins_merge(tr->bins);
+        }
+    }
     t->bin_width *= 2;
 }
 
-static void bins_add(SimTimeline *t, SimRole role, SimWarpState state, SimCycle start, SimCycle end)
+/* Adds [start, end) (inside the window) in `state` to a row's bins. */
+static void bins_add(SimTimeline *t, uint64_t **bins, SimWarpState state, SimCycle start, SimCycle end)
 {
-    while (end - t->from > (SimCycle) ROLE_BINS * t->bin_width) {
+    while (end - t->from > (SimCycle) BINS * t->bin_width) {
         bins_coarsen(t);
     }
     SimCycle w = t->bin_width;
     for (SimCycle b = (start - t->from) / w; b * w + t->from < end; b++) {
         SimCycle lo = MAX(start, t->from + b * w);
         SimCycle hi = MIN(end, t->from + (b + 1) * w);
-        t->bins[(b * ROLE__COUNT + role) * WS__COUNT + state] += hi - lo;
+        (*bins)[b * WS__COUNT + state] += hi - lo;
     }
 }
 
@@ -371,9 +402,12 @@ void sim_timeline_warp_slice(SimTimeline *t, int track, SimWarpState state, SimR
     }
     if (t->data_dir != NULL) {
         if (t->by_role) {
-            bins_add(t, role, state, start, end);
+            bins_add(t, &t->role_bins[role], state, start, end);
         } else {
+            Track *tr = &g_array_index(t->tracks, Track, track - 1);
+            bins_add(t, &tr->bins, state, start, end);
             data_box(t, (int) state, start, end, track, 0.0, 1.0);
+            t->warp_boxes++;
         }
     }
 }
@@ -534,43 +568,70 @@ void sim_timeline_counter_add(SimTimeline *t, const char *name, SimCycle now, Si
 
 /* ----------------------------------------------------------------- close */
 
-/* Writes the role bins as stacked boxes, one row per role seen. */
-static void role_rows(SimTimeline *t, SimCycle end, int first_row, int *row_of_role)
+/* Whether a row's bins hold anything. */
+static bool bins_used(const uint64_t *bins)
 {
-    SimCycle w = t->bin_width;
-    int next = first_row;
-    for (int r = 0; r < ROLE__COUNT; r++) {
-        row_of_role[r] = 0;
-        for (SimCycle b = 0; b < ROLE_BINS && row_of_role[r] == 0; b++) {
-            for (int s = 0; s < WS__COUNT; s++) {
-                if (t->bins[(b * ROLE__COUNT + (SimCycle) r) * WS__COUNT + (SimCycle) s] != 0) {
-                    row_of_role[r] = next++;
-                    break;
-                }
-            }
+    for (size_t k = 0; k < (size_t) BINS * WS__COUNT; k++) {
+        if (bins[k] != 0) {
+            return true;
         }
     }
-    for (SimCycle b = 0; b < ROLE_BINS && t->from + b * w < end; b++) {
-        for (int r = 0; r < ROLE__COUNT; r++) {
-            const uint64_t *v = &t->bins[(b * ROLE__COUNT + (SimCycle) r) * WS__COUNT];
-            uint64_t total = 0;
-            for (int s = 0; s < WS__COUNT; s++) {
-                total += v[s];
-            }
-            if (total == 0) {
-                continue;
-            }
-            uint64_t cum = 0;
-            for (int s = 0; s < WS__COUNT; s++) {
-                if (v[s] == 0) {
-                    continue;
-                }
-                data_box(t, s, t->from + b * w, MIN(end, t->from + (b + 1) * w), row_of_role[r],
-                         (double) cum / (double) total, (double) (cum + v[s]) / (double) total);
+    return false;
+}
+
+/* Writes a row's bins as stacked boxes: per bin, each state's share of the
+ * row's warp-cycles in it, in the order of the states. */
+static void bins_write(SimTimeline *t, const uint64_t *bins, int row, SimCycle end)
+{
+    SimCycle w = t->bin_width;
+    for (SimCycle b = 0; b < BINS && t->from + b * w < end; b++) {
+        const uint64_t *v = &bins[b * WS__COUNT];
+        uint64_t total = 0;
+        for (int s = 0; s < WS__COUNT; s++) {
+            total += v[s];
+        }
+        uint64_t cum = 0;
+        for (int s = 0; s < WS__COUNT && total > 0; s++) {
+            if (v[s] != 0) {
+                data_box(t, s, t->from + b * w, MIN(end, t->from + (b + 1) * w), row, (double) cum / (double) total,
+                         (double) (cum + v[s]) / (double) total);
                 cum += v[s];
             }
         }
     }
+}
+
+/* Rows from bins: one per role seen (--by role), or, when the run has too
+ * many slices per warp to draw them one by one, one per warp in place of
+ * its exact slices.  Returns whether warp rows are binned. */
+static bool binned_rows(SimTimeline *t, SimCycle end, int first_row, int *row_of_role)
+{
+    int next = first_row;
+    for (int r = 0; r < ROLE__COUNT; r++) {
+        row_of_role[r] = t->role_bins[r] != NULL && bins_used(t->role_bins[r]) ? next++ : 0;
+        if (row_of_role[r] != 0) {
+            bins_write(t, t->role_bins[r], row_of_role[r], end);
+        }
+    }
+    if (t->by_role || t->warp_rows == 0 || t->warp_boxes <= (uint64_t) t->warp_rows * EXACT_SLICES_PER_ROW) {
+        return false;
+    }
+    /* Start the warp states' data over. */
+    for (int s = 0; s < WS__COUNT; s++) {
+        OutFile *o = &t->styles[s];
+        if (o->f != NULL) {
+            fclose(o->f);
+            o->f = NULL;
+            remove(o->tmp);
+        }
+    }
+    for (guint i = 0; i < t->tracks->len; i++) {
+        const Track *tr = &g_array_index(t->tracks, Track, i);
+        if (tr->bins != NULL) {
+            bins_write(t, tr->bins, (int) i + 1, end);
+        }
+    }
+    return true;
 }
 
 /* A gnuplot single-quoted string. */
@@ -636,9 +697,7 @@ static void write_layout(SimTimeline *t, SimCycle end)
     const int nrows = ntracks + ROLE__COUNT;
     const Track *tracks = (const Track *) t->tracks->data;
     int row_of_role[ROLE__COUNT] = { 0 };
-    if (t->by_role) {
-        role_rows(t, end, ntracks + 1, row_of_role);
-    }
+    bool warps_binned = binned_rows(t, end, ntracks + 1, row_of_role);
     g_autofree double *row_y = g_new0(double, nrows + 1);
     g_autofree double *row_h = g_new0(double, nrows + 1);
     g_autofree int *warps = g_new0(int, nrows + 1);
@@ -657,7 +716,7 @@ static void write_layout(SimTimeline *t, SimCycle end)
     for (int i = 0; i < ntracks; i++) {
         if (tracks[i].kind == TRACK_WARP && !t->by_role) {
             warps[nw++] = i + 1;
-        } else if (tracks[i].kind == TRACK_COPY) {
+        } else if (tracks[i].kind == TRACK_COPY && tracks[i].drawn) {
             lanes[nl++] = i + 1;
         }
     }
@@ -706,8 +765,11 @@ static void write_layout(SimTimeline *t, SimCycle end)
         g_string_append_printf(tics, " %.4f", occ_y0 - occ_h / 2);
     }
     g_string_append_printf(gp, "t_from = %" G_GUINT64_FORMAT ".0\nt_to = %" G_GUINT64_FORMAT ".0\n"
-                           "clock_mhz = %.1f\ny_max = %.4f\nrow_units = %.4f\n",
-                           t->from, MAX(end, t->from + 1), t->clock_mhz, MAX(y + 0.2, 1.0), y);
+                           "clock_mhz = %.1f\ny_max = %.4f\n",
+                           t->from, MAX(end, t->from + 1), t->clock_mhz, MAX(y + 0.2, 1.0));
+    /* Rows drawn from bins show each state's share of a bin. */
+    g_string_append_printf(gp, "binned = %d\nbin_cycles = %" G_GUINT64_FORMAT "\n", warps_binned || t->by_role,
+                           t->bin_width);
     g_string_append_printf(gp, "array RowY[%d]\narray RowH[%d]\n", nrows, nrows);
     for (int i = 1; i <= nrows; i++) {
         if (row_h[i] > 0) {
@@ -787,13 +849,16 @@ static bool timeline_free(SimTimeline *t, bool keep)
     }
     for (guint i = 0; i < t->tracks->len; i++) {
         g_free(g_array_index(t->tracks, Track, i).name);
+        g_free(g_array_index(t->tracks, Track, i).bins);
     }
     g_array_free(t->tracks, TRUE);
     g_hash_table_unref(t->track_ids);
     g_array_free(t->counters, TRUE);
     g_array_free(t->heap, TRUE);
     g_string_free(t->scratch, TRUE);
-    g_free(t->bins);
+    for (int r = 0; r < ROLE__COUNT; r++) {
+        g_free(t->role_bins[r]);
+    }
     g_free(t->json_path);
     g_free(t->json_tmp);
     g_free(t->data_dir);

@@ -469,17 +469,10 @@ START_TEST(same_run_same_bytes)
 }
 END_TEST
 
-START_TEST(role_rows_stack_to_one)
+/* Per (bin, row) the stacked state fractions of binned rows add up to one;
+ * returns how many (bin, row) stacks there are. */
+static guint check_stacks(const char *dir)
 {
-    char *dir = tmpdir_new();
-    SimTimelineOptions o = { .data_dir = dir, .clock_mhz = 1980.0, .to = SIM_CYCLE_NEVER, .by_role = true };
-    TestRun tr;
-    run_timeline("traces/with_specialized_staging_unified.trace", NULL, &o, &tr);
-    g_autofree char *layout_path = g_build_filename(dir, "layout.gp", NULL);
-    g_autofree char *layout = file_text(layout_path);
-    ck_assert_msg(strstr(layout, "'producer'") && strstr(layout, "'consumer'"), "%s", layout);
-    ck_assert_msg(strstr(layout, "'warp 0'") == NULL, "warp rows in a role picture");
-    /* Per (bin, row) the stacked state fractions add up to one. */
     GHashTable *sums = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     GDir *d = g_dir_open(dir, 0, NULL);
     const char *name;
@@ -496,7 +489,7 @@ START_TEST(role_rows_stack_to_one)
             double f0, f1;
             ck_assert_int_eq(sscanf(lines[i], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %d %lf %lf", &x0, &x1, &row,
                                     &f0, &f1), 5);
-            ck_assert(f0 >= 0.0 && f1 <= 1.0 && f1 > f0);
+            ck_assert(f0 >= 0.0 && f1 <= 1.0 && f1 > f0 && x1 > x0);
             char *key = g_strdup_printf("%" G_GUINT64_FORMAT ":%d", x0, row);
             double *sum = g_hash_table_lookup(sums, key);
             if (sum == NULL) {
@@ -509,16 +502,55 @@ START_TEST(role_rows_stack_to_one)
         }
     }
     g_dir_close(d);
-    ck_assert_int_gt(g_hash_table_size(sums), 100);
     GHashTableIter it;
     gpointer k, v;
     g_hash_table_iter_init(&it, sums);
     while (g_hash_table_iter_next(&it, &k, &v)) {
         ck_assert_msg(fabs(*(double *) v - 1.0) < 1e-3, "bin %s stacks to %f", (char *) k, *(double *) v);
     }
+    guint n = g_hash_table_size(sums);
     g_hash_table_unref(sums);
+    return n;
+}
+
+START_TEST(role_rows_stack_to_one)
+{
+    char *dir = tmpdir_new();
+    SimTimelineOptions o = { .data_dir = dir, .clock_mhz = 1980.0, .to = SIM_CYCLE_NEVER, .by_role = true };
+    TestRun tr;
+    run_timeline("traces/with_specialized_staging_unified.trace", NULL, &o, &tr);
+    g_autofree char *layout_path = g_build_filename(dir, "layout.gp", NULL);
+    g_autofree char *layout = file_text(layout_path);
+    ck_assert_msg(strstr(layout, "'producer'") && strstr(layout, "'consumer'"), "%s", layout);
+    ck_assert_msg(strstr(layout, "'warp 0'") == NULL, "warp rows in a role picture");
+    ck_assert_msg(strstr(layout, "binned = 1") != NULL, "%s", layout);
+    ck_assert_uint_gt(check_stacks(dir), 100);
     test_run_clear(&tr);
     tmpdir_free(dir);
+}
+END_TEST
+
+START_TEST(long_runs_bin_warp_rows)
+{
+    /* Short runs keep exact slices; long ones draw warps from bins. */
+    const char *const short_run[] = { "stages=2", NULL };
+    const char *const long_run[] = { "stages=2", "batches=400", NULL };
+    const char *const *runs[] = { short_run, long_run };
+    for (int k = 0; k < 2; k++) {
+        char *dir = tmpdir_new();
+        SimTimelineOptions o = { .data_dir = dir, .clock_mhz = 1980.0, .to = SIM_CYCLE_NEVER };
+        TestRun tr;
+        run_timeline("traces/with_staging_unified.trace", runs[k], &o, &tr);
+        g_autofree char *layout_path = g_build_filename(dir, "layout.gp", NULL);
+        g_autofree char *layout = file_text(layout_path);
+        ck_assert_msg(strstr(layout, k == 0 ? "binned = 0" : "binned = 1") != NULL, "%s", layout);
+        ck_assert_msg(strstr(layout, "'warp 3'") != NULL, "%s", layout);
+        if (k == 1) {
+            ck_assert_uint_ge(check_stacks(dir), 4 * 512);
+        }
+        test_run_clear(&tr);
+        tmpdir_free(dir);
+    }
 }
 END_TEST
 
@@ -611,6 +643,7 @@ static Suite *timeline_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("roles");
     tcase_add_test(tc, role_rows_stack_to_one);
+    tcase_add_test(tc, long_runs_bin_warp_rows);
     suite_add_tcase(s, tc);
     return s;
 }
