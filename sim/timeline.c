@@ -35,26 +35,27 @@ enum {
 };
 
 static const struct {
-    const char *slug;        /* data file name part */
+    const char *slug;        /* data file name part (the statistics' state name) */
+    const char *legend;      /* the picture's legend */
     const char *color;       /* gnuplot rgb */
 } style_info[STYLE__COUNT] = {
-    [WS_ISSUING] = { "issuing", "#1a7f37" },
-    [WS_NOT_SELECTED] = { "not_selected", "#9be07a" },
-    [WS_DEPENDENCY] = { "dependency", "#5ab4ac" },
-    [WS_MATH_THROTTLE] = { "math_throttle", "#2c7fb8" },
-    [WS_BANK_CONFLICT] = { "bank_conflict", "#c51b7d" },
-    [WS_COPY_THROTTLE] = { "copy_throttle", "#fdb863" },
-    [WS_MEMORY] = { "memory", "#8c510a" },
-    [WS_CONSUMER_WAIT] = { "consumer_wait", "#d7301f" },
-    [WS_PRODUCER_ACQUIRE] = { "producer_acquire", "#f4a6a0" },
-    [WS_BLOCK_BARRIER] = { "block_barrier", "#6a51a3" },
-    [WS_MBARRIER] = { "mbarrier", "#bcbddc" },
-    [WS_ASYNC_WAIT] = { "async_wait", "#e7298a" },
-    [WS_DIVERGENT] = { "divergent", "#969696" },
-    [WS_EXITED] = { "exited", "#e8e8e8" },
-    [STYLE_CP_ASYNC] = { "cp.async", "#08519c" },
-    [STYLE_BULK] = { "bulk_copy", "#6baed6" },
-    [STYLE_OTHER_COPY] = { "other_copy", "#737373" },
+    [WS_ISSUING] = { "issuing", "issuing", "#1a7f37" },
+    [WS_NOT_SELECTED] = { "not_selected", "not_selected (ready)", "#9be07a" },
+    [WS_DEPENDENCY] = { "dependency", "dependency (compute latency)", "#5ab4ac" },
+    [WS_MATH_THROTTLE] = { "math_throttle", "math_throttle (pipe busy)", "#2c7fb8" },
+    [WS_BANK_CONFLICT] = { "bank_conflict", "bank_conflict (replays)", "#c51b7d" },
+    [WS_COPY_THROTTLE] = { "copy_throttle", "copy_throttle (copy path full)", "#fdb863" },
+    [WS_MEMORY] = { "memory", "memory (global load)", "#8c510a" },
+    [WS_CONSUMER_WAIT] = { "consumer_wait", "consumer_wait (stage not landed)", "#d7301f" },
+    [WS_PRODUCER_ACQUIRE] = { "producer_acquire", "producer_acquire (no free stage)", "#f4a6a0" },
+    [WS_BLOCK_BARRIER] = { "block_barrier", "block_barrier (__syncthreads)", "#6a51a3" },
+    [WS_MBARRIER] = { "mbarrier", "mbarrier (barrier wait)", "#bcbddc" },
+    [WS_ASYNC_WAIT] = { "async_wait", "async_wait (cp.async wait_group)", "#e7298a" },
+    [WS_DIVERGENT] = { "divergent", "divergent (other branch runs)", "#969696" },
+    [WS_EXITED] = { "exited", "exited", "#e8e8e8" },
+    [STYLE_CP_ASYNC] = { "cp.async", "cp.async copy in flight", "#08519c" },
+    [STYLE_BULK] = { "bulk_copy", "bulk copy in flight", "#6baed6" },
+    [STYLE_OTHER_COPY] = { "other_copy", "other copy in flight", "#737373" },
 };
 
 /* An output file written under a temporary name and renamed when done. */
@@ -795,10 +796,7 @@ static void write_layout(SimTimeline *t, SimCycle end)
         }
         nstyles++;
         g_autofree char *base = g_path_get_basename(t->styles[s].path);
-        const char *name = s < WS__COUNT ? sim_warp_state_name((SimWarpState) s)
-                           : s == STYLE_CP_ASYNC ? "cp.async copy"
-                           : s == STYLE_BULK ? "bulk copy"
-                                             : "other copy";
+        const char *name = style_info[s].legend;
         g_string_append_printf(files, "StyleFile[%d] = ", nstyles);
         gp_string(files, base);
         g_string_append_printf(files, "; StyleName[%d] = ", nstyles);
