@@ -50,7 +50,7 @@ void sm_account_flush(Warp *w, SimCycle at)
         sm->stats.warp_state[(size_t) w->id * WS__COUNT + w->state] += d;
         sm->stats.role_state[w->role][w->state] += d;
         if (sm->tl != NULL) {
-            sim_timeline_slice(sm->tl, w->timeline_track, sim_warp_state_name(w->state), w->since, at);
+            sim_timeline_warp_slice(sm->tl, w->timeline_track, w->state, w->role, w->since, at);
         }
         w->since = at;
     }
@@ -344,7 +344,10 @@ void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char 
         sm->copy_to = MAX(sm->copy_to, to);
     }
     if (sm->tl != NULL) {
-        /* Overlapping copies go to different lanes so that slices nest. */
+        /* Overlapping copies go to different lanes so that slices nest: a
+         * lane takes a copy only once its last one has completed, so each
+         * lane's slices come in order and never overlap.  Lanes are bounded
+         * by the copies in flight (cp_async.max_inflight). */
         int lane = -1;
         for (int i = 0; i < sm->ncopy_tracks; i++) {
             if (sm->copy_track_free[i] <= from) {
@@ -352,7 +355,7 @@ void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char 
                 break;
             }
         }
-        if (lane < 0 && sm->ncopy_tracks < 64) {
+        if (lane < 0) {
             lane = sm->ncopy_tracks++;
             sm->copy_tracks = g_renew(int, sm->copy_tracks, sm->ncopy_tracks);
             sm->copy_track_free = g_renew(SimCycle, sm->copy_track_free, sm->ncopy_tracks);
@@ -360,11 +363,17 @@ void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char 
             g_snprintf(name, sizeof name, "copy lane %d", lane);
             sm->copy_tracks[lane] = sim_timeline_track(sm->tl, TRACK_COPY, name, 100000 + lane);
         }
-        if (lane >= 0) {
-            sm->copy_track_free[lane] = to;
-            sim_timeline_slice(sm->tl, sm->copy_tracks[lane], what, from, to);
-        }
-        (void) bytes;
+        sm->copy_track_free[lane] = to;
+        sim_timeline_slice(sm->tl, sm->copy_tracks[lane], what, from, to);
+        sim_timeline_counter_add(sm->tl, "bytes in flight", sm->engine.now, from, bytes);
+        sim_timeline_counter_add(sm->tl, "bytes in flight", sm->engine.now, to, -bytes);
+    }
+}
+
+void sm_note_smem_replays(Sm *sm, SimCycle at, int64_t replays)
+{
+    if (sm->tl != NULL && replays > 0) {
+        sim_timeline_counter_add(sm->tl, "bank conflict replays", sm->engine.now, at, replays);
     }
 }
 

@@ -198,6 +198,8 @@ void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at);
 void sm_fail(Sm *sm, GError *err);
 void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at);
 void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char *what);
+/* A shared-memory access at cycle `at` replayed `replays` wavefronts (timeline counter). */
+void sm_note_smem_replays(Sm *sm, SimCycle at, int64_t replays);
 void sm_schedule_action(Sm *sm, SimCycle at, ActionKind kind, int32_t block, int32_t mbar, int64_t amount,
                         SrcLoc loc, int32_t warp);
 void sm_warn(Sm *sm, const char *key, const char *fmt, ...) G_GNUC_PRINTF(3, 4);

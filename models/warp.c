@@ -385,8 +385,9 @@ static void note_phase(Sm *sm, Block *b, int32_t mbar, uint64_t before, SimCycle
         st->instances++;
         if (sm->tl != NULL) {
             char name[64];
-            g_snprintf(name, sizeof name, "%s stage %" G_GINT64_FORMAT, p->stats->name, slot);
-            int track = sim_timeline_track(sm->tl, TRACK_STAGE, name, 50000 + (int) (p->mbar_base + slot));
+            g_snprintf(name, sizeof name, "%s stage %" G_GINT64_FORMAT " (block %d)", p->stats->name, slot, b->id);
+            int track = sim_timeline_track(sm->tl, TRACK_STAGE, name,
+                                           50000 + b->id * 1024 + (int) (p->mbar_base + slot));
             SimCycle a = l->acquired;
             SimCycle c = l->has_commit ? MAX(l->committed, a) : a;
             SimCycle r = l->has_ready ? MAX(l->ready, c) : c;
@@ -395,12 +396,10 @@ static void note_phase(Sm *sm, Block *b, int32_t mbar, uint64_t before, SimCycle
             sim_timeline_slice(sm->tl, track, "in flight", c, r);
             sim_timeline_slice(sm->tl, track, "ready", r, wt);
             sim_timeline_slice(sm->tl, track, "consumed", wt, MAX(now, wt));
+            sim_timeline_counter_add(sm->tl, "stages occupied", sm->engine.now, now, -1);
         }
     }
     pipe_stage_close(p, slot, now);
-    if (sm->tl != NULL) {
-        sim_timeline_counter(sm->tl, "stages occupied", now, p->open_stages);
-    }
 }
 
 void warp_apply_action(Sm *sm, const Action *a, SimCycle now)
@@ -834,7 +833,7 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                     int64_t tid = w->tid0 + l;
                     p->flags[tid] |= PT_ACQUIRED;
                     if (sm->tl && p->life && !p->life[p->head[tid]].open) {
-                        sim_timeline_counter(sm->tl, "stages occupied", t, p->open_stages + 1);
+                        sim_timeline_counter_add(sm->tl, "stages occupied", sm->engine.now, t, +1);
                     }
                     pipe_stage_open(p, p->head[tid], t);
                 }
@@ -1324,6 +1323,7 @@ static StepResult exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
     int64_t replays = 0;
     if (buf->space == SPACE_SHARED) {
         SimCycle port = smem_access(&sm->smem, t, addr, m, size, &replays);
+        sm_note_smem_replays(sm, t, replays);
         ready = port - 1 + (SimCycle) sm->arch.smem_latency;
         if (sm->race) {
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
@@ -1392,6 +1392,7 @@ static StepResult exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     int64_t replays = 0;
     if (buf->space == SPACE_SHARED) {
         smem_access(&sm->smem, t, addr, m, size, &replays);
+        sm_note_smem_replays(sm, t, replays);
         if (sm->race) {
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
                 if (m & (1u << l)) {
@@ -1819,6 +1820,7 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
             int64_t replays;
             SimCycle stored = smem_access(&sm->smem, arrive, dst, km, chunk, &replays);
             done = MAX(done, stored);
+            sm_note_smem_replays(sm, arrive, replays);
             sm->stats.sync_bytes += (uint64_t) (lanes_in(km) * chunk);
         }
         sm->stats.sync_copies++;

@@ -3,6 +3,7 @@
 
 #include "sim/report.h"
 #include "sim/runner.h"
+#include "sim/timeline.h"
 
 int cli_run(int argc, char **argv);
 int cli_check(int argc, char **argv);
@@ -36,5 +37,32 @@ GPtrArray *cli_set_list(char **sets);
  * values, which must outlive info). */
 void cli_report_info(const SimRun *r, const char *trace_path, SimEngineKind engine, GArray *values, ReportInfo *info);
 
-/* Draws the timeline data written under data_dir into out (png/svg/pdf). */
-bool cli_plot_timeline(const char *data_dir, const char *out, const SimRun *r, const char *trace, GError **error);
+/* Exit status of `smpipe plot` and `run --plot` when gnuplot is missing:
+ * the run succeeded and its timeline data files were written. */
+#define CLI_EXIT_NO_GNUPLOT 3
+
+/* The timeline outputs of one run (cli_timeline.c). */
+typedef struct {
+    const char *json;        /* Chrome/Perfetto JSON path, or NULL */
+    const char *plot;        /* picture path (.png/.svg/.pdf), or NULL */
+    const char *data_dir;    /* where the picture's data files go; NULL: a temporary directory */
+    SimCycle from, to;       /* window; to = SIM_CYCLE_NEVER: to the end */
+    bool by_role;            /* picture rows per role rather than per warp */
+} CliTimelineRequest;
+
+/* Opens the timeline sink for a run of trace with options o (the clock
+ * comes from preparing the run).  *data_dir receives the picture's data
+ * directory (newly allocated; NULL without a picture).  Returns the sink
+ * (the caller closes or aborts it) or NULL with *error set. */
+SimTimeline *cli_timeline_open(const Trace *trace, const SimRunOptions *o, const CliTimelineRequest *req,
+                               char **data_dir, GError **error);
+
+/* Draws the timeline data under data_dir into out (png/svg/pdf) with
+ * gnuplot and scripts/timeline.gp; deletes the data files afterwards unless
+ * keep_data.  Without gnuplot the error is G_SPAWN_ERROR_NOENT and says
+ * where the data is (see cli_plot_fail). */
+bool cli_plot_timeline(const char *data_dir, bool keep_data, const char *out, const SimRun *r, const char *trace,
+                       bool by_role, GError **error);
+
+/* cli_fail for the plot verbs: exit CLI_EXIT_NO_GNUPLOT when gnuplot is missing. */
+int cli_plot_fail(GError *error);

@@ -3,6 +3,7 @@
 
 #include "sim/timeline.h"
 
+#include <glib/gstdio.h>
 #include <stdio.h>
 
 static SimCycle default_max_cycles = 2000000000ull;
@@ -30,7 +31,7 @@ int cli_run(int argc, char **argv)
         { "max-cycles", 0, 0, G_OPTION_ARG_INT64, &max_cycles, "Watchdog: stop a program still running at this cycle [2e9]", "N" },
         { "no-race-check", 0, 0, G_OPTION_ARG_NONE, &no_race, "Do not run the pipeline race detector", NULL },
         { "timeline", 't', 0, G_OPTION_ARG_FILENAME, &timeline, "Write a Chrome/Perfetto trace-event timeline", "FILE.json" },
-        { "plot", 'p', 0, G_OPTION_ARG_FILENAME, &plot, "Draw the overlap timeline with gnuplot", "FILE.png|svg|pdf" },
+        { "plot", 'p', 0, G_OPTION_ARG_FILENAME, &plot, "Draw the overlap timeline with gnuplot (rows per warp, or per role with --by role)", "FILE.png|svg|pdf" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print only the cycle count", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
@@ -81,18 +82,8 @@ int cli_run(int argc, char **argv)
     SimTimeline *tl = NULL;
     g_autofree char *plot_dir = NULL;
     if (timeline != NULL || plot != NULL) {
-        /* The clock is known once the architecture is loaded; open after a
-         * dry preparation. */
-        SimRun probe;
-        if (!sim_run_prepare(t, &o, &probe, &err)) {
-            sim_run_clear(&probe);
-            return cli_fail(err);
-        }
-        if (plot != NULL) {
-            plot_dir = g_dir_make_tmp("smpipe-plot-XXXXXX", NULL);
-        }
-        tl = sim_timeline_open(timeline, plot_dir, probe.arch.clock_mhz, 0, SIM_CYCLE_NEVER, &err);
-        sim_run_clear(&probe);
+        CliTimelineRequest req = { timeline, plot, NULL, 0, SIM_CYCLE_NEVER, report_by == REPORT_BY_ROLE };
+        tl = cli_timeline_open(t, &o, &req, &plot_dir, &err);
         if (tl == NULL) {
             return cli_fail(err);
         }
@@ -104,10 +95,16 @@ int cli_run(int argc, char **argv)
         if (tl != NULL) {
             sim_timeline_abort(tl);
         }
+        if (plot_dir != NULL) {
+            g_rmdir(plot_dir);
+        }
         sim_run_clear(&r);
         return cli_fail(err);
     }
     if (tl != NULL && !sim_timeline_close(tl, &err)) {
+        if (plot_dir != NULL) {
+            g_rmdir(plot_dir);
+        }
         sim_run_clear(&r);
         return cli_fail(err);
     }
@@ -147,7 +144,8 @@ int cli_run(int argc, char **argv)
     }
     int rc = 0;
     if (plot != NULL) {
-        rc = cli_plot_timeline(plot_dir, plot, &r, path, &err) ? 0 : cli_fail(err);
+        rc = cli_plot_timeline(plot_dir, false, plot, &r, path, report_by == REPORT_BY_ROLE, &err) ? 0
+                                                                                                : cli_plot_fail(err);
     }
     sim_run_clear(&r);
     return rc;

@@ -23,13 +23,6 @@ int cli_merge(int argc, char **argv)
     return not_yet("merge");
 }
 
-int cli_plot_trace(int argc, char **argv)
-{
-    (void) argc;
-    (void) argv;
-    return not_yet("plot");
-}
-
 int cli_plot_sweep(int argc, char **argv)
 {
     (void) argc;
@@ -56,13 +49,4 @@ int cli_calibrate(int argc, char **argv)
     (void) argc;
     (void) argv;
     return not_yet("calibrate");
-}
-
-bool cli_plot_timeline(const char *data_dir, const char *out, const SimRun *r, const char *trace, GError **error)
-{
-    (void) data_dir;
-    (void) r;
-    (void) trace;
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: plotting is not available in this build yet", out);
-    return false;
 }

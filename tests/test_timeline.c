@@ -1,0 +1,654 @@
+/* test_timeline.c: the timeline sink (sim/timeline.c) alone, and the
+ * Chrome/Perfetto JSON and picture data of every bundled trace: well-formed
+ * tracks (slices nest, in order), counters, metadata, windows, determinism,
+ * and agreement with the statistics. */
+#include "test_util.h"
+
+#include "sim/timeline.h"
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+
+/* A scratch directory removed (with its files) by tmpdir_free. */
+static char *tmpdir_new(void)
+{
+    char *d = g_dir_make_tmp("smpipe-test-timeline-XXXXXX", NULL);
+    ck_assert(d != NULL);
+    return d;
+}
+
+static void tmpdir_free(char *d)
+{
+    GDir *dir = g_dir_open(d, 0, NULL);
+    if (dir != NULL) {
+        const char *name;
+        while ((name = g_dir_read_name(dir)) != NULL) {
+            g_autofree char *p = g_build_filename(d, name, NULL);
+            g_remove(p);
+        }
+        g_dir_close(dir);
+    }
+    g_rmdir(d);
+    g_free(d);
+}
+
+/* Runs a bundled trace with a timeline; fails the test if the run fails. */
+static void run_timeline(const char *rel, const char *const *sets, const SimTimelineOptions *topt, TestRun *tr)
+{
+    memset(tr, 0, sizeof *tr);
+    g_autofree char *path = g_build_filename(SRCDIR, rel, NULL);
+    GError *err = NULL;
+    tr->trace = trace_parse_file(path, &err);
+    ck_assert_msg(tr->trace != NULL, "%s: %s", rel, err ? err->message : "");
+    g_autoptr(GPtrArray) sl = g_ptr_array_new();
+    for (int i = 0; sets && sets[i]; i++) {
+        g_ptr_array_add(sl, (gpointer) sets[i]);
+    }
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.sets = sl;
+    o.sm.engine = SIM_ENGINE_EVENT;
+    o.sm.race_check = true;
+    o.sm.max_cycles = 100000000;
+    SimTimeline *tl = sim_timeline_open(topt, &err);
+    ck_assert_msg(tl != NULL, "%s", err ? err->message : "");
+    o.sm.timeline = tl;
+    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
+    ck_assert_msg(ok, "%s: %s", rel, err ? err->message : "");
+    ck_assert_msg(sim_timeline_close(tl, &err), "%s", err ? err->message : "");
+}
+
+static JsonParser *load_json(const char *path)
+{
+    JsonParser *p = json_parser_new();
+    GError *err = NULL;
+    ck_assert_msg(json_parser_load_from_file(p, path, &err), "%s: %s", path, err ? err->message : "");
+    return p;
+}
+
+/* What validate_json learnt about a timeline. */
+typedef struct {
+    int slices;
+    int copy_slices;
+    int stage_tracks;
+    int counters;
+    int64_t last_bytes_in_flight;
+    int64_t last_stages;
+    int64_t last_replays;
+    bool saw_bytes, saw_stages, saw_replays;
+} JsonFacts;
+
+typedef struct {
+    char *name;
+    int sort_index;
+    GArray *open_ends;       /* SimCycle: ends of the slices enclosing the last one */
+    int64_t last_ts;
+    SimCycle covered_to;     /* warp tracks: end of the contiguous cover */
+    uint64_t state_time[WS__COUNT];
+} TidInfo;
+
+static void tid_free(gpointer p)
+{
+    TidInfo *ti = p;
+    g_free(ti->name);
+    g_array_free(ti->open_ends, TRUE);
+    g_free(ti);
+}
+
+static int state_by_name(const char *name)
+{
+    for (int s = 0; s < WS__COUNT; s++) {
+        if (strcmp(name, sim_warp_state_name((SimWarpState) s)) == 0) {
+            return s;
+        }
+    }
+    return -1;
+}
+
+/* Checks a timeline file.  st: the run's statistics, compared when the
+ * window [from, to) covers the run; max_stages: bound of "stages occupied". */
+static JsonFacts validate_json(const char *path, const SimStats *st, double clock_mhz, SimCycle from, SimCycle to,
+                               int64_t max_stages)
+{
+    JsonFacts f;
+    memset(&f, 0, sizeof f);
+    JsonParser *p = load_json(path);
+    JsonObject *root = json_node_get_object(json_parser_get_root(p));
+    ck_assert(root != NULL);
+    ck_assert_str_eq(json_object_get_string_member(root, "displayTimeUnit"), "ns");
+    JsonObject *meta = json_object_get_object_member(root, "otherData");
+    ck_assert_msg(meta != NULL, "no otherData");
+    ck_assert_str_eq(json_object_get_string_member(meta, "time_unit"), "cycle");
+    ck_assert(json_object_has_member(meta, "clock_mhz"));
+    ck_assert_double_eq_tol(json_object_get_double_member(meta, "clock_mhz"), clock_mhz, 0.05);
+    JsonArray *ev = json_object_get_array_member(root, "traceEvents");
+    ck_assert(ev != NULL);
+    const SimCycle end = MIN(st->cycles, to);
+    const bool whole = from == 0 && to >= st->cycles;
+
+    GHashTable *tids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, tid_free);
+    GHashTable *counters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    int processes = 0;
+    for (guint i = 0; i < json_array_get_length(ev); i++) {
+        JsonObject *e = json_array_get_object_element(ev, i);
+        ck_assert_msg(e != NULL, "event %u is not an object", i);
+        const char *ph = json_object_get_string_member(e, "ph");
+        const char *name = json_object_get_string_member(e, "name");
+        ck_assert(ph != NULL && name != NULL && *name);
+        ck_assert_int_eq(json_object_get_int_member(e, "pid"), 0);
+        if (strcmp(ph, "M") == 0) {
+            JsonObject *args = json_object_get_object_member(e, "args");
+            ck_assert(args != NULL);
+            int tid = (int) json_object_get_int_member(e, "tid");
+            if (strcmp(name, "process_name") == 0) {
+                processes++;
+                continue;
+            }
+            TidInfo *ti = g_hash_table_lookup(tids, GINT_TO_POINTER(tid));
+            if (strcmp(name, "thread_name") == 0) {
+                ck_assert_msg(ti == NULL, "tid %d named twice", tid);
+                ti = g_new0(TidInfo, 1);
+                ti->name = g_strdup(json_object_get_string_member(args, "name"));
+                ti->open_ends = g_array_new(FALSE, FALSE, sizeof(SimCycle));
+                ti->last_ts = -1;
+                ti->covered_to = from;
+                g_hash_table_insert(tids, GINT_TO_POINTER(tid), ti);
+                if (g_str_has_prefix(ti->name, "copy lane")) {
+                    /* counted when used */
+                } else if (strstr(ti->name, " stage ") != NULL) {
+                    f.stage_tracks++;
+                }
+            } else {
+                ck_assert_str_eq(name, "thread_sort_index");
+                ck_assert_msg(ti != NULL, "tid %d sorted before being named", tid);
+                ti->sort_index = (int) json_object_get_int_member(args, "sort_index");
+            }
+        } else if (strcmp(ph, "X") == 0) {
+            int tid = (int) json_object_get_int_member(e, "tid");
+            TidInfo *ti = g_hash_table_lookup(tids, GINT_TO_POINTER(tid));
+            ck_assert_msg(ti != NULL, "slice on unnamed tid %d", tid);
+            int64_t ts = json_object_get_int_member(e, "ts");
+            int64_t dur = json_object_get_int_member(e, "dur");
+            ck_assert_msg(dur > 0, "%s: empty slice at %" G_GINT64_FORMAT, ti->name, ts);
+            ck_assert_msg((SimCycle) ts >= from && (SimCycle) (ts + dur) <= end, "%s: slice [%" G_GINT64_FORMAT
+                          ", %" G_GINT64_FORMAT ") outside the window", ti->name, ts, ts + dur);
+            ck_assert_msg(ts >= ti->last_ts, "%s: slice at %" G_GINT64_FORMAT " after one at %" G_GINT64_FORMAT,
+                          ti->name, ts, ti->last_ts);
+            ti->last_ts = ts;
+            /* Nesting: a slice lies after or inside every slice still open. */
+            while (ti->open_ends->len > 0 &&
+                   g_array_index(ti->open_ends, SimCycle, ti->open_ends->len - 1) <= (SimCycle) ts) {
+                g_array_set_size(ti->open_ends, ti->open_ends->len - 1);
+            }
+            if (ti->open_ends->len > 0) {
+                SimCycle outer = g_array_index(ti->open_ends, SimCycle, ti->open_ends->len - 1);
+                ck_assert_msg((SimCycle) (ts + dur) <= outer, "%s: slice [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                              ") overlaps one ending at %" G_GUINT64_FORMAT, ti->name, ts, ts + dur, outer);
+            }
+            SimCycle e_end = (SimCycle) (ts + dur);
+            g_array_append_val(ti->open_ends, e_end);
+            f.slices++;
+            const char *cat = json_object_get_string_member(e, "cat");
+            ck_assert(cat != NULL);
+            if (g_str_has_prefix(ti->name, "warp ")) {
+                ck_assert_str_eq(cat, "warp");
+                int s = state_by_name(name);
+                ck_assert_msg(s >= 0, "unknown warp state %s", name);
+                ck_assert_msg((SimCycle) ts == ti->covered_to, "%s: gap or overlap at %" G_GINT64_FORMAT
+                              " (covered to %" G_GUINT64_FORMAT ")", ti->name, ts, ti->covered_to);
+                ti->covered_to = e_end;
+                ti->state_time[s] += (uint64_t) dur;
+            } else if (g_str_has_prefix(ti->name, "copy lane")) {
+                ck_assert_str_eq(cat, "copy");
+                ck_assert(strcmp(name, "cp.async") == 0 || strcmp(name, "bulk copy") == 0);
+                f.copy_slices++;
+            } else {
+                ck_assert_str_eq(cat, "stage");
+                ck_assert(strcmp(name, "acquired") == 0 || strcmp(name, "in flight") == 0 ||
+                          strcmp(name, "ready") == 0 || strcmp(name, "consumed") == 0);
+            }
+        } else if (strcmp(ph, "C") == 0) {
+            int64_t ts = json_object_get_int_member(e, "ts");
+            JsonObject *args = json_object_get_object_member(e, "args");
+            ck_assert(args != NULL && json_object_has_member(args, "value"));
+            ck_assert_int_eq(json_node_get_value_type(json_object_get_member(args, "value")), G_TYPE_INT64);
+            int64_t v = json_object_get_int_member(args, "value");
+            ck_assert_msg((SimCycle) ts >= from && (SimCycle) ts < MAX(end, from + 1), "%s at %" G_GINT64_FORMAT
+                          " outside the window", name, ts);
+            int64_t *last = g_hash_table_lookup(counters, name);
+            if (last == NULL) {
+                last = g_new(int64_t, 2);
+                last[0] = -1;
+                last[1] = 0;
+                g_hash_table_insert(counters, g_strdup(name), last);
+                f.counters++;
+            }
+            ck_assert_msg(ts > last[0], "%s: sample at %" G_GINT64_FORMAT " after one at %" G_GINT64_FORMAT, name,
+                          ts, last[0]);
+            if (strcmp(name, "bytes in flight") == 0) {
+                ck_assert_int_ge(v, 0);
+                f.saw_bytes = true;
+                f.last_bytes_in_flight = v;
+            } else if (strcmp(name, "stages occupied") == 0) {
+                ck_assert_int_ge(v, 0);
+                ck_assert_int_le(v, max_stages);
+                f.saw_stages = true;
+                f.last_stages = v;
+            } else if (strcmp(name, "bank conflict replays") == 0) {
+                ck_assert_msg(v >= last[1], "bank conflict replays decreased");
+                f.saw_replays = true;
+                f.last_replays = v;
+            } else {
+                ck_abort_msg("unknown counter %s", name);
+            }
+            last[0] = ts;
+            last[1] = v;
+        } else {
+            ck_abort_msg("unexpected event phase %s", ph);
+        }
+    }
+    ck_assert_int_eq(processes, 1);
+    /* Every warp's track covers the window; with the whole run, its states
+     * add up to the statistics. */
+    int warps = 0;
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, tids);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        TidInfo *ti = value;
+        if (!g_str_has_prefix(ti->name, "warp ")) {
+            continue;
+        }
+        warps++;
+        ck_assert_msg(ti->covered_to == end, "%s covered to %" G_GUINT64_FORMAT ", not %" G_GUINT64_FORMAT,
+                      ti->name, ti->covered_to, end);
+        if (whole) {
+            int w = ti->sort_index;
+            ck_assert(w >= 0 && w < st->warps);
+            for (int s = 0; s < WS__COUNT; s++) {
+                ck_assert_msg(ti->state_time[s] == st->warp_state[(size_t) w * WS__COUNT + s],
+                              "%s: %s %" G_GUINT64_FORMAT " in the timeline, %" G_GUINT64_FORMAT " in the statistics",
+                              ti->name, sim_warp_state_name((SimWarpState) s), ti->state_time[s],
+                              st->warp_state[(size_t) w * WS__COUNT + s]);
+            }
+        }
+    }
+    ck_assert_int_eq(warps, st->warps);
+    if (whole) {
+        ck_assert_int_eq(f.copy_slices, (int) (st->cp_async_instructions + st->bulk_copies));
+        if (f.saw_bytes) {
+            ck_assert_int_eq(f.last_bytes_in_flight, 0);
+        }
+        if (f.saw_stages) {
+            ck_assert_int_eq(f.last_stages, 0);
+        }
+        ck_assert_int_eq(f.last_replays, (int64_t) (st->smem_wavefronts - st->smem_ideal_wavefronts));
+    }
+    g_hash_table_unref(tids);
+    g_hash_table_unref(counters);
+    g_object_unref(p);
+    return f;
+}
+
+/* Stages of all block-scope pipelines of a run (the occupancy bound). */
+static int64_t total_stages(const TestRun *tr)
+{
+    int64_t n = 0;
+    for (guint i = 0; i < tr->run.prog->pstates->len; i++) {
+        n += g_array_index(tr->run.prog->pstates, ProgPState, i).stages;
+    }
+    return n * tr->run.arch.blocks;
+}
+
+/* The bundled traces, sorted. */
+static GPtrArray *bundled_traces(void)
+{
+    GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *dir = g_build_filename(SRCDIR, "traces", NULL);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    ck_assert(d != NULL);
+    const char *name;
+    while ((name = g_dir_read_name(d)) != NULL) {
+        if (g_str_has_suffix(name, ".trace")) {
+            g_ptr_array_add(a, g_build_filename("traces", name, NULL));
+        }
+    }
+    g_dir_close(d);
+    g_ptr_array_sort(a, (GCompareFunc) g_strcmp0);
+    return a;
+}
+
+static void check_trace(const char *rel, const char *const *sets)
+{
+    char *dir = tmpdir_new();
+    g_autofree char *json = g_build_filename(dir, "t.json", NULL);
+    SimTimelineOptions o = { .json_path = json, .data_dir = dir, .clock_mhz = 0, .from = 0, .to = SIM_CYCLE_NEVER };
+    TestRun tr;
+    /* The clock goes in the metadata: take it from the bundled h100. */
+    o.clock_mhz = 1980.0;
+    o.arch = "h100";
+    run_timeline(rel, sets, &o, &tr);
+    ck_assert_double_eq_tol(tr.run.arch.clock_mhz, 1980.0, 0.05);
+    JsonFacts f = validate_json(json, tr_stats(&tr), 1980.0, 0, SIM_CYCLE_NEVER, total_stages(&tr));
+    ck_assert_msg(f.slices > 0 && f.counters > 0, "%s: %d slices, %d counters", rel, f.slices, f.counters);
+    ck_assert_msg(f.saw_bytes, "%s: no bytes in flight counter", rel);
+    g_autofree char *layout = g_build_filename(dir, "layout.gp", NULL);
+    ck_assert(g_file_test(layout, G_FILE_TEST_IS_REGULAR));
+    test_run_clear(&tr);
+    tmpdir_free(dir);
+}
+
+START_TEST(bundled_traces_are_well_formed)
+{
+    g_autoptr(GPtrArray) traces = bundled_traces();
+    ck_assert_int_ge(traces->len, 5);
+    for (guint i = 0; i < traces->len; i++) {
+        check_trace(g_ptr_array_index(traces, i), NULL);
+    }
+}
+END_TEST
+
+START_TEST(variants_are_well_formed)
+{
+    /* Single and deep pipelines, two resident blocks (stage tracks per
+     * block), wide copies and a bulk-copy source. */
+    const char *const s1[] = { "stages=1", NULL };
+    const char *const s4[] = { "stages=4", "threads=256", NULL };
+    const char *const two[] = { "stages=3", "sm.blocks=2", NULL };
+    const char *const wide[] = { "elem_bytes=16", "stages=2", NULL };
+    check_trace("traces/with_staging_unified.trace", s1);
+    check_trace("traces/with_staging_unified.trace", s4);
+    check_trace("traces/with_staging_unified.trace", two);
+    check_trace("traces/with_specialized_staging_unified.trace", two);
+    check_trace("traces/with_staging.trace", wide);
+}
+END_TEST
+
+START_TEST(stage_tracks_are_registered_once)
+{
+    char *dir = tmpdir_new();
+    g_autofree char *json = g_build_filename(dir, "t.json", NULL);
+    SimTimelineOptions o = { .json_path = json, .clock_mhz = 1980.0, .to = SIM_CYCLE_NEVER };
+    const char *const two[] = { "stages=3", "sm.blocks=2", NULL };
+    TestRun tr;
+    run_timeline("traces/with_staging_unified.trace", two, &o, &tr);
+    JsonFacts f = validate_json(json, tr_stats(&tr), 1980.0, 0, SIM_CYCLE_NEVER, total_stages(&tr));
+    /* 3 stages in each of 2 blocks, however many batches pass through. */
+    ck_assert_int_eq(f.stage_tracks, 6);
+    test_run_clear(&tr);
+    tmpdir_free(dir);
+}
+END_TEST
+
+START_TEST(window_clips_everything)
+{
+    char *dir = tmpdir_new();
+    g_autofree char *json = g_build_filename(dir, "w.json", NULL);
+    SimTimelineOptions o = { .json_path = json, .data_dir = dir, .clock_mhz = 1980.0, .from = 1000, .to = 3000 };
+    const char *const s[] = { "stages=4", NULL };
+    TestRun tr;
+    run_timeline("traces/with_staging_unified.trace", s, &o, &tr);
+    ck_assert_uint_gt(tr_stats(&tr)->cycles, 3000);
+    JsonFacts f = validate_json(json, tr_stats(&tr), 1980.0, 1000, 3000, total_stages(&tr));
+    ck_assert_int_gt(f.slices, 0);
+    /* Stages are in flight at cycle 1000: the counter starts there. */
+    JsonParser *p = load_json(json);
+    JsonArray *ev = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)), "traceEvents");
+    bool starts = false;
+    for (guint i = 0; i < json_array_get_length(ev); i++) {
+        JsonObject *e = json_array_get_object_element(ev, i);
+        if (strcmp(json_object_get_string_member(e, "ph"), "C") == 0 &&
+            strcmp(json_object_get_string_member(e, "name"), "stages occupied") == 0) {
+            ck_assert_int_eq(json_object_get_int_member(e, "ts"), 1000);
+            ck_assert_int_gt(json_object_get_int_member(json_object_get_object_member(e, "args"), "value"), 0);
+            starts = true;
+            break;
+        }
+    }
+    ck_assert(starts);
+    g_object_unref(p);
+    /* The picture data lies in the window too. */
+    g_autofree char *issuing = g_build_filename(dir, "slices-issuing.dat", NULL);
+    g_autofree char *text = NULL;
+    ck_assert(g_file_get_contents(issuing, &text, NULL, NULL));
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    int n = 0;
+    for (int i = 0; lines[i] && *lines[i]; i++) {
+        guint64 x0 = 0, x1 = 0;
+        ck_assert_int_eq(sscanf(lines[i], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &x0, &x1), 2);
+        ck_assert(x0 >= 1000 && x1 <= 3000 && x1 > x0);
+        n++;
+    }
+    ck_assert_int_gt(n, 0);
+    g_autofree char *layout_path = g_build_filename(dir, "layout.gp", NULL);
+    g_autofree char *layout = NULL;
+    ck_assert(g_file_get_contents(layout_path, &layout, NULL, NULL));
+    ck_assert_msg(strstr(layout, "t_from = 1000.0\nt_to = 3000.0\n") != NULL, "%s", layout);
+    test_run_clear(&tr);
+    tmpdir_free(dir);
+}
+END_TEST
+
+static char *file_text(const char *path)
+{
+    char *text = NULL;
+    ck_assert_msg(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
+    return text;
+}
+
+START_TEST(same_run_same_bytes)
+{
+    char *dirs[2];
+    char *texts[2], *layouts[2], *slices[2];
+    const char *const s[] = { "stages=3", "sm.blocks=2", NULL };
+    for (int k = 0; k < 2; k++) {
+        dirs[k] = tmpdir_new();
+        g_autofree char *json = g_build_filename(dirs[k], "d.json", NULL);
+        SimTimelineOptions o = { .json_path = json, .data_dir = dirs[k], .clock_mhz = 1980.0,
+                                 .to = SIM_CYCLE_NEVER, .trace = "x.trace", .arch = "h100" };
+        TestRun tr;
+        run_timeline("traces/with_specialized_staging_unified.trace", s, &o, &tr);
+        test_run_clear(&tr);
+        texts[k] = file_text(json);
+        g_autofree char *l = g_build_filename(dirs[k], "layout.gp", NULL);
+        layouts[k] = file_text(l);
+        g_autofree char *c = g_build_filename(dirs[k], "slices-cp.async.dat", NULL);
+        slices[k] = file_text(c);
+    }
+    ck_assert(strlen(texts[0]) > 1000);
+    ck_assert_msg(strcmp(texts[0], texts[1]) == 0, "two runs wrote different timelines");
+    ck_assert_str_eq(layouts[0], layouts[1]);
+    ck_assert_str_eq(slices[0], slices[1]);
+    for (int k = 0; k < 2; k++) {
+        g_free(texts[k]);
+        g_free(layouts[k]);
+        g_free(slices[k]);
+        tmpdir_free(dirs[k]);
+    }
+}
+END_TEST
+
+/* Per (bin, row) the stacked state fractions of binned rows add up to one;
+ * returns how many (bin, row) stacks there are. */
+static guint check_stacks(const char *dir)
+{
+    GHashTable *sums = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    while ((name = g_dir_read_name(d)) != NULL) {
+        if (!g_str_has_prefix(name, "slices-") || strcmp(name, "slices-cp.async.dat") == 0) {
+            continue;
+        }
+        g_autofree char *p = g_build_filename(dir, name, NULL);
+        g_autofree char *text = file_text(p);
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (int i = 0; lines[i] && *lines[i]; i++) {
+            guint64 x0, x1;
+            int row;
+            double f0, f1;
+            ck_assert_int_eq(sscanf(lines[i], "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %d %lf %lf", &x0, &x1, &row,
+                                    &f0, &f1), 5);
+            ck_assert(f0 >= 0.0 && f1 <= 1.0 && f1 > f0 && x1 > x0);
+            char *key = g_strdup_printf("%" G_GUINT64_FORMAT ":%d", x0, row);
+            double *sum = g_hash_table_lookup(sums, key);
+            if (sum == NULL) {
+                sum = g_new0(double, 1);
+                g_hash_table_insert(sums, key, sum);
+            } else {
+                g_free(key);
+            }
+            *sum += f1 - f0;
+        }
+    }
+    g_dir_close(d);
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, sums);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        ck_assert_msg(fabs(*(double *) v - 1.0) < 1e-3, "bin %s stacks to %f", (char *) k, *(double *) v);
+    }
+    guint n = g_hash_table_size(sums);
+    g_hash_table_unref(sums);
+    return n;
+}
+
+START_TEST(role_rows_stack_to_one)
+{
+    char *dir = tmpdir_new();
+    SimTimelineOptions o = { .data_dir = dir, .clock_mhz = 1980.0, .to = SIM_CYCLE_NEVER, .by_role = true };
+    TestRun tr;
+    run_timeline("traces/with_specialized_staging_unified.trace", NULL, &o, &tr);
+    g_autofree char *layout_path = g_build_filename(dir, "layout.gp", NULL);
+    g_autofree char *layout = file_text(layout_path);
+    ck_assert_msg(strstr(layout, "'producer'") && strstr(layout, "'consumer'"), "%s", layout);
+    ck_assert_msg(strstr(layout, "'warp 0'") == NULL, "warp rows in a role picture");
+    ck_assert_msg(strstr(layout, "binned = 1") != NULL, "%s", layout);
+    ck_assert_uint_gt(check_stacks(dir), 100);
+    test_run_clear(&tr);
+    tmpdir_free(dir);
+}
+END_TEST
+
+START_TEST(long_runs_bin_warp_rows)
+{
+    /* Short runs keep exact slices; long ones draw warps from bins. */
+    const char *const short_run[] = { "stages=2", NULL };
+    const char *const long_run[] = { "stages=2", "batches=400", NULL };
+    const char *const *runs[] = { short_run, long_run };
+    for (int k = 0; k < 2; k++) {
+        char *dir = tmpdir_new();
+        SimTimelineOptions o = { .data_dir = dir, .clock_mhz = 1980.0, .to = SIM_CYCLE_NEVER };
+        TestRun tr;
+        run_timeline("traces/with_staging_unified.trace", runs[k], &o, &tr);
+        g_autofree char *layout_path = g_build_filename(dir, "layout.gp", NULL);
+        g_autofree char *layout = file_text(layout_path);
+        ck_assert_msg(strstr(layout, k == 0 ? "binned = 0" : "binned = 1") != NULL, "%s", layout);
+        ck_assert_msg(strstr(layout, "'warp 3'") != NULL, "%s", layout);
+        if (k == 1) {
+            ck_assert_uint_ge(check_stacks(dir), 4 * 512);
+        }
+        test_run_clear(&tr);
+        tmpdir_free(dir);
+    }
+}
+END_TEST
+
+/* The sink alone: counter changes dated in the future are written in cycle
+ * order once the clock passes them; tracks are deduplicated; slices are
+ * clipped to the window. */
+START_TEST(sink_orders_counters_and_clips)
+{
+    char *dir = tmpdir_new();
+    g_autofree char *json = g_build_filename(dir, "s.json", NULL);
+    SimTimelineOptions o = { .json_path = json, .data_dir = dir, .clock_mhz = 1000.0, .from = 4, .to = 30 };
+    GError *err = NULL;
+    SimTimeline *t = sim_timeline_open(&o, &err);
+    ck_assert(t != NULL);
+    int a = sim_timeline_track(t, TRACK_COPY, "copy lane 0", 100000);
+    int b = sim_timeline_track(t, TRACK_STAGE, "s stage 0 (block 0)", 50000);
+    ck_assert_int_eq(sim_timeline_track(t, TRACK_COPY, "copy lane 0", 100000), a);
+    ck_assert_int_ne(a, b);
+    sim_timeline_counter_add(t, "bytes in flight", 0, 10, 5);
+    sim_timeline_counter_add(t, "bytes in flight", 0, 2, 1);
+    sim_timeline_counter_add(t, "bytes in flight", 0, 10, -1);
+    sim_timeline_slice(t, a, "cp.async", 2, 12);
+    sim_timeline_counter_add(t, "bytes in flight", 7, 12, -5);
+    sim_timeline_slice(t, b, "acquired", 20, 40);
+    /* A change dated before the clock is written at the clock. */
+    sim_timeline_counter_add(t, "bytes in flight", 20, 15, 3);
+    sim_timeline_slice(t, a, "cp.async", 40, 50);
+    ck_assert(sim_timeline_close(t, &err));
+    g_autofree char *text = file_text(json);
+    const char *want[] = {
+        "{\"ph\":\"X\",\"pid\":0,\"tid\":1,\"cat\":\"copy\",\"name\":\"cp.async\",\"ts\":4,\"dur\":8}",
+        "{\"ph\":\"X\",\"pid\":0,\"tid\":2,\"cat\":\"stage\",\"name\":\"acquired\",\"ts\":20,\"dur\":10}",
+        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":4,\"args\":{\"value\":1}}",
+        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":10,\"args\":{\"value\":5}}",
+        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":12,\"args\":{\"value\":0}}",
+        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":20,\"args\":{\"value\":3}}",
+    };
+    const char *at = text;
+    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+        const char *hit = strstr(at, want[i]);
+        ck_assert_msg(hit != NULL, "missing or out of order: %s\nin:\n%s", want[i], text);
+        at = hit + strlen(want[i]);
+    }
+    ck_assert_msg(strstr(text, "\"ts\":40") == NULL, "a slice after the window was written");
+    ck_assert_msg(strstr(text, "\"clock_mhz\":1000.0") != NULL, "no clock in the metadata");
+    /* The picture data holds the counter's nonzero stretches. */
+    g_autofree char *cpath = g_build_filename(dir, "counter-bytes_in_flight.dat", NULL);
+    g_autofree char *ctext = file_text(cpath);
+    ck_assert_str_eq(ctext, "4 10 1\n10 12 5\n20 30 3\n");
+    tmpdir_free(dir);
+}
+END_TEST
+
+START_TEST(unwritable_outputs_fail_cleanly)
+{
+    SimTimelineOptions o = { .json_path = "/nonexistent-dir/x.json", .clock_mhz = 1.0, .to = SIM_CYCLE_NEVER };
+    GError *err = NULL;
+    ck_assert(sim_timeline_open(&o, &err) == NULL);
+    ck_assert(err != NULL && strstr(err->message, "x.json") != NULL);
+    g_error_free(err);
+    err = NULL;
+    SimTimelineOptions d = { .data_dir = "/nonexistent-dir", .clock_mhz = 1.0, .to = SIM_CYCLE_NEVER };
+    SimTimeline *t = sim_timeline_open(&d, &err);
+    ck_assert(t != NULL);
+    int w = sim_timeline_track(t, TRACK_WARP, "warp 0 (block 0, threads 0-31)", 0);
+    sim_timeline_warp_slice(t, w, WS_ISSUING, ROLE_NONE, 0, 5);
+    ck_assert(!sim_timeline_close(t, &err));
+    ck_assert(err != NULL);
+    g_error_free(err);
+}
+END_TEST
+
+static Suite *timeline_suite(void)
+{
+    Suite *s = suite_create("timeline");
+    TCase *tc = tcase_create("sink");
+    tcase_add_test(tc, sink_orders_counters_and_clips);
+    tcase_add_test(tc, unwritable_outputs_fail_cleanly);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("bundled");
+    tcase_add_test(tc, bundled_traces_are_well_formed);
+    tcase_add_test(tc, variants_are_well_formed);
+    tcase_add_test(tc, stage_tracks_are_registered_once);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("window");
+    tcase_add_test(tc, window_clips_everything);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("determinism");
+    tcase_add_test(tc, same_run_same_bytes);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("roles");
+    tcase_add_test(tc, role_rows_stack_to_one);
+    tcase_add_test(tc, long_runs_bin_warp_rows);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(timeline_suite());
+}
