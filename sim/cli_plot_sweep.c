@@ -107,7 +107,9 @@ static bool plot_data(const SweepTable *t, const char *x, double tolerance, GStr
         if (g->rows->len == 0) {
             continue;
         }
+        /* Titles are words of the script's list: no spaces or quotes. */
         g_autofree char *title = g->others[0] ? g_strdelimit(g_strdup(g->others), " ", ',') : g_strdup("all");
+        g_strcanon(title, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-=,", '_');
         g_string_append_printf(titles, "%s%s", titles->len ? " " : "", title);
         g_string_append_printf(data, "%s# series %u: %s\n", *nseries ? "\n\n" : "", *nseries, title);
         /* Word axes keep their first-appearance order, not sorted. */

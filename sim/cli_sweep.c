@@ -98,9 +98,18 @@ static char *point_row(const SweepCtx *c, guint point, bool *ok)
         g_string_append(row, ",,,");
     }
     if (err != NULL) {
-        const char *nl = strchr(err->message, '\n');
-        g_autofree char *first = nl ? g_strndup(err->message, nl - err->message) : g_strdup(err->message);
-        sweep_csv_append_field(row, g_strstrip(first));
+        /* The first line of the message, naming the trace by its base
+         * name so that rows do not depend on where the sweep ran. */
+        const char *msg = err->message;
+        g_autofree char *base = g_path_get_basename(c->trace_path);
+        g_autoptr(GString) first = g_string_new(NULL);
+        if (g_str_has_prefix(msg, c->trace_path) && msg[strlen(c->trace_path)] == ':') {
+            g_string_append(first, base);
+            msg += strlen(c->trace_path);
+        }
+        const char *nl = strchr(msg, '\n');
+        g_string_append_len(first, msg, nl ? nl - msg : (gssize) strlen(msg));
+        sweep_csv_append_field(row, g_strstrip(first->str));
         g_error_free(err);
     }
     sim_run_clear(&r);

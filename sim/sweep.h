@@ -16,7 +16,8 @@
  * rejects the combination), failed (the simulated program broke a rule:
  * misuse, deadlock, race) or limit (the watchdog); the statistics columns
  * of a point that is not ok are empty and `error` holds the first line of
- * its message. */
+ * its message (the trace named by its base name, so that rows do not
+ * depend on the directory the sweep ran in). */
 #pragma once
 
 #include "models/arch.h"
@@ -124,9 +125,10 @@ void sweep_group_free(SweepGroup *group);
 
 /* The rule: in each combination of the other axes, the smallest value of
  * the axis column whose cycles are within tolerance_pct percent of the
- * combination's fewest.  Returns the combinations (SweepGroup*, in the
- * order they first appear in the table, which must be sorted), or NULL
- * with *error set when the table has no such axis. */
+ * combination's fewest.  Returns a new array owning the combinations
+ * (SweepGroup*, in the order they first appear in the table, which must
+ * be sorted; rows index the table, which must outlive them), or NULL with
+ * *error set when the table does not vary axis. */
 GPtrArray *sweep_recommend(const SweepTable *table, const char *axis, double tolerance_pct, GError **error);
 
 /* The stage count a row has on the axis. */
