@@ -1,7 +1,8 @@
 #!/bin/sh
 # sweep-parallel.sh: one smpipe sweep split into shards run by GNU parallel
 # (on this machine, or on several with PARALLEL_ARGS="-S host1,host2"),
-# then merged into OUT.csv, byte-identical to the unsharded sweep.
+# then merged into OUT.csv, byte-identical to the unsharded sweep; prints
+# the sweep's summary and recommendation.
 #
 #   sh scripts/sweep-parallel.sh SHARDS OUT.csv TRACE --vary stages=1..64 [sweep options]
 #
@@ -28,6 +29,12 @@ case "$shards" in
     exit 2
     ;;
 esac
+case "$out" in
+*[[:space:]]*)
+    echo "sweep-parallel.sh: OUT.csv must not contain spaces" >&2
+    exit 2
+    ;;
+esac
 smpipe=${SMPIPE:-smpipe}
 if command -v parallel >/dev/null 2>&1; then
     # shellcheck disable=SC2086 # PARALLEL_ARGS is a list of options
@@ -37,11 +44,16 @@ else
     seq 1 "$shards" | xargs -P "$(getconf _NPROCESSORS_ONLN)" -I '{}' \
         "$smpipe" sweep "$@" --shard "{}/$shards" --jobs 1 --resume "$out.part{}" >/dev/null
 fi
+parts=""
 i=1
-set --
 while [ "$i" -le "$shards" ]; do
-    set -- "$@" "$out.part$i"
+    parts="$parts $out.part$i"
     i=$((i + 1))
 done
-"$smpipe" merge -o "$out" "$@"
-rm -f "$@"
+# shellcheck disable=SC2086 # parts is a list of file names
+"$smpipe" merge -o "$out" $parts
+# shellcheck disable=SC2086
+rm -f $parts
+# The whole sweep, resumed from the merged CSV: nothing runs again; it
+# prints the summary and the recommendation.
+exec "$smpipe" sweep "$@" --resume "$out"

@@ -6,7 +6,8 @@
 #   sh scripts/sweep-slurm.sh SHARDS OUT.csv TRACE --vary stages=1..64 [sweep options]
 #
 # Each task runs `smpipe sweep ... --shard I/SHARDS --resume OUT.csv.partI`,
-# so a requeued or preempted task picks up where it stopped.  Environment:
+# so a requeued or preempted task picks up where it stopped; the merge job
+# writes the summary and the recommendation to OUT.csv.txt.  Environment:
 #   SMPIPE       the smpipe binary [smpipe in PATH]
 #   SBATCH_ARGS  extra sbatch options for every job (--partition, --time...)
 #   CPUS         cores per task [4]; the task runs that many points at once
@@ -21,13 +22,18 @@ task)
         --jobs "${SLURM_CPUS_PER_TASK:-1}" --resume "$part" >"$part.log"
     ;;
 merge)
+    shift
+    parts=""
     i=1
-    set --
     while [ "$i" -le "$SWEEP_SHARDS" ]; do
-        set -- "$@" "$SWEEP_OUT.part$i"
+        parts="$parts $SWEEP_OUT.part$i"
         i=$((i + 1))
     done
-    exec "${SMPIPE:-smpipe}" merge -o "$SWEEP_OUT" "$@"
+    # shellcheck disable=SC2086 # parts is a list of file names
+    "${SMPIPE:-smpipe}" merge -o "$SWEEP_OUT" $parts
+    # The whole sweep, resumed from the merged CSV: nothing runs again,
+    # the summary and the recommendation go to OUT.csv.txt.
+    exec "${SMPIPE:-smpipe}" sweep "$@" --resume "$SWEEP_OUT" >"$SWEEP_OUT.txt"
     ;;
 esac
 
@@ -44,6 +50,12 @@ case "$shards" in
     exit 2
     ;;
 esac
+case "$out" in
+*[[:space:]]*)
+    echo "sweep-slurm.sh: OUT.csv must not contain spaces" >&2
+    exit 2
+    ;;
+esac
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 export SWEEP_SHARDS="$shards" SWEEP_OUT="$out"
 # shellcheck disable=SC2086 # SBATCH_ARGS is a list of options
@@ -52,5 +64,5 @@ array=$(sbatch --parsable ${SBATCH_ARGS:-} --job-name=smpipe-sweep --array="1-$s
 array=${array%%;*}
 # shellcheck disable=SC2086
 merge=$(sbatch --parsable ${SBATCH_ARGS:-} --job-name=smpipe-merge --dependency="afterok:$array" \
-    --export=ALL "$self" merge)
-echo "submitted shards as job $array and the merge as job ${merge%%;*}: $out when both finish"
+    --export=ALL "$self" merge "$@")
+echo "submitted shards as job $array and the merge as job ${merge%%;*}: $out and $out.txt when both finish"

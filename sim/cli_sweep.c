@@ -526,7 +526,12 @@ static int sweep_execute(SweepRunState *s)
     g_autoptr(GString) human = g_string_new(NULL);
     summary(table, human);
     int stages = sweep_table_column(table, "stages");
-    if (stages > 0 && stages <= (int) table->naxes) {
+    if (stages > 0 && stages <= (int) table->naxes && s->shard.count > 1) {
+        /* Part of the points would give a wrong answer. */
+        g_string_append_printf(human, "\nshard %u/%u: no recommendation from part of the points; merge the shards,"
+                               " then run this sweep with --resume MERGED.csv (nothing is simulated again)\n",
+                               s->shard.index, s->shard.count);
+    } else if (stages > 0 && stages <= (int) table->naxes) {
         g_string_append_c(human, '\n');
         if (!recommend(table, s->ctx.arch, s->ctx.sets, s->tolerance, human, &err)) {
             return cli_fail(err);

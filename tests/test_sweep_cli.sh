@@ -93,8 +93,14 @@ contains csv-stdout "$tmp/err" 'recommended stages: '
 for i in 1 2 3; do
     check "shard$i" 0 "$smpipe" sweep "$trace" $vary --shard "$i/3" --csv "$tmp/s$i.csv"
 done
+contains shard-no-recommendation "$tmp/out" "shard 3/3: no recommendation from part of the points"
 check merge 0 "$smpipe" merge "$tmp/s2.csv" "$tmp/s3.csv" "$tmp/s1.csv"
 same merge "$tmp/j1.csv" "$tmp/out"
+# The merged sweep, resumed, simulates nothing and recommends as the whole sweep does.
+cp "$tmp/out" "$tmp/merged.csv"
+check merged-resume 0 "$smpipe" sweep "$trace" $vary --resume "$tmp/merged.csv"
+same merged-resume "$tmp/j1.txt" "$tmp/out"
+same merged-resume-csv "$tmp/j1.csv" "$tmp/merged.csv"
 check merge-o 0 "$smpipe" merge -o "$tmp/m.csv" "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/s3.csv" "$tmp/s1.csv"
 same merge-o "$tmp/j1.csv" "$tmp/m.csv"
 check merge-missing 0 "$smpipe" merge "$tmp/s1.csv" "$tmp/s3.csv"
@@ -197,6 +203,7 @@ check plot-not-sweep 2 "$smpipe" plot "$tmp/notsweep.csv" -o "$tmp/x.png"
 # sbatch that runs the array's tasks, then the merge, right away).
 check parallel-script 0 env SMPIPE="$smpipe" sh "$src/scripts/sweep-parallel.sh" 3 "$tmp/par.csv" "$trace" $vary
 same parallel-script "$tmp/j1.csv" "$tmp/par.csv"
+same parallel-script-report "$tmp/j1.txt" "$tmp/out"
 mkdir "$tmp/bin" "$tmp/slurm"
 cat > "$tmp/bin/sbatch" <<'EOF'
 #!/bin/sh
@@ -227,6 +234,7 @@ chmod +x "$tmp/bin/sbatch"
     sh "$src/scripts/sweep-slurm.sh" 4 all.csv "$trace" $vary) >"$tmp/out" 2>"$tmp/err" && ok || { fail "slurm-script"; cat "$tmp/err"; }
 contains slurm-script "$tmp/out" "submitted shards as job"
 same slurm-script "$tmp/j1.csv" "$tmp/slurm/all.csv"
+same slurm-script-report "$tmp/j1.txt" "$tmp/slurm/all.csv.txt"
 
 echo "$pass passed, $fails failed"
 [ "$fails" -eq 0 ]
