@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- lists */
@@ -617,12 +618,19 @@ static void describe_bound(const SweepTable *t, const SweepRow *r, double bandwi
                                " warp-cycles wait for copies or for room in the copy path)", achieved, bandwidth,
                                pct(latency + throttle, total));
     } else if (top == compute) {
-        double issue = stall(t, r, WS_ISSUING) + stall(t, r, WS_NOT_SELECTED);
         double compute_busy = row_num(t, r, "compute_busy_cycles");
-        if (issue >= 0.5 * compute && compute_busy < 0.25 * cycles) {
-            g_string_append_printf(out, "issue: %.0f%% of warp-cycles issue or wait for the scheduler, mostly copy and"
-                                   " control instructions (compute issues in only %.0f%% of cycles)",
-                                   pct(issue, total), pct(compute_busy, cycles));
+        double fill = row_num(t, r, "stage_fill_mean");
+        /* Hardly any of the instructions computes (a cycle issues at most
+         * one per sub-partition, so this undercounts by up to 4x). */
+        if (compute_busy < 0.1 * row_num(t, r, "instructions")) {
+            g_string_append_printf(out, "issue: %.0f%% of warp-cycles issue, wait on results or for a free stage, but"
+                                   " compute issues in only %.0f%% of cycles: issuing the copies", pct(compute, total),
+                                   pct(compute_busy, cycles));
+            if (fill > 0.0) {
+                g_string_append_printf(out, " (%.0f cycles to fill a stage)", fill);
+            }
+            g_string_append(out, " and the loads and stores around them set the pace, which more stages do not"
+                            " shorten");
         } else {
             g_string_append_printf(out, "compute bound: %.0f%% of warp-cycles issue, wait on instruction latency or"
                                    " for a free stage (producer_acquire)", pct(compute, total));

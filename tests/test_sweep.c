@@ -422,6 +422,48 @@ START_TEST(a_count_that_changes_nothing_is_called_out)
 }
 END_TEST
 
+/* The reason a sweep stops at stages=2 (stages=3 gains under 2%), given
+ * the statistics of stages=2: instructions, compute_busy_cycles,
+ * achieved_bytes_per_cycle, then the dependency, copy_throttle,
+ * consumer_wait and block_barrier warp-cycles. */
+static char *reason(const char *stats2)
+{
+    g_autoptr(GString) text = g_string_new("point,stages,status,cycles,instructions,compute_busy_cycles,"
+                                           "achieved_bytes_per_cycle,stall_dependency,stall_copy_throttle,"
+                                           "stall_consumer_wait,stall_block_barrier,smem_per_block,blocks_per_sm,"
+                                           "occupancy_limit,error\n"
+                                           "0,1,ok,2000,1000,500,10,100,100,900,0,2048,16,threads,\n");
+    g_string_append_printf(text, "1,2,ok,1000,%s,4096,16,threads,\n", stats2);
+    g_string_append_printf(text, "2,3,ok,990,%s,6144,16,threads,\n", stats2);
+    g_autoptr(SweepTable) t = table_ok(text->str);
+    GError *err = NULL;
+    ArchParams arch;
+    ck_assert(arch_load("h100", NULL, &arch, &err));
+    g_autoptr(GPtrArray) g = sweep_recommend(t, "stages", 2.0, &err);
+    g_autoptr(GString) out = g_string_new(NULL);
+    sweep_explain(t, "stages", g_ptr_array_index(g, 0), &arch, 2.0, out);
+    return g_strdup(out->str);
+}
+
+#define ASSERT_REASON(stats2, want)                                                           \
+    do {                                                                                      \
+        g_autofree char *got_ = reason(stats2);                                               \
+        ck_assert_msg(strstr(got_, "beyond 2, more gain under 2%: " want) != NULL, "%s", got_); \
+    } while (0)
+
+START_TEST(the_reason_names_the_bound)
+{
+    ASSERT_REASON("1000,500,10,800,50,100,0", "compute bound");
+    /* The same stalls, but hardly any instruction computes. */
+    ASSERT_REASON("1000,5,10,800,50,100,0", "issue: ");
+    ASSERT_REASON("1000,500,10,100,800,100,0", "copy bandwidth: ");
+    /* Waiting for copies that already use most of the 93.2 B/cycle link. */
+    ASSERT_REASON("1000,500,90,100,50,800,0", "copy bandwidth: the copies move 90.0 of the 93.2 B/cycle");
+    ASSERT_REASON("1000,500,10,100,50,800,0", "copy latency: ");
+    ASSERT_REASON("1000,500,10,100,50,100,800", "barrier cost: ");
+}
+END_TEST
+
 static Suite *sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
@@ -443,6 +485,7 @@ static Suite *sweep_suite(void)
         { "rule_groups", the_rule_works_per_combination_and_skips_failures },
         { "explanation", the_explanation_has_cost_reason_and_estimate },
         { "no_change", a_count_that_changes_nothing_is_called_out },
+        { "reasons", the_reason_names_the_bound },
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         TCase *tc = tcase_create(cases[i].name);
