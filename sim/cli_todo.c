@@ -9,27 +9,6 @@ static int not_yet(const char *verb)
     return SIM_EXIT_BAD_INPUT;
 }
 
-int cli_sweep(int argc, char **argv)
-{
-    (void) argc;
-    (void) argv;
-    return not_yet("sweep");
-}
-
-int cli_merge(int argc, char **argv)
-{
-    (void) argc;
-    (void) argv;
-    return not_yet("merge");
-}
-
-int cli_plot_sweep(int argc, char **argv)
-{
-    (void) argc;
-    (void) argv;
-    return not_yet("plot (sweep CSV)");
-}
-
 int cli_cuda(int argc, char **argv)
 {
     (void) argc;

@@ -27,7 +27,7 @@ check no-args 2 "$smpipe"
 check version 0 "$smpipe" --version
 contains version "$tmp/out" "smpipe "
 check help 0 "$smpipe" --help
-for verb in run check arch; do
+for verb in run check arch sweep merge plot; do
     check "help-$verb" 0 "$smpipe" $verb --help
 done
 check unknown-verb 2 "$smpipe" frobnicate

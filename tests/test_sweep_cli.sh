@@ -1,0 +1,240 @@
+#!/bin/sh
+# test_sweep_cli.sh: `smpipe sweep`, `merge` and `plot SWEEP.csv` as a user
+# meets them: list errors, the same bytes whatever --jobs, shards merged
+# back into the unsharded CSV, resume, failing points, the recommendation
+# on a trace whose answer is known, the plot, and the cluster scripts.
+# Usage: test_sweep_cli.sh SMPIPE SRCDIR
+set -u
+smpipe=$1
+src=$2
+case $smpipe in /*) ;; *) smpipe=$PWD/$smpipe ;; esac
+case $src in /*) ;; *) src=$PWD/$src ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass=0
+ok() { pass=$((pass + 1)); }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+check() { # check NAME EXPECTED_STATUS COMMAND...
+    name=$1; want=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "$name: exit $got, expected $want"; cat "$tmp/err"
+    else
+        ok
+    fi
+}
+contains() { # contains NAME FILE TEXT
+    if grep -qF -- "$3" "$2"; then ok; else fail "$1: '$3' not in $2:"; cat "$2"; fi
+}
+same() { # same NAME FILE1 FILE2
+    if cmp -s "$2" "$3"; then ok; else fail "$1: $2 and $3 differ"; diff "$2" "$3" | head -5; fi
+}
+
+trace=$src/traces/with_staging_unified.trace
+for verb in sweep merge; do
+    check "help-$verb" 0 "$smpipe" $verb --help
+done
+
+# Lists: valid forms run, malformed ones are refused before anything runs.
+check list-forms 0 "$smpipe" sweep "$trace" --vary stages=1,2..3,8..12:4 --csv "$tmp/forms.csv"
+[ "$(cut -d, -f2 "$tmp/forms.csv" | tr '\n' ' ')" = "stages 1 2 3 8 12 " ] && ok || fail "list-forms: $(cut -d, -f2 "$tmp/forms.csv")"
+bad_list() { # bad_list NAME VARY MESSAGE
+    check "$1" 2 "$smpipe" sweep "$trace" --vary "$2" --csv "$tmp/bad.csv"
+    contains "$1" "$tmp/err" "$3"
+}
+bad_list empty 'stages=' 'the list is empty'
+bad_list empty-item 'stages=1,,2' 'item 2 of the list is empty'
+bad_list backwards 'stages=8..1' "range '8..1' is empty"
+bad_list zero-step 'stages=1..8:0' 'the step must be positive'
+bad_list not-a-range 'stages=1..x' "'1..x' is not a range"
+bad_list not-an-integer 'stages=two' "'two' is not an integer"
+bad_list repeated 'stages=1,2,2' '2 appears twice'
+bad_list no-name '=1,2' 'expected NAME=LIST'
+bad_list unknown-param 'nosuch=1,2' "has no parameter 'nosuch'"
+bad_list unknown-key 'dram.nosuch=1' 'not an architecture key'
+bad_list bad-word 'mem.source=dram,hbm' "--vary mem.source=hbm: mem.source must be dram or l2"
+bad_list out-of-range 'stages=0..2' 'out of its range'
+[ ! -e "$tmp/bad.csv" ] && ok || fail "a refused sweep wrote its CSV"
+check vary-and-set 2 "$smpipe" sweep "$trace" --vary stages=1,2 --set stages=3
+contains vary-and-set "$tmp/err" "both varied (--vary) and set"
+check no-vary 2 "$smpipe" sweep "$trace"
+check bad-shard 2 "$smpipe" sweep "$trace" --vary stages=1,2 --shard 3/2
+contains bad-shard "$tmp/err" "expected I/N"
+check bad-jobs 2 "$smpipe" sweep "$trace" --vary stages=1,2 --jobs -1
+check bad-tolerance 2 "$smpipe" sweep "$trace" --vary stages=1,2 --tolerance -1
+
+# The same bytes whatever --jobs is; architecture keys take words.
+vary="--vary mem.source=dram,l2 --vary stages=1..6 --vary threads=64,128"
+check jobs1 0 "$smpipe" sweep "$trace" $vary --jobs 1 --csv "$tmp/j1.csv"
+cp "$tmp/out" "$tmp/j1.txt"
+check jobs2 0 "$smpipe" sweep "$trace" $vary --jobs 2 --csv "$tmp/j2.csv"
+same jobs-csv "$tmp/j1.csv" "$tmp/j2.csv"
+same jobs-report "$tmp/j1.txt" "$tmp/out"
+[ "$(wc -l < "$tmp/j1.csv")" -eq 25 ] && ok || fail "jobs: $(wc -l < "$tmp/j1.csv") lines, want 25"
+head -n 1 "$tmp/j1.csv" | grep -q '^point,mem.source,stages,threads,status,cycles,' && ok || fail "header: $(head -n 1 "$tmp/j1.csv")"
+contains csv-last-columns "$tmp/j1.csv" 'blocks_per_sm,occupancy_limit,error'
+contains csv-row "$tmp/j1.csv" '13,l2,1,128,ok,'
+# One recommendation per combination of the other parameters.
+[ "$(grep -c '^recommended stages: ' "$tmp/j1.txt")" -eq 4 ] && ok || fail "recommend per combination"
+contains recommend-group "$tmp/j1.txt" 'recommended stages: '
+contains recommend-group "$tmp/j1.txt" ' (mem.source=l2 threads=128): '
+contains recommend-cost "$tmp/j1.txt" 'bytes of shared memory per block'
+contains recommend-estimate "$tmp/j1.txt" 'estimate: '
+# --csv - puts the CSV alone on stdout.
+check csv-stdout 0 "$smpipe" sweep "$trace" --vary stages=1..3 --csv -
+head -n 1 "$tmp/out" | grep -q '^point,stages,status,' && ok || fail "csv-stdout: $(head -n 1 "$tmp/out")"
+[ "$(wc -l < "$tmp/out")" -eq 4 ] && ok || fail "csv-stdout: extra lines on stdout"
+contains csv-stdout "$tmp/err" 'recommended stages: '
+
+# Shards merged back give the unsharded bytes, in any order of files.
+for i in 1 2 3; do
+    check "shard$i" 0 "$smpipe" sweep "$trace" $vary --shard "$i/3" --csv "$tmp/s$i.csv"
+done
+contains shard-no-recommendation "$tmp/out" "shard 3/3: no recommendation from part of the points"
+check merge 0 "$smpipe" merge "$tmp/s2.csv" "$tmp/s3.csv" "$tmp/s1.csv"
+same merge "$tmp/j1.csv" "$tmp/out"
+# The merged sweep, resumed, simulates nothing and recommends as the whole sweep does.
+cp "$tmp/out" "$tmp/merged.csv"
+check merged-resume 0 "$smpipe" sweep "$trace" $vary --resume "$tmp/merged.csv"
+same merged-resume "$tmp/j1.txt" "$tmp/out"
+same merged-resume-csv "$tmp/j1.csv" "$tmp/merged.csv"
+check merge-o 0 "$smpipe" merge -o "$tmp/m.csv" "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/s3.csv" "$tmp/s1.csv"
+same merge-o "$tmp/j1.csv" "$tmp/m.csv"
+check merge-missing 0 "$smpipe" merge "$tmp/s1.csv" "$tmp/s3.csv"
+contains merge-missing "$tmp/err" "points are missing (1, 4,"
+check merge-other-sweep 2 "$smpipe" merge "$tmp/s1.csv" "$tmp/forms.csv"
+contains merge-other-sweep "$tmp/err" "its header differs"
+{ head -n 2 "$tmp/s2.csv"; sed -n 3p "$tmp/s2.csv" | head -c 40; } > "$tmp/torn.csv"
+check merge-torn 2 "$smpipe" merge "$tmp/s1.csv" "$tmp/torn.csv"
+contains merge-torn "$tmp/err" "incomplete"
+printf 'cycles\n1\n' > "$tmp/notsweep.csv"
+check merge-not-sweep 2 "$smpipe" merge "$tmp/notsweep.csv"
+
+# Resume: an interrupted CSV (some rows, out of order, the last one cut)
+# is completed to the same bytes as an uninterrupted run.
+{ head -n 1 "$tmp/j1.csv"; sed -n '9p;3p;14p' "$tmp/j1.csv"; sed -n '6p' "$tmp/j1.csv" | head -c 40; } > "$tmp/r.csv"
+check resume 0 "$smpipe" sweep "$trace" $vary --jobs 2 --resume "$tmp/r.csv"
+same resume "$tmp/j1.csv" "$tmp/r.csv"
+contains resume-torn "$tmp/err" "dropped an incomplete last row"
+check resume-missing-file 0 "$smpipe" sweep "$trace" $vary --resume "$tmp/new.csv"
+same resume-missing-file "$tmp/j1.csv" "$tmp/new.csv"
+check resume-done 0 "$smpipe" sweep "$trace" $vary --resume "$tmp/new.csv" --csv "$tmp/new2.csv"
+same resume-done "$tmp/j1.csv" "$tmp/new2.csv"
+check resume-shard 0 "$smpipe" sweep "$trace" $vary --shard 2/3 --resume "$tmp/s2.csv"
+check resume-wrong-shard 2 "$smpipe" sweep "$trace" $vary --shard 1/3 --resume "$tmp/s2.csv"
+contains resume-wrong-shard "$tmp/err" "is not in this sweep shard"
+check resume-other-sweep 2 "$smpipe" sweep "$trace" --vary stages=1..3 --resume "$tmp/j1.csv"
+contains resume-other-sweep "$tmp/err" "its header differs"
+"$smpipe" sweep "$trace" --vary stages=1..6 --vary threads=64,128 --csv "$tmp/v.csv" >/dev/null
+check resume-other-values 2 "$smpipe" sweep "$trace" --vary stages=1..6 --vary threads=32,128 --resume "$tmp/v.csv"
+contains resume-other-values "$tmp/err" "not the same --vary lists"
+
+# A failing point gets a row with its error; the others run.
+cat > "$tmp/fail.trace" <<'EOF'
+smpipe 1
+param stages = 1 in 1..8
+block 32
+shared pipeline_shared_state<block, 2> st
+var p = make_pipeline(block, st)
+if (stages == 3)
+    p.consumer_wait()
+end
+EOF
+check failing-point 0 "$smpipe" sweep "$tmp/fail.trace" --vary stages=1..4 --csv "$tmp/f.csv"
+contains failing-point "$tmp/f.csv" "2,3,failed,"
+contains failing-point "$tmp/f.csv" ",fail.trace:7:5: consumer_wait on an empty pipeline"
+# Rows do not depend on the directory the sweep ran from.
+(cd "$tmp" && "$smpipe" sweep fail.trace --vary stages=1..4 --csv f2.csv >/dev/null 2>&1)
+same failing-point-relative "$tmp/f.csv" "$tmp/f2.csv"
+[ "$(grep -c ',ok,' "$tmp/f.csv")" -eq 3 ] && ok || fail "failing-point: the other points did not run"
+contains failing-point "$tmp/err" "1 of 4 points did not run"
+check rejected-point 0 "$smpipe" sweep "$trace" --vary threads=512,1024 --set sm.blocks=3 --csv "$tmp/rj.csv"
+contains rejected-point "$tmp/rj.csv" ",1024,rejected,"
+contains rejected-point "$tmp/rj.csv" "but the SM of h100 holds 2048"
+check watchdog-point 0 "$smpipe" sweep "$trace" --vary stages=1,2 --max-cycles 15000 --csv "$tmp/w.csv"
+contains watchdog-point "$tmp/w.csv" "0,1,limit,"
+contains watchdog-point "$tmp/w.csv" "1,2,ok,"
+
+# The recommendation on a trace whose answer is 4 by construction: its
+# cycles fall by 400 dependent multiply-adds per stage below 4, then stay.
+cat > "$tmp/known.trace" <<'EOF'
+smpipe 1
+param stages = 1 in 1..16
+block 32
+compute(imad, 50)
+compute(imad, max(0, 4 - stages) * 400)
+EOF
+check known 0 "$smpipe" sweep "$tmp/known.trace" --vary stages=1..8
+contains known "$tmp/out" "recommended stages: 4: "
+check known-tolerance 0 "$smpipe" sweep "$tmp/known.trace" --vary stages=1..8 --tolerance 5000
+contains known-tolerance "$tmp/out" "recommended stages: 1: "
+# The guide kernel gets a count, a cost, a reason and the estimate.
+check guide 0 "$smpipe" sweep "$trace" --vary stages=1..8
+contains guide "$tmp/out" "recommended stages: "
+contains guide "$tmp/out" "  cost: "
+contains guide "$tmp/out" "  why: "
+contains guide "$tmp/out" "  estimate: "
+contains guide "$tmp/out" "  simulation vs estimate: "
+
+# Plot: a PNG (magic bytes), SVG and PDF; without gnuplot, the data file
+# and how to install it.
+if command -v gnuplot >/dev/null 2>&1; then
+    check plot-png 0 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/sweep.png"
+    [ "$(od -An -tx1 -N8 "$tmp/sweep.png" | tr -d ' \n')" = "89504e470d0a1a0a" ] && ok || fail "plot-png: not a PNG"
+    contains plot-data "$tmp/sweep.dat" "# recommended stages"
+    check plot-svg 0 "$smpipe" plot "$tmp/f.csv" -o "$tmp/f.svg"
+    contains plot-svg "$tmp/f.svg" "<svg"
+    check plot-pdf 0 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/s.pdf" --x mem.source
+    [ "$(head -c 5 "$tmp/s.pdf")" = "%PDF-" ] && ok || fail "plot-pdf: not a PDF"
+else
+    echo "skip plot-png: gnuplot is not installed"
+fi
+check plot-no-gnuplot 2 env PATH=/nonexistent "$smpipe" plot "$tmp/j1.csv" -o "$tmp/ng.png"
+contains plot-no-gnuplot "$tmp/err" "apt-get install gnuplot-nox"
+[ -s "$tmp/ng.dat" ] && [ ! -e "$tmp/ng.png" ] && ok || fail "plot-no-gnuplot: no data file, or a picture"
+check plot-bad-ext 2 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/x.gif"
+check plot-bad-x 2 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/x.png" --x cycles
+check plot-not-sweep 2 "$smpipe" plot "$tmp/notsweep.csv" -o "$tmp/x.png"
+
+# The cluster recipes: GNU parallel (or xargs) and Slurm (a stand-in
+# sbatch that runs the array's tasks, then the merge, right away).
+check parallel-script 0 env SMPIPE="$smpipe" sh "$src/scripts/sweep-parallel.sh" 3 "$tmp/par.csv" "$trace" $vary
+same parallel-script "$tmp/j1.csv" "$tmp/par.csv"
+same parallel-script-report "$tmp/j1.txt" "$tmp/out"
+mkdir "$tmp/bin" "$tmp/slurm"
+cat > "$tmp/bin/sbatch" <<'EOF'
+#!/bin/sh
+# A stand-in for sbatch: runs the job now (the array's tasks in turn).
+array=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --array=*) array=${1#--array=} ;;
+    --cpus-per-task=*) export SLURM_CPUS_PER_TASK=${1#--cpus-per-task=} ;;
+    --*) ;;
+    *) break ;;
+    esac
+    shift
+done
+if [ -n "$array" ]; then
+    i=${array%-*}
+    while [ "$i" -le "${array#*-}" ]; do
+        SLURM_ARRAY_TASK_ID=$i sh "$@" || exit 1
+        i=$((i + 1))
+    done
+else
+    sh "$@" || exit 1
+fi
+echo "$$;cluster"
+EOF
+chmod +x "$tmp/bin/sbatch"
+(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe CPUS=2 \
+    sh "$src/scripts/sweep-slurm.sh" 4 all.csv "$trace" $vary) >"$tmp/out" 2>"$tmp/err" && ok || { fail "slurm-script"; cat "$tmp/err"; }
+contains slurm-script "$tmp/out" "submitted shards as job"
+same slurm-script "$tmp/j1.csv" "$tmp/slurm/all.csv"
+same slurm-script-report "$tmp/j1.txt" "$tmp/slurm/all.csv.txt"
+
+echo "$pass passed, $fails failed"
+[ "$fails" -eq 0 ]
