@@ -2427,6 +2427,12 @@ static StepResult exec_cl_group(Sm *sm, Warp *w, int32_t si, const Op *op, SimCy
     LaneMask m = s->mask;
     int32_t pc = s->pc;
     const char *name = cl_call_name(op);
+    if (s->step == 1) {
+        /* Released by the work-group's last arrival (cl_group_complete). */
+        s->step = 0;
+        s->pc++;
+        return STEP_CONTINUE;
+    }
     /* SPEC clpipe-wg-1: every work-item of the work-group reaches the same
      * work-group function with the same argument values. */
     if (b->live_threads < b->threads) {
@@ -2444,6 +2450,8 @@ static StepResult exec_cl_group(Sm *sm, Warp *w, int32_t si, const Op *op, SimCy
         return STEP_STOP;
     }
     const char *what = op->code == OP_CL_RESERVE ? "num_packets" : "reserve_id";
+    LaneMask differ = 0;
+    int first = -1;
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
         if (!(m & (1u << l))) {
             continue;
@@ -2453,11 +2461,16 @@ static StepResult exec_cl_group(Sm *sm, Warp *w, int32_t si, const Op *op, SimCy
             b->cl_arg = x;
             b->cl_arg_tid = w->tid0 + l;
         } else if (x != b->cl_arg) {
-            return RULE(sm, w, 1u << l, op, "%s: the work-items of work-group %d pass different arguments: %s = %"
-                        G_GINT64_FORMAT " in work-item %" G_GINT64_FORMAT " but %" G_GINT64_FORMAT " in work-item %"
-                        G_GINT64_FORMAT "; a work-group function takes the same arguments in every work-item (SPEC"
-                        " clpipe-wg-1)", name, w->block, what, b->cl_arg, b->cl_arg_tid, x, w->tid0 + l);
+            differ |= 1u << l;
+            first = first < 0 ? l : first;
         }
+    }
+    if (differ != 0) {
+        return RULE(sm, w, differ, op, "%s: the work-items of work-group %d pass different arguments: %s = %"
+                    G_GINT64_FORMAT " in work-item %" G_GINT64_FORMAT " but %" G_GINT64_FORMAT " in work-item %"
+                    G_GINT64_FORMAT "; a work-group function takes the same arguments in every work-item (SPEC"
+                    " clpipe-wg-1)", name, w->block, what, b->cl_arg, b->cl_arg_tid, sim_lane_value(&v, first),
+                    w->tid0 + first);
     }
     if (op->code == OP_CL_RESERVE && !cl_use(sm, w, s, op, (op->sub & CL_WRITE) != 0)) {
         return STEP_STOP;
@@ -2465,8 +2478,7 @@ static StepResult exec_cl_group(Sm *sm, Warp *w, int32_t si, const Op *op, SimCy
     b->cl_pc = pc;
     b->cl_arrived += lanes_in(m);
     block_split(w, s, WAIT_CL_GROUP, WS_BLOCK_BARRIER, pc, 0, false, t + 1);
-    s->pc = pc + 1;
-    s->step = 0;
+    s->step = 1;
     *cost = 1;
     sm->stats.instructions++;
     if (b->cl_arrived < b->threads) {
@@ -2564,6 +2576,9 @@ static StepResult exec_cl_rw_reserved(Sm *sm, Warp *w, int32_t si, const Op *op,
         return STEP_STOP;
     }
     int64_t slot[SIM_WARP_SIZE], slot_addr[SIM_WARP_SIZE], ptr_addr[SIM_WARP_SIZE];
+    LaneMask bad = 0;
+    int first = -1;
+    int64_t first_n = 0;
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
         ptr_addr[l] = sim_lane_value(&av, l);
         slot[l] = slot_addr[l] = 0;
@@ -2576,13 +2591,22 @@ static StepResult exec_cl_rw_reserved(Sm *sm, Warp *w, int32_t si, const Op *op,
         }
         int64_t idx = sim_lane_value(&iv, l);
         if (idx < 0 || idx >= r->n) {
-            /* SPEC clpipe-index-1: reserved packets are indexed 0 .. num_packets - 1. */
-            return RULE(sm, w, 1u << l, op, "%s(%s, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", ptr): the reservation"
-                        " holds %" G_GINT64_FORMAT " packet%s, indices 0..%" G_GINT64_FORMAT " (SPEC clpipe-index-1)",
-                        cl_call_name(op), pp->name, sim_lane_value(&rv, l), idx, r->n, r->n == 1 ? "" : "s", r->n - 1);
+            bad |= 1u << l;
+            if (first < 0) {
+                first = l;
+                first_n = r->n;
+            }
+            continue;
         }
         slot[l] = cl_pipe_slot(p, r, idx);
         slot_addr[l] = pp->base + slot[l] * size;
+    }
+    if (bad != 0) {
+        /* SPEC clpipe-index-1: reserved packets are indexed 0 .. num_packets - 1. */
+        return RULE(sm, w, bad, op, "%s(%s, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", ptr): the reservation holds %"
+                    G_GINT64_FORMAT " packet%s, indices 0..%" G_GINT64_FORMAT " (SPEC clpipe-index-1)", cl_call_name(op),
+                    pp->name, sim_lane_value(&rv, first), sim_lane_value(&iv, first), first_n, first_n == 1 ? "" : "s",
+                    first_n - 1);
     }
     if (!check_bounds(sm, w, op, m, op->e[2], ptr_addr, size, write ? "write_pipe's source" : "read_pipe's target")) {
         return STEP_STOP;
