@@ -2218,6 +2218,11 @@ void program_dump(const Program *p, GString *out)
                                " bytes, align %" G_GINT64_FORMAT ")\n", b->space == SPACE_SHARED ? "shared" : "global",
                                b->elem.name, b->name, b->count, b->base, b->bytes, b->align);
     }
+    for (guint i = 0; i < p->pipes->len; i++) {
+        const ProgPipe *pp = &g_array_index(p->pipes, ProgPipe, i);
+        g_string_append_printf(out, "pipe %s %s[%" G_GINT64_FORMAT "]: header at %" G_GINT64_FORMAT ", packets at %"
+                               G_GINT64_FORMAT "\n", pp->elem.name, pp->name, pp->capacity, pp->header, pp->base);
+    }
     for (guint i = 0; i < p->vars->len; i++) {
         const ProgVar *v = &g_array_index(p->vars, ProgVar, i);
         g_string_append_printf(out, "var %s: %s\n", v->name, v->varying ? "varying" : "uniform");
