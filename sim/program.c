@@ -1492,10 +1492,10 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         op_at(c, k)->obj = (int32_t) vs->value;
         return true;
     }
-    if (is_cl_pipe_call(f)) {
+    if (obj == NULL && is_cl_pipe_call(f)) {
         return compile_cl_pipe(c, call, f, dest, result_type);
     }
-    if (g_str_has_prefix(f, "sub_group_") && g_str_has_suffix(f, "_pipe")) {
+    if (obj == NULL && g_str_has_prefix(f, "sub_group_") && g_str_has_suffix(f, "_pipe")) {
         return failf(c, loc, "%s: sub-group pipe functions are not simulated (use the work_group_ form)", f);
     }
     if (strcmp(f, "assert") == 0) {
