@@ -75,6 +75,7 @@ static const KeyDef keys[] = {
     { "barrier", "mbarrier_poll", K_INT, F(mbar_poll), 1, 100000, "test_wait polling period (sm_80)" },
     { "barrier", "wait_call", K_INT, F(mbar_test), 1, 10000, "a libcudacxx wait on an already completed phase (clock read, try_wait, branch)" },
     { "barrier", "wait_call_copies", K_INT, F(mbar_test_copies), 1, 10000, "the same wait while the warp has cp.async in flight" },
+    { "opencl", "max_active_reservations", K_INT, F(cl_max_active), 1, 1024, "CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS: open pipe reservations per work-item and pipe (a work-group's count for each of its work-items)" },
 };
 
 /* Instruction classes: [inst.NAME] latency, interval. */

@@ -87,6 +87,8 @@ typedef struct {
     int64_t mbar_poll;            /* test_wait polling period (sm_80) */
     int64_t mbar_test;            /* a wait call on a completed phase (barrier.wait_call) */
     int64_t mbar_test_copies;     /* the same while the warp has cp.async in flight */
+
+    int64_t cl_max_active;        /* CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS (per work-item and pipe) */
 } ArchParams;
 
 /* Loads an architecture by name (arch/NAME.ini in the data or source

@@ -596,6 +596,10 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
             }
         }
         blk->pending_make = -1;
+        blk->cl_pc = -1;
+        blk->cl_arg_tid = -1;
+        blk->cl_dir = g_new0(uint8_t, MAX(prog->pipes->len, 1u));
+        blk->cl_dir_line = g_new0(uint32_t, MAX(prog->pipes->len, 1u));
         blk->thread_role = g_new0(uint8_t, prog->block_threads);
         if (opt->functional) {
             blk->data_smem = g_new0(uint8_t, MAX(prog->smem_bytes, 1));
@@ -616,6 +620,14 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
             }
         }
     }
+
+    sm->nclpipes = (int32_t) prog->pipes->len;
+    sm->clpipes = g_new0(ClPipe, MAX(sm->nclpipes, 1));
+    for (int32_t i = 0; i < sm->nclpipes; i++) {
+        const ProgPipe *pp = &g_array_index(prog->pipes, ProgPipe, i);
+        cl_pipe_init(&sm->clpipes[i], pp->name, pp->capacity, pp->elem.size, sm->nblocks, prog->block_threads);
+    }
+    sm->cl_next_rid = 1;
 
     sm->warps = g_new0(Warp, sm->nwarps);
     for (int32_t i = 0; i < sm->nwarps; i++) {
@@ -683,6 +695,8 @@ void sm_free(Sm *sm)
             g_free(blk->pipes);
             g_free(blk->thread_role);
             g_free(blk->data_smem);
+            g_free(blk->cl_dir);
+            g_free(blk->cl_dir_line);
         }
         g_free(sm->blocks);
     }
@@ -706,6 +720,10 @@ void sm_free(Sm *sm)
     if (sm->race != NULL) {
         race_free(sm->race);
     }
+    for (int32_t i = 0; sm->clpipes != NULL && i < sm->nclpipes; i++) {
+        cl_pipe_clear(&sm->clpipes[i]);
+    }
+    g_free(sm->clpipes);
     g_free(sm->class_map);
     g_free(sm->order);
     g_free(sm->pipe_slot);
@@ -774,6 +792,9 @@ static char *describe_wait(Sm *sm, Warp *w, Split *s)
     }
     case WAIT_SYNCWARP:
         return g_strdup_printf("__syncwarp: lanes arrived 0x%08x of 0x%08x", w->syncwarp_arrived, w->live);
+    case WAIT_CL_GROUP:
+        return g_strdup_printf("the work-group pipe function: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
+                               " work-items arrived", b->cl_arrived, b->threads);
     case WAIT_NONE:
         break;
     }
@@ -918,6 +939,12 @@ static void finish_stats(Sm *sm, SimCycle end)
             g_ptr_array_add(st->stages, agg);
         }
     }
+    /* OpenCL pipes, in declaration order. */
+    for (int32_t i = 0; i < sm->nclpipes; i++) {
+        cl_pipe_finish(&sm->clpipes[i], end);
+        g_ptr_array_add(st->cl_pipes, cl_pipe_take_stats(&sm->clpipes[i]));
+    }
+    warp_cl_finish(sm);
     g_ptr_array_sort(st->warnings, (GCompareFunc) g_strcmp0);
 }
 

@@ -6,6 +6,7 @@
 #include "models/arch.h"
 #include "models/barrier.h"
 #include "models/bulk_copy.h"
+#include "models/cl_pipe.h"
 #include "models/copy_engine.h"
 #include "models/mem_path.h"
 #include "models/pipeline.h"
@@ -33,7 +34,8 @@ typedef enum {
     WAIT_MBAR,       /* obj = block mbarrier index, value = parity or token */
     WAIT_BLOCK_BAR,
     WAIT_COLLECTIVE, /* make_pipeline's group sync: obj = pipe slot */
-    WAIT_SYNCWARP
+    WAIT_SYNCWARP,
+    WAIT_CL_GROUP    /* an OpenCL work-group pipe built-in: the block's cl_pc */
 } WaitKind;
 
 /* A path of a warp: lanes executing the same operation.  A converged warp
@@ -121,6 +123,13 @@ typedef struct {
     uint8_t *thread_role;    /* ROLEBIT_* of each thread (first block pipeline) */
     uint32_t role_version;
     uint8_t *data_smem;      /* functional model: shared-memory bytes, or NULL */
+    /* The OpenCL work-group pipe built-in work-items are gathering in. */
+    int32_t cl_pc;           /* its operation, or -1 */
+    int64_t cl_arrived;      /* work-items arrived */
+    int64_t cl_arg;          /* num_packets or reservation id of the first arrival */
+    int64_t cl_arg_tid;      /* the first arrival, or -1 */
+    uint8_t *cl_dir;         /* per OpenCL pipe: 0 unused, 1 read, 2 written by this work-group */
+    uint32_t *cl_dir_line;   /* per OpenCL pipe: the line that fixed cl_dir */
 } Block;
 
 /* Work for an event that acts on a barrier later (async arrive, complete_tx). */
@@ -188,6 +197,10 @@ struct Sm {
     /* Functional model: global memory bytes, or NULL. */
     uint8_t *data_global;
     int64_t data_global_bytes;
+    /* OpenCL pipes (cl_pipe.c), one per Program.pipes entry. */
+    ClPipe *clpipes;
+    int32_t nclpipes;
+    int64_t cl_next_rid;     /* the next reservation id (ids start at 1; 0 is invalid) */
 };
 
 /* sm.c */
@@ -224,3 +237,5 @@ void warp_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now);
 void warp_refocus(Warp *w);
 /* Threads of mask leave: barriers, pipelines, merges. */
 void warp_lanes_exit(Sm *sm, Warp *w, int32_t split, LaneMask mask, SimCycle now);
+/* End of run: warnings about OpenCL reservations never committed. */
+void warp_cl_finish(Sm *sm);

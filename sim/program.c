@@ -22,6 +22,7 @@
 #define MAX_BLOCK_THREADS 1024
 #define MAX_SHARED_DECL_BYTES (INT64_C(1) << 30)
 #define GLOBAL_BASE (INT64_C(1) << 32)
+#define MAX_PIPE_PACKETS (INT64_C(1) << 24)
 
 typedef enum {
     SYM_PARAM,
@@ -58,6 +59,7 @@ typedef struct {
     bool changed;          /* some variable became varying in this pass */
     int inline_depth;
     int loop_depth;
+    bool params_only;      /* instantiate the parameters, nothing else (program_peek_param) */
 } Compiler;
 
 /* ------------------------------------------------------------ utilities */
@@ -444,6 +446,69 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
             return NULL;
         }
         return const_node(c, e->loc, strcmp(f, "sizeof") == 0 ? t.size : t.align);
+    }
+    if (strcmp(f, "is_valid_reserve_id") == 0 && args->len == 1) {
+        /* A failed reservation returns the invalid id 0 (docs/opencl-pipes.md). */
+        ExprNode *r = cx(c, g_ptr_array_index(args, 0));
+        if (r == NULL) {
+            return NULL;
+        }
+        if (r->type.kind != TY_RESERVE) {
+            failf(c, r->loc, "is_valid_reserve_id takes a reserve_id_t, not %s", type_name(&r->type));
+            return NULL;
+        }
+        ExprNode *n = node_new(c, EN_BINARY, e->loc);
+        n->op = TK_NE;
+        n->a = r;
+        n->b = const_node(c, e->loc, 0);
+        n->varying = r->varying;
+        return n;
+    }
+    {
+        /* OpenCL work-item functions; dimension 0 is the x dimension,
+         * 1 and 2 have size 1. */
+        static const char *wi[] = { "get_local_id", "get_group_id", "get_global_id", "get_local_size",
+                                    "get_num_groups", "get_global_size" };
+        for (size_t i = 0; i < G_N_ELEMENTS(wi); i++) {
+            if (strcmp(f, wi[i]) != 0) {
+                continue;
+            }
+            int64_t dim;
+            if (args->len != 1 || !const_value(c, g_ptr_array_index(args, 0), "the dimension", &dim)) {
+                failf(c, e->loc, "%s(dimindx) takes one constant dimension", f);
+                return NULL;
+            }
+            if (dim < 0 || dim > 2) {
+                failf(c, e->loc, "%s: dimension %" G_GINT64_FORMAT " is not 0, 1 or 2", f, dim);
+                return NULL;
+            }
+            bool size = i >= 3;
+            if (dim > 0) {
+                return const_node(c, e->loc, size ? 1 : 0);
+            }
+            switch (i) {
+            case 0: {
+                ExprNode *n = node_new(c, EN_TID, e->loc);
+                n->varying = true;
+                return n;
+            }
+            case 1:
+                return node_new(c, EN_BLOCK_ID, e->loc);
+            case 2: {
+                ExprNode *tid = node_new(c, EN_TID, e->loc);
+                tid->varying = true;
+                ExprNode *bid = node_new(c, EN_BLOCK_ID, e->loc);
+                ExprNode *off = fold_binary(c, e->loc, '*', bid, const_node(c, e->loc, c->prog->block_threads));
+                return off ? fold_binary(c, e->loc, '+', off, tid) : NULL;
+            }
+            case 3:
+                return const_node(c, e->loc, c->prog->block_threads);
+            case 4:
+                return const_node(c, e->loc, c->prog->grid_blocks);
+            default:
+                return const_node(c, e->loc, c->prog->grid_blocks * c->prog->block_threads);
+            }
+        }
     }
     if (strcmp(f, "move") == 0 && args->len == 1) {
         return cx(c, g_ptr_array_index(args, 0));
@@ -889,6 +954,130 @@ static int64_t class_index(Compiler *c, const char *name)
     return (int64_t) c->prog->classes->len - 1;
 }
 
+/* ------------------------------------------------------- OpenCL pipes */
+
+static bool is_cl_pipe_call(const char *f)
+{
+    static const char *names[] = {
+        "work_group_reserve_write_pipe", "work_group_reserve_read_pipe", "reserve_write_pipe", "reserve_read_pipe",
+        "work_group_commit_write_pipe",  "work_group_commit_read_pipe",  "commit_write_pipe",  "commit_read_pipe",
+        "write_pipe",                    "read_pipe",                    "work_group_barrier",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        if (strcmp(f, names[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The flags of work_group_barrier: CLK_*_MEM_FENCE names joined by '|'
+ * (first argument) and a memory_scope_* name (second). */
+static bool cl_fence_arg(Compiler *c, const Expr *e, bool scope)
+{
+    if (!scope && e->kind == EX_BINARY && e->op == '|') {
+        return cl_fence_arg(c, e->a, false) && cl_fence_arg(c, e->b, false);
+    }
+    if (e->kind == EX_NAME && (scope ? g_str_has_prefix(e->name, "memory_scope_")
+                                     : g_str_has_prefix(e->name, "CLK_") && g_str_has_suffix(e->name, "_MEM_FENCE"))) {
+        return true;
+    }
+    return failf(c, e->loc, scope ? "work_group_barrier's second argument is a memory_scope_* name"
+                                  : "work_group_barrier takes CLK_LOCAL_MEM_FENCE, CLK_GLOBAL_MEM_FENCE or"
+                                    " CLK_IMAGE_MEM_FENCE, joined with '|'");
+}
+
+/* A reserve_id_t argument. */
+static ExprNode *cl_rid_arg(Compiler *c, const Expr *e)
+{
+    ExprNode *n = cx(c, e);
+    if (n != NULL && n->type.kind != TY_RESERVE) {
+        failf(c, e->loc, "expected a reserve_id_t (var rid = reserve_write_pipe(p, n)), not %s", type_name(&n->type));
+        return NULL;
+    }
+    return n;
+}
+
+/* A packet pointer: into a shared or global buffer of the pipe's packet type. */
+static ExprNode *cl_ptr_arg(Compiler *c, const Expr *e, const ProgPipe *pp, const char *f)
+{
+    ExprNode *n = ptr_arg(c, e, "the packet pointer");
+    if (n != NULL && n->type.elem.size != pp->elem.size) {
+        /* SPEC clpipe-packet-1: ptr points to the pipe's gentype. */
+        failf(c, e->loc, "%s: the pointer's element is %s (%u bytes) but pipe '%s' holds %s packets (%u bytes)"
+              " (SPEC clpipe-packet-1)", f, n->type.elem.name, n->type.elem.size, pp->name, pp->elem.name,
+              pp->elem.size);
+        return NULL;
+    }
+    return n;
+}
+
+/* The OpenCL C pipe built-ins and work_group_barrier (docs/opencl-pipes.md). */
+static bool compile_cl_pipe(Compiler *c, const Expr *call, const char *f, int dest, ValueType *result_type)
+{
+    SrcLoc loc = call->loc;
+    guint n = call->args ? call->args->len : 0;
+    if (strcmp(f, "work_group_barrier") == 0) {
+        if (!nargs(c, call, f, 1, 2) || !cl_fence_arg(c, arg(call, 0), false) ||
+            (n == 2 && !cl_fence_arg(c, arg(call, 1), true))) {
+            return false;
+        }
+        return emit(c, OP_WG_BARRIER, loc) >= 0;
+    }
+    bool group = g_str_has_prefix(f, "work_group_");
+    const char *base = group ? f + strlen("work_group_") : f;
+    uint16_t sub = (uint16_t) ((strstr(base, "write") != NULL ? CL_WRITE : 0) | (group ? CL_WORK_GROUP : 0));
+    if (n < 1) {
+        return failf(c, loc, "%s takes a pipe first", f);
+    }
+    Sym *ps = object_sym(c, arg(call, 0), SYM_PIPE);
+    if (ps == NULL) {
+        return failf(c, arg(call, 0)->loc, "%s: expected an OpenCL pipe declared with 'pipe T name[capacity]'", f);
+    }
+    const ProgPipe *pp = &g_array_index(c->prog->pipes, ProgPipe, ps->value);
+    int k;
+    if (g_str_has_prefix(base, "reserve_")) {
+        if (!nargs(c, call, f, 2, 2) || (k = emit(c, OP_CL_RESERVE, loc)) < 0) {
+            return false;
+        }
+        op_at(c, k)->e[0] = int_arg(c, arg(call, 1), "num_packets");
+        result_type->kind = TY_RESERVE;
+    } else if (g_str_has_prefix(base, "commit_")) {
+        if (!nargs(c, call, f, 2, 2) || (k = emit(c, OP_CL_COMMIT, loc)) < 0) {
+            return false;
+        }
+        op_at(c, k)->e[0] = cl_rid_arg(c, arg(call, 1));
+    } else if (group) {
+        return failf(c, loc, "'%s' is not an OpenCL built-in: read_pipe and write_pipe have no work_group_ form", f);
+    } else if (n == 2) {
+        if ((k = emit(c, OP_CL_RW, loc)) < 0) {
+            return false;
+        }
+        op_at(c, k)->e[0] = cl_ptr_arg(c, arg(call, 1), pp, f);
+        result_type->kind = TY_INT;
+    } else {
+        if (!nargs(c, call, f, 4, 4) || (k = emit(c, OP_CL_RW_RESERVED, loc)) < 0) {
+            return failf(c, loc, "%s(p, ptr) or %s(p, reserve_id, index, ptr)", f, f);
+        }
+        Op *op = op_at(c, k);
+        op->e[0] = cl_rid_arg(c, arg(call, 1));
+        op->e[1] = op->e[0] ? int_arg(c, arg(call, 2), "the packet index") : NULL;
+        op->e[2] = op->e[1] ? cl_ptr_arg(c, arg(call, 3), pp, f) : NULL;
+        if (op->e[2] == NULL) {
+            return false;
+        }
+        result_type->kind = TY_INT;
+    }
+    Op *op = op_at(c, k);
+    if (op->e[0] == NULL) {
+        return false;
+    }
+    op->obj = (int32_t) ps->value;
+    op->sub = sub;
+    op->var = dest;
+    return true;
+}
+
 /* The statement forms that have an effect.  dest is the variable receiving
  * the result (-1 when the result is dropped); *result_type is set for
  * declarations.  Returns false on error. */
@@ -1332,6 +1521,12 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         op_at(c, k)->obj = (int32_t) vs->value;
         return true;
     }
+    if (obj == NULL && is_cl_pipe_call(f)) {
+        return compile_cl_pipe(c, call, f, dest, result_type);
+    }
+    if (obj == NULL && g_str_has_prefix(f, "sub_group_") && g_str_has_suffix(f, "_pipe")) {
+        return failf(c, loc, "%s: sub-group pipe functions are not simulated (use the work_group_ form)", f);
+    }
     if (strcmp(f, "assert") == 0) {
         if (!nargs(c, call, "assert", 1, 1)) {
             return false;
@@ -1518,6 +1713,9 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
         if (rt.kind == TY_PIPE) {
             return failf(c, s->loc, "keep the pipeline: var pipe = make_pipeline(...)");
         }
+        if (rt.kind == TY_RESERVE) {
+            return failf(c, s->loc, "keep the reservation id: var rid = reserve_write_pipe(p, n), then commit it");
+        }
         return true;
     }
     case ST_IF: {
@@ -1662,6 +1860,9 @@ static bool instantiate(Compiler *c, const GArray *overrides)
 
     for (guint i = 0; i < t->decls->len; i++) {
         const Decl *d = g_ptr_array_index(t->decls, i);
+        if (c->params_only && d->kind != DECL_PARAM) {
+            continue;
+        }
         switch (d->kind) {
         case DECL_PARAM: {
             int64_t v;
@@ -1744,7 +1945,15 @@ static bool instantiate(Compiler *c, const GArray *overrides)
             b.name = g_strdup(d->name);
             b.loc = d->loc;
             if (d->kind == DECL_PIPE) {
-                ProgPipe pp = { g_strdup(d->name), b.elem, b.count, align_up(gmem, 256), d->loc };
+                if (b.count > MAX_PIPE_PACKETS) {
+                    g_free(b.name);
+                    return failf(c, d->a->loc, "a pipe holds at most %" G_GINT64_FORMAT " packets, not %"
+                                 G_GINT64_FORMAT, MAX_PIPE_PACKETS, b.count);
+                }
+                /* The header line, then the packets (docs/opencl-pipes.md). */
+                int64_t header = align_up(gmem, 256);
+                ProgPipe pp = { .name = g_strdup(d->name), .elem = b.elem, .capacity = b.count, .header = header,
+                                .base = header + 256, .loc = d->loc };
                 gmem = pp.base + b.bytes;
                 g_free(b.name);
                 g_array_append_val(p->pipes, pp);
@@ -1816,6 +2025,9 @@ static bool instantiate(Compiler *c, const GArray *overrides)
         }
         }
     }
+    if (c->params_only) {
+        return true;
+    }
     if (!have_block) {
         SrcLoc top = { 1, 1 };
         return failf(c, top, "the trace does not say how many threads a block has: add 'block N'");
@@ -1886,9 +2098,10 @@ static void reset_body(Program *p)
     p->value_slots = 0;
 }
 
-Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_blocks, GError **error)
+/* An empty program for trace.  Returns a new Program. */
+static Program *program_alloc(const Trace *trace, int64_t grid_blocks)
 {
-    g_autoptr(Program) p = g_new0(Program, 1);
+    Program *p = g_new0(Program, 1);
     p->trace = trace;
     p->grid_blocks = grid_blocks;
     p->params = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -1906,6 +2119,36 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
     p->ops = g_array_new(FALSE, TRUE, sizeof(Op));
     p->classes = g_ptr_array_new_with_free_func(g_free);
     p->nodes = g_ptr_array_new_with_free_func(g_free);
+    return p;
+}
+
+bool program_peek_param(const Trace *trace, const GArray *overrides, const char *name, int64_t *out)
+{
+    g_autoptr(Program) p = program_alloc(trace, 1);
+    GError *err = NULL;
+    Compiler c;
+    memset(&c, 0, sizeof c);
+    c.prog = p;
+    c.trace = trace;
+    c.error = &err;
+    c.params_only = true;
+    c.globals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    c.scopes = g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref);
+    c.decl_varying = g_array_new(FALSE, TRUE, sizeof(gboolean));
+    bool ok = instantiate(&c, overrides) && g_hash_table_contains(p->params, name);
+    if (ok) {
+        *out = program_param(p, name, 0);
+    }
+    g_clear_error(&err);
+    g_hash_table_unref(c.globals);
+    g_ptr_array_free(c.scopes, TRUE);
+    g_array_free(c.decl_varying, TRUE);
+    return ok;
+}
+
+Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_blocks, GError **error)
+{
+    g_autoptr(Program) p = program_alloc(trace, grid_blocks);
 
     Compiler c;
     memset(&c, 0, sizeof c);
@@ -2003,6 +2246,11 @@ void program_dump(const Program *p, GString *out)
         g_string_append_printf(out, "%s %s %s[%" G_GINT64_FORMAT "] at %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
                                " bytes, align %" G_GINT64_FORMAT ")\n", b->space == SPACE_SHARED ? "shared" : "global",
                                b->elem.name, b->name, b->count, b->base, b->bytes, b->align);
+    }
+    for (guint i = 0; i < p->pipes->len; i++) {
+        const ProgPipe *pp = &g_array_index(p->pipes, ProgPipe, i);
+        g_string_append_printf(out, "pipe %s %s[%" G_GINT64_FORMAT "]: header at %" G_GINT64_FORMAT ", packets at %"
+                               G_GINT64_FORMAT "\n", pp->elem.name, pp->name, pp->capacity, pp->header, pp->base);
     }
     for (guint i = 0; i < p->vars->len; i++) {
         const ProgVar *v = &g_array_index(p->vars, ProgVar, i);

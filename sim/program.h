@@ -111,6 +111,7 @@ typedef struct {
     char *name;
     ElemType elem;     /* packet type */
     int64_t capacity;  /* packets */
+    int64_t header;    /* global address of its header (reservation counters, one line) */
     int64_t base;      /* global address of the packet storage */
     SrcLoc loc;
 } ProgPipe;
@@ -241,6 +242,11 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
                      GError **error);
 void program_free(Program *prog);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Program, program_free)
+
+/* Resolves only the trace's parameters (defaults, ranges, overrides) and
+ * gives the value of `name` in *out.  Returns false when the trace does not
+ * declare it or the parameters do not resolve (program_new then says why). */
+bool program_peek_param(const Trace *trace, const GArray *overrides, const char *name, int64_t *out);
 
 /* The value of a resolved parameter, or fallback. */
 int64_t program_param(const Program *prog, const char *name, int64_t fallback);

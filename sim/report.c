@@ -98,7 +98,9 @@ char *report_verdict(const SimStats *s)
     }
     if (top == WS_BLOCK_BARRIER || top == WS_MBARRIER) {
         return g_strdup_printf("synchronisation bound: %.0f%% of warp-cycles wait at %s", f,
-                               top == WS_BLOCK_BARRIER ? "block barriers" : "cuda::barrier phases");
+                               top == WS_MBARRIER         ? "cuda::barrier phases"
+                               : s->cl_pipes->len > 0 ? "block barriers and work-group pipe functions"
+                                                      : "block barriers");
     }
     if (top == WS_BANK_CONFLICT) {
         return g_strdup_printf("shared-memory bound: %.0f%% of warp-cycles replay bank conflicts", f);
@@ -147,6 +149,51 @@ static double occupancy_mean(const SimStageStats *st)
         sum += (double) k * (double) st->occupancy[k];
     }
     return t ? sum / (double) t : 0.0;
+}
+
+static double cl_mean(const SimClPipeStats *p)
+{
+    return p->total_cycles ? (double) p->occupancy_sum / (double) p->total_cycles : 0.0;
+}
+
+/* The smallest occupancy histogram bin k holds (see SimClPipeStats.bins). */
+static int64_t cl_bin_low(const SimClPipeStats *p, int64_t k)
+{
+    return (k * p->capacity + p->nbins - 2) / (p->nbins - 1);
+}
+
+static void cl_pipe_text(GString *out, const SimClPipeStats *p)
+{
+    static const char *dirs[2] = { "read", "write" };
+    g_string_append_printf(out, "\nOpenCL pipe '%s': %" G_GINT64_FORMAT " packets of %" G_GINT64_FORMAT " bytes\n",
+                           p->name, p->capacity, p->packet_bytes);
+    g_string_append_printf(out, "    %-10s %12s %12s %12s %12s %14s\n", "direction", "reserved", "failed", "retries",
+                           "packets", "bytes");
+    for (int d = 1; d >= 0; d--) {
+        g_string_append_printf(out, "    %-10s %12" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT
+                               " %12" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT "\n", dirs[d], p->reservations[d],
+                               p->failures[d], p->retries[d], p->packets[d],
+                               p->packets[d] * (uint64_t) p->packet_bytes);
+    }
+    g_string_append_printf(out, "    header atomics %" G_GUINT64_FORMAT "; unwritten packets read %" G_GUINT64_FORMAT
+                           "\n", p->atomics, p->unwritten_reads);
+    g_string_append_printf(out, "    slots in use: mean %.2f, peak %" G_GINT64_FORMAT "; full %.1f%%, empty %.1f%% of"
+                           " the time\n", cl_mean(p), p->peak, pct(p->full_cycles, p->total_cycles),
+                           pct(p->empty_cycles, p->total_cycles));
+    g_string_append(out, "    histogram (slots in use: share of time; empty ranges left out):");
+    for (int64_t k = 0; k < p->nbins; k++) {
+        if (p->bins[k] == 0) {
+            continue;
+        }
+        int64_t lo = cl_bin_low(p, k), hi = k + 1 < p->nbins ? cl_bin_low(p, k + 1) - 1 : p->capacity;
+        if (lo == hi) {
+            g_string_append_printf(out, " %" G_GINT64_FORMAT ":%.0f%%", lo, pct(p->bins[k], p->total_cycles));
+        } else {
+            g_string_append_printf(out, " %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ":%.0f%%", lo, hi,
+                                   pct(p->bins[k], p->total_cycles));
+        }
+    }
+    g_string_append_c(out, '\n');
 }
 
 static double achieved_bpc(const SimStats *s)
@@ -218,6 +265,10 @@ void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString
             g_string_append_printf(out, " %" G_GINT64_FORMAT ":%.0f%%", k, pct(st->occupancy[k], ot));
         }
         g_string_append_c(out, '\n');
+    }
+
+    for (guint i = 0; i < s->cl_pipes->len; i++) {
+        cl_pipe_text(out, g_ptr_array_index(s->cl_pipes, i));
     }
 
     g_string_append(out, "\ncopies\n");
@@ -322,6 +373,64 @@ static void json_states(JsonW *j, const uint64_t *row)
     jsonw_end_object(j);
 }
 
+static void json_cl_pipes(JsonW *j, const SimStats *s)
+{
+    static const char *dirs[2] = { "read", "write" };
+    jsonw_key(j, "cl_pipes");
+    jsonw_begin_array(j);
+    for (guint i = 0; i < s->cl_pipes->len; i++) {
+        const SimClPipeStats *p = g_ptr_array_index(s->cl_pipes, i);
+        jsonw_begin_object(j);
+        jsonw_key(j, "pipe");
+        jsonw_string(j, p->name);
+        jsonw_key(j, "capacity");
+        jsonw_int(j, p->capacity);
+        jsonw_key(j, "packet_bytes");
+        jsonw_int(j, p->packet_bytes);
+        for (int d = 1; d >= 0; d--) {
+            jsonw_key(j, dirs[d]);
+            jsonw_begin_object(j);
+            jsonw_key(j, "reservations");
+            jsonw_uint(j, p->reservations[d]);
+            jsonw_key(j, "failures");
+            jsonw_uint(j, p->failures[d]);
+            jsonw_key(j, "retries");
+            jsonw_uint(j, p->retries[d]);
+            jsonw_key(j, "packets");
+            jsonw_uint(j, p->packets[d]);
+            jsonw_key(j, "bytes");
+            jsonw_uint(j, p->packets[d] * (uint64_t) p->packet_bytes);
+            jsonw_end_object(j);
+        }
+        jsonw_key(j, "header_atomics");
+        jsonw_uint(j, p->atomics);
+        jsonw_key(j, "unwritten_reads");
+        jsonw_uint(j, p->unwritten_reads);
+        jsonw_key(j, "peak_occupancy");
+        jsonw_int(j, p->peak);
+        jsonw_key(j, "mean_occupancy");
+        jsonw_double(j, cl_mean(p));
+        jsonw_key(j, "full_fraction");
+        jsonw_double(j, p->total_cycles ? (double) p->full_cycles / (double) p->total_cycles : 0.0);
+        jsonw_key(j, "empty_fraction");
+        jsonw_double(j, p->total_cycles ? (double) p->empty_cycles / (double) p->total_cycles : 0.0);
+        jsonw_key(j, "occupancy_bin_low");
+        jsonw_begin_array(j);
+        for (int64_t k = 0; k < p->nbins; k++) {
+            jsonw_int(j, cl_bin_low(p, k));
+        }
+        jsonw_end_array(j);
+        jsonw_key(j, "occupancy_cycles");
+        jsonw_begin_array(j);
+        for (int64_t k = 0; k < p->nbins; k++) {
+            jsonw_uint(j, p->bins[k]);
+        }
+        jsonw_end_array(j);
+        jsonw_end_object(j);
+    }
+    jsonw_end_array(j);
+}
+
 void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out)
 {
     JsonW j;
@@ -419,6 +528,9 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
         jsonw_end_object(&j);
     }
     jsonw_end_array(&j);
+    if (s->cl_pipes->len > 0) {
+        json_cl_pipes(&j, s);
+    }
     jsonw_key(&j, "copies");
     jsonw_begin_object(&j);
     jsonw_key(&j, "cp_async_bytes");
@@ -531,7 +643,8 @@ static const char *csv_fixed[] = {
     "compute_busy_cycles", "both_busy_cycles", "cp_async_bytes", "bulk_bytes", "sync_bytes",
     "achieved_bytes_per_cycle", "smem_conflict_accesses", "smem_wavefronts", "syncthreads", "mbarrier_phases",
     "stage_instances", "stage_fill_mean", "stage_land_mean", "stage_idle_mean", "stage_consume_mean",
-    "stages_in_flight_mean", "smem_per_block", "race_warnings", NULL
+    "stages_in_flight_mean", "smem_per_block", "race_warnings", "clpipe_packets_written", "clpipe_reserve_failures",
+    "clpipe_occupancy_mean", NULL
 };
 
 void report_csv_header(const ReportInfo *info, GString *out)
@@ -572,6 +685,15 @@ void report_csv_row(const SimStats *s, const ReportInfo *info, GString *out)
     }
     csv_double(out, st ? occupancy_mean(st) : 0.0);
     g_string_append_printf(out, ",%" G_GINT64_FORMAT ",%" G_GUINT64_FORMAT, info->smem_per_block, s->race_warnings);
+    /* OpenCL pipes: summed over pipes; the occupancy of the first. */
+    uint64_t cl_packets = 0, cl_failures = 0;
+    for (guint i = 0; i < s->cl_pipes->len; i++) {
+        const SimClPipeStats *p = g_ptr_array_index(s->cl_pipes, i);
+        cl_packets += p->packets[1];
+        cl_failures += p->failures[0] + p->failures[1];
+    }
+    g_string_append_printf(out, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, cl_packets, cl_failures);
+    csv_double(out, s->cl_pipes->len ? cl_mean(g_ptr_array_index(s->cl_pipes, 0)) : 0.0);
     for (int k = 0; k < WS__COUNT; k++) {
         g_string_append_printf(out, ",%" G_GUINT64_FORMAT, s->state_total[k]);
     }

@@ -49,6 +49,27 @@ bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError
     if (!arch_load(o->arch ? o->arch : "h100", arch_sets, &out->arch, error)) {
         return false;
     }
+    /* A trace that needs several resident blocks (producer and consumer
+     * work-groups) says so with `param blocks = N`.  An explicit --set
+     * sm.blocks must agree with it. */
+    int64_t want;
+    if (program_peek_param(t, params, "blocks", &want) && want != out->arch.blocks) {
+        for (guint i = 0; i < arch_sets->len; i++) {
+            if (g_str_has_prefix(g_ptr_array_index(arch_sets, i), "sm.blocks=")) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: --set %s disagrees with the trace's parameter"
+                            " blocks=%" G_GINT64_FORMAT " (set blocks=N instead)", t->path,
+                            (const char *) g_ptr_array_index(arch_sets, i), want);
+                return false;
+            }
+        }
+        if (want < 1 || want > 64) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: parameter blocks=%" G_GINT64_FORMAT " asks for 1 to 64"
+                        " resident blocks", t->path, want);
+            return false;
+        }
+        out->arch.blocks = want;
+        g_ptr_array_add(out->arch_sets, g_strdup_printf("sm.blocks=%" G_GINT64_FORMAT, want));
+    }
     out->prog = program_new(t, params, out->arch.blocks, error);
     if (out->prog == NULL) {
         return false;

@@ -95,6 +95,7 @@ void sim_stats_init(SimStats *s, int64_t warps)
     s->warp_state = g_new0(uint64_t, (size_t) warps * WS__COUNT);
     s->stages = g_ptr_array_new_with_free_func((GDestroyNotify) sim_stage_stats_free);
     s->warnings = g_ptr_array_new_with_free_func(g_free);
+    s->cl_pipes = g_ptr_array_new_with_free_func((GDestroyNotify) sim_cl_pipe_stats_free);
 }
 
 void sim_stats_clear(SimStats *s)
@@ -105,6 +106,9 @@ void sim_stats_clear(SimStats *s)
     }
     if (s->warnings) {
         g_ptr_array_free(s->warnings, TRUE);
+    }
+    if (s->cl_pipes) {
+        g_ptr_array_free(s->cl_pipes, TRUE);
     }
     memset(s, 0, sizeof *s);
 }
@@ -122,5 +126,23 @@ void sim_stage_stats_free(SimStageStats *st)
 {
     g_free(st->name);
     g_free(st->occupancy);
+    g_free(st);
+}
+
+SimClPipeStats *sim_cl_pipe_stats_new(const char *name, int64_t capacity, int64_t packet_bytes)
+{
+    SimClPipeStats *st = g_new0(SimClPipeStats, 1);
+    st->name = g_strdup(name);
+    st->capacity = capacity;
+    st->packet_bytes = packet_bytes;
+    st->nbins = MIN(capacity, (int64_t) 32) + 1;
+    st->bins = g_new0(uint64_t, (size_t) st->nbins);
+    return st;
+}
+
+void sim_cl_pipe_stats_free(SimClPipeStats *st)
+{
+    g_free(st->name);
+    g_free(st->bins);
     g_free(st);
 }

@@ -75,6 +75,28 @@ typedef struct {
     uint64_t *occupancy;     /* cycles with k stages in flight, k = 0..stages */
 } SimStageStats;
 
+/* An OpenCL pipe (models/cl_pipe.c).  Arrays indexed [0] read, [1] write.
+ * Occupancy is the number of slots in use: reserved for writing, holding
+ * committed packets, or reserved for reading and not yet freed. */
+typedef struct {
+    char *name;
+    int64_t capacity;          /* packets */
+    int64_t packet_bytes;
+    uint64_t reservations[2];  /* successful; plain read_pipe/write_pipe(p, ptr) count as one packet each */
+    uint64_t failures[2];      /* not enough room (write) or data (read): the invalid reservation id */
+    uint64_t retries[2];       /* attempts whose owner's previous attempt in that direction failed */
+    uint64_t packets[2];       /* packets committed out of (read) / into (write) the pipe */
+    uint64_t atomics;          /* operations on the pipe header (L2 atomics) */
+    uint64_t unwritten_reads;  /* reserved packets read that no write_pipe had written */
+    int64_t peak;              /* most slots in use at once */
+    uint64_t total_cycles;     /* cycles observed (the run) */
+    uint64_t empty_cycles;     /* cycles with no slot in use */
+    uint64_t full_cycles;      /* cycles with every slot in use */
+    uint64_t occupancy_sum;    /* slot-cycles */
+    int64_t nbins;             /* histogram bins: min(capacity, 32) + 1 */
+    uint64_t *bins;            /* cycles per bin; occupancy o is in bin o * (nbins - 1) / capacity */
+} SimClPipeStats;
+
 typedef struct {
     SimCycle cycles;         /* total simulated cycles (last warp exit) */
     int64_t warps;           /* resident warps, all blocks */
@@ -119,6 +141,9 @@ typedef struct {
     /* Pipelines (block scope), one per pipeline_shared_state used. */
     GPtrArray *stages;       /* SimStageStats* (owned) */
 
+    /* OpenCL pipes, in declaration order (empty when the trace has none). */
+    GPtrArray *cl_pipes;     /* SimClPipeStats* (owned) */
+
     /* Warnings about the program (race detector, slow paths), sorted. */
     GPtrArray *warnings;     /* char* (owned) */
     uint64_t race_warnings;
@@ -128,3 +153,6 @@ void sim_stats_init(SimStats *s, int64_t warps);
 void sim_stats_clear(SimStats *s);
 SimStageStats *sim_stage_stats_new(const char *name, int64_t stages);
 void sim_stage_stats_free(SimStageStats *st);
+/* A zeroed pipe record with its histogram.  Returns a new record. */
+SimClPipeStats *sim_cl_pipe_stats_new(const char *name, int64_t capacity, int64_t packet_bytes);
+void sim_cl_pipe_stats_free(SimClPipeStats *st);

@@ -16,6 +16,8 @@ static const char *traces[] = {
     "traces/with_specialized_staging_unified.trace",
     "traces/with_staging_scope_thread.trace",
     "traces/pipeline_reference_example.trace",
+    "traces/cl_producer_consumer.trace",
+    "traces/cl_multi_producer.trace",
     NULL
 };
 
