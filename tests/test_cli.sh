@@ -27,7 +27,7 @@ check no-args 2 "$smpipe"
 check version 0 "$smpipe" --version
 contains version "$tmp/out" "smpipe "
 check help 0 "$smpipe" --help
-for verb in run check arch; do
+for verb in run check arch cuda; do
     check "help-$verb" 0 "$smpipe" $verb --help
 done
 check unknown-verb 2 "$smpipe" frobnicate
@@ -80,6 +80,17 @@ contains arch-show "$tmp/out" "latency = 700"
 "$smpipe" run "$src/traces/with_staging_scope_thread.trace" --json "$tmp/e.json" >/dev/null
 "$smpipe" run "$src/traces/with_staging_scope_thread.trace" --engine stepped --json "$tmp/s2.json" >/dev/null
 sed 's/"stepped"/"event"/' "$tmp/s2.json" | cmp -s - "$tmp/e.json" && pass=$((pass + 1)) || { echo "FAIL engines differ"; fails=$((fails + 1)); }
+
+
+# cuda: a program and its reference; OpenCL refused; -o required.
+check cuda 0 "$smpipe" cuda "$src/traces/with_staging_unified.trace" --set stages=3 -o "$tmp/w.cu"
+contains cuda "$tmp/w.cu" "cuda::make_pipeline(block, &shared_state)"
+[ -s "$tmp/w.cu.ref" ] && pass=$((pass + 1)) || { echo "FAIL cuda: no reference file"; fails=$((fails + 1)); }
+check cuda-no-output 2 "$smpipe" cuda "$src/traces/with_staging.trace"
+printf 'smpipe 1\nblock 32\npipe int p[16]\n' > "$tmp/cl.trace"
+check cuda-opencl 2 "$smpipe" cuda "$tmp/cl.trace" -o "$tmp/cl.cu"
+contains cuda-opencl "$tmp/err" "cl.trace:3:1: OpenCL pipes"
+check cuda-deadlock 1 "$smpipe" cuda "$src/tests/programs/deadlock_full_pipeline.trace" -o "$tmp/d.cu"
 
 echo "cli: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
