@@ -37,13 +37,6 @@ int cli_plot_sweep(int argc, char **argv)
     return not_yet("plot (sweep CSV)");
 }
 
-int cli_validate(int argc, char **argv)
-{
-    (void) argc;
-    (void) argv;
-    return not_yet("validate");
-}
-
 int cli_calibrate(int argc, char **argv)
 {
     (void) argc;

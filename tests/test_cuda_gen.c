@@ -1,10 +1,12 @@
 /* test_cuda_gen.c: the CUDA backend without a GPU: the generator (every
- * bundled trace, refusals, determinism, the embedded reference).  Compiling the generated code is the `cuda` suite
+ * bundled trace, refusals, determinism, the embedded reference), the value
+ * lists of `validate --vary`.  Compiling the generated code is the `cuda` suite
  * (tests/test_cuda_build.sh), which needs nvcc. */
 #include "test_util.h"
 
 #include "models/sm.h"
 #include "sim/cuda_gen.h"
+#include "sim/validate.h"
 
 static const char *bundled[] = {
     "traces/with_staging.trace",
@@ -199,6 +201,52 @@ START_TEST(reference_is_the_functional_model)
 }
 END_TEST
 
+static void list_is(const char *text, const int64_t *want, guint n)
+{
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    GError *err = NULL;
+    ck_assert_msg(validate_parse_list(text, a, &err), "%s: %s", text, err ? err->message : "");
+    ck_assert_uint_eq(a->len, n);
+    for (guint i = 0; i < n; i++) {
+        ck_assert_int_eq(g_array_index(a, int64_t, i), want[i]);
+    }
+    g_array_free(a, TRUE);
+}
+
+START_TEST(value_lists)
+{
+    const int64_t a[] = { 1, 2, 4 };
+    list_is("1,2,4", a, 3);
+    const int64_t b[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    list_is("1..8", b, 8);
+    const int64_t c[] = { 64, 128, 192, 256, 320, 384, 448, 512 };
+    list_is("64..512:64", c, 8);
+    const int64_t d[] = { 1, 3, 5, 16 };
+    list_is("1..6:2, 16", d, 4);
+    const int64_t e[] = { -2, -1, 0 };
+    list_is("-2..0", e, 3);
+    const char *bad[] = { "", "1,,2", "a", "1..", "..4", "8..1", "1..8:0", "1..8:x", "0..1000000", NULL };
+    for (int i = 0; bad[i]; i++) {
+        GArray *v = g_array_new(FALSE, FALSE, sizeof(int64_t));
+        GError *err = NULL;
+        ck_assert_msg(!validate_parse_list(bad[i], v, &err), "'%s' was accepted", bad[i]);
+        ck_assert_ptr_nonnull(strstr(err->message, "1..8"));
+        g_error_free(err);
+        g_array_free(v, TRUE);
+    }
+    GArray *v = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    GError *err = NULL;
+    g_autofree char *name = validate_parse_vary("stages=1..3", v, &err);
+    ck_assert_str_eq(name, "stages");
+    ck_assert_uint_eq(v->len, 3);
+    ck_assert_ptr_null(validate_parse_vary("=1,2", v, &err));
+    g_clear_error(&err);
+    ck_assert_ptr_null(validate_parse_vary("stages", v, &err));
+    g_clear_error(&err);
+    g_array_free(v, TRUE);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cuda_gen");
@@ -209,5 +257,8 @@ int main(void)
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, reference_is_the_functional_model);
     suite_add_tcase(s, tc);
+    TCase *tv = tcase_create("validate");
+    tcase_add_test(tv, value_lists);
+    suite_add_tcase(s, tv);
     return run_suite(s);
 }
