@@ -37,13 +37,6 @@ int cli_plot_sweep(int argc, char **argv)
     return not_yet("plot (sweep CSV)");
 }
 
-int cli_calibrate(int argc, char **argv)
-{
-    (void) argc;
-    (void) argv;
-    return not_yet("calibrate");
-}
-
 bool cli_plot_timeline(const char *data_dir, const char *out, const SimRun *r, const char *trace, GError **error)
 {
     (void) data_dir;

@@ -27,7 +27,7 @@ check no-args 2 "$smpipe"
 check version 0 "$smpipe" --version
 contains version "$tmp/out" "smpipe "
 check help 0 "$smpipe" --help
-for verb in run check arch cuda validate; do
+for verb in run check arch cuda validate calibrate; do
     check "help-$verb" 0 "$smpipe" $verb --help
 done
 check unknown-verb 2 "$smpipe" frobnicate
@@ -107,6 +107,17 @@ contains validate-results "$tmp/vo/validation.csv" ",5000,4900,5100,"
 check validate-results-refit 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" --out "$tmp/vo2" --set cp_async.call_cycles=300
 cmp -s "$tmp/vo/validation.csv" "$tmp/vo2/validation.csv" && { echo "FAIL validate: --set did not change the simulation"; fails=$((fails + 1)); } || pass=$((pass + 1))
 check validate-missing 2 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/nothing"
+
+# calibrate: from a (fake) results file; the file loads and runs.
+check calibrate 0 "$smpipe" calibrate --arch h100 --from-results "$src/tests/calib/fake_results.txt" -o "$tmp/cal.ini"
+contains calibrate "$tmp/cal.ini" "# source: [CAL] measured 2030-01-02 by smpipe calibrate: l2.latency = 300.4"
+check calibrate-loads 0 "$smpipe" run -q "$src/traces/with_staging.trace" --arch "$tmp/cal.ini"
+check calibrate-no-arch 2 "$smpipe" calibrate -o "$tmp/x.ini" --from-results "$src/tests/calib/fake_results.txt"
+check calibrate-bad-results 2 "$smpipe" calibrate --arch h100 --from-results "$src/README.md" -o "$tmp/x.ini"
+contains calibrate-bad-results "$tmp/err" "no RESULT lines"
+check calibrate-no-gpu 2 env SMPIPE_NVIDIA_SMI=/nonexistent "$smpipe" calibrate --arch h100 -o "$tmp/x.ini"
+contains calibrate-no-gpu "$tmp/err" "no NVIDIA GPU"
+[ ! -e "$tmp/x.ini" ] && pass=$((pass + 1)) || { echo "FAIL calibrate wrote a file on failure"; fails=$((fails + 1)); }
 
 echo "cli: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

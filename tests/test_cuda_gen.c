@@ -1,10 +1,12 @@
 /* test_cuda_gen.c: the CUDA backend without a GPU: the generator (every
  * bundled trace, refusals, determinism, the embedded reference), the value
- * lists of `validate --vary`.  Compiling the generated code is the `cuda` suite
+ * lists of `validate --vary`, and `calibrate`'s rewriting of an
+ * architecture file.  Compiling the generated code is the `cuda` suite
  * (tests/test_cuda_build.sh), which needs nvcc. */
 #include "test_util.h"
 
 #include "models/sm.h"
+#include "sim/calibrate.h"
 #include "sim/cuda_gen.h"
 #include "sim/validate.h"
 
@@ -247,6 +249,43 @@ START_TEST(value_lists)
 }
 END_TEST
 
+START_TEST(calibration_rewrites_measured_keys_only)
+{
+    g_autofree char *ini = read_source("arch/h100.ini");
+    g_autofree char *res = read_source("tests/calib/fake_results.txt");
+    GString *out = g_string_new(NULL);
+    GString *report = g_string_new(NULL);
+    GError *err = NULL;
+    ck_assert_msg(calib_rewrite(ini, res, "fake_results.txt", out, report, &err), "%s", err ? err->message : "");
+    /* Measured: l2.latency 300.4 -> 300, cp_async.extra_latency = 350 - 300.4. */
+    ck_assert_ptr_nonnull(strstr(out->str, "# source: [CAL] measured 2030-01-02 by smpipe calibrate: l2.latency = 300.4"));
+    ck_assert_ptr_nonnull(strstr(out->str, "\n[l2]\n# source: [CAL] measured 2030-01-02 by smpipe calibrate: l2.latency"));
+    ck_assert_ptr_nonnull(strstr(out->str, "latency = 300\n"));
+    ck_assert_ptr_nonnull(strstr(out->str, "extra_latency = 50\n"));
+    ck_assert_ptr_nonnull(strstr(out->str, "clock_mhz = 1755.0\n"));
+    ck_assert_ptr_nonnull(strstr(out->str, "smem_per_block = 101376\n"));
+    /* Not measured: the sourced value and its comment stay. */
+    ck_assert_ptr_nonnull(strstr(out->str, "# source: [FIT] one issue slot per trace statement"));
+    ck_assert_ptr_nonnull(strstr(out->str, "wait_call_copies = 170\n"));
+    ck_assert_ptr_nonnull(strstr(out->str, "# source: [CAL] dependent LDS.32 chain: 23.0 cycles\nlatency = 23\n"));
+    ck_assert_ptr_nonnull(strstr(report->str, "l2.latency"));
+    ck_assert_ptr_null(strstr(report->str, "smem.latency"));
+    g_string_free(out, TRUE);
+    g_string_free(report, TRUE);
+    /* Not a results file. */
+    out = g_string_new(NULL);
+    report = g_string_new(NULL);
+    ck_assert(!calib_rewrite(ini, "hello\n", "x.txt", out, report, &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "no RESULT lines"));
+    g_clear_error(&err);
+    ck_assert(!calib_rewrite(ini, "RESULT key=l2.latency value=abc unit=cycles\n", "y.txt", out, report, &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "y.txt:1:"));
+    g_clear_error(&err);
+    g_string_free(out, TRUE);
+    g_string_free(report, TRUE);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cuda_gen");
@@ -260,5 +299,8 @@ int main(void)
     TCase *tv = tcase_create("validate");
     tcase_add_test(tv, value_lists);
     suite_add_tcase(s, tv);
+    TCase *tk = tcase_create("calibrate");
+    tcase_add_test(tk, calibration_rewrites_measured_keys_only);
+    suite_add_tcase(s, tk);
     return run_suite(s);
 }
