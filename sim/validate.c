@@ -371,7 +371,7 @@ static char *plot_script(const char *title, int col_measured, int col_sim, doubl
         "set datafile separator ','\n"
         "set multiplot layout 1,2 title '%s'\n"
         "set grid\n"
-        "set key top left\n"
+        "set key bottom right\n"
         "set xrange [%.0f:%.0f]\n"
         "set yrange [%.0f:%.0f]\n"
         "set size square\n"
@@ -380,6 +380,7 @@ static char *plot_script(const char *title, int col_measured, int col_sim, doubl
         "plot 'validation.csv' skip 1 using %d:%d with points pt 7 ps 0.9 title 'points', \\\n"
         "     x with lines dt 2 lc rgb 'gray40' title 'simulated = measured'\n"
         "set autoscale\n"
+        "set key top right\n"
         "set size nosquare\n"
         "set xlabel 'point (row of validation.csv)'\n"
         "set ylabel 'cycles'\n"
@@ -607,6 +608,7 @@ bool validate_collect(const Trace *t, const char *dir, const char *arch, const G
         g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func(g_free);
         typedef struct {
             double best_m, best_s;
+            double m_at_s;       /* measured cycles at the simulator's fastest */
             const char *m_stages, *s_stages;
         } Best;
         g_autoptr(GArray) bests = g_array_new(FALSE, TRUE, sizeof(Best));
@@ -632,7 +634,7 @@ bool validate_collect(const Trace *t, const char *dir, const char *arch, const G
                 g_string_free(key, TRUE);
             } else {
                 g = bests->len;
-                Best b = { INFINITY, INFINITY, NULL, NULL };
+                Best b = { INFINITY, INFINITY, INFINITY, NULL, NULL };
                 g_array_append_val(bests, b);
                 g_ptr_array_add(order, g_strdup(key->str));
                 g_hash_table_insert(groups, g_string_free(key, FALSE), GUINT_TO_POINTER(g));
@@ -645,22 +647,30 @@ bool validate_collect(const Trace *t, const char *dir, const char *arch, const G
             }
             if (sc < b->best_s) {
                 b->best_s = sc;
+                b->m_at_s = m->cycles;
                 b->s_stages = st;
             }
         }
-        guint right = 0;
-        g_string_append(summary, "  fastest stage count, measured vs simulated:\n");
+        /* A stage count whose measured time is within 2% of the fastest is
+         * as good as the fastest: the runs spread by about that much. */
+        guint right = 0, close = 0;
+        g_string_append(summary, "  fastest stage count, measured vs simulated (and the measured cycles at the"
+                                 " simulator's choice):\n");
         for (guint g = 0; g < bests->len; g++) {
             const Best *b = &g_array_index(bests, Best, g);
             bool same = g_strcmp0(b->m_stages, b->s_stages) == 0;
+            bool near = b->m_at_s <= b->best_m * 1.02;
             right += same;
+            close += near;
             const char *key = g_ptr_array_index(order, g);
-            g_string_append_printf(summary, "    %-40s measured %s (%.0f cycles), simulated %s (%.0f cycles)%s\n",
-                                   *key ? key : "(all points)", b->m_stages ? b->m_stages : "?", b->best_m,
-                                   b->s_stages ? b->s_stages : "?", b->best_s, same ? "" : "  <- differs");
+            g_string_append_printf(summary, "    %-40s measured %s (%.0f cycles), simulated %s (%.0f cycles; measured %.0f,"
+                                   " %+.1f%%)%s\n", *key ? key : "(all points)", b->m_stages ? b->m_stages : "?",
+                                   b->best_m, b->s_stages ? b->s_stages : "?", b->best_s, b->m_at_s,
+                                   100.0 * (b->m_at_s - b->best_m) / b->best_m,
+                                   same ? "" : near ? "  (within 2%)" : "  <- wrong");
         }
-        g_string_append_printf(summary, "  the fastest stage count is predicted right in %u of %u groups\n", right,
-                               bests->len);
+        g_string_append_printf(summary, "  the fastest stage count is predicted exactly in %u of %u groups, within 2%% of"
+                               " the fastest in %u of %u\n", right, bests->len, close, bests->len);
     }
 
     if (g_mkdir_with_parents(out_dir, 0755) != 0) {
