@@ -235,7 +235,11 @@ bool validate_emit(const Trace *t, const ValidatePlan *plan, const char *dir, GE
     jsonw_int(&j, 1);
     jsonw_key(&j, "trace");
     jsonw_string(&j, plan->trace_path);
+    /* The architecture as given (a name or an .ini path), to simulate with
+     * later, and the name it resolved to. */
     jsonw_key(&j, "arch");
+    jsonw_string(&j, plan->arch != NULL ? plan->arch : "h100");
+    jsonw_key(&j, "arch_name");
     jsonw_string(&j, ((CudaGenPoint *) g_ptr_array_index(points, 0))->run.arch.name);
     jsonw_key(&j, "mode");
     jsonw_string(&j, plan->warm ? "warm" : "cold");
