@@ -27,7 +27,7 @@ check no-args 2 "$smpipe"
 check version 0 "$smpipe" --version
 contains version "$tmp/out" "smpipe "
 check help 0 "$smpipe" --help
-for verb in run check arch sweep merge plot; do
+for verb in run check arch sweep merge plot cuda validate calibrate; do
     check "help-$verb" 0 "$smpipe" $verb --help
 done
 check unknown-verb 2 "$smpipe" frobnicate
@@ -83,6 +83,44 @@ contains arch-show "$tmp/out" "latency = 700"
 "$smpipe" run "$src/traces/with_staging_scope_thread.trace" --json "$tmp/e.json" >/dev/null
 "$smpipe" run "$src/traces/with_staging_scope_thread.trace" --engine stepped --json "$tmp/s2.json" >/dev/null
 sed 's/"stepped"/"event"/' "$tmp/s2.json" | cmp -s - "$tmp/e.json" && pass=$((pass + 1)) || { echo "FAIL engines differ"; fails=$((fails + 1)); }
+
+
+# cuda: a program and its reference; OpenCL refused; -o required.
+check cuda 0 "$smpipe" cuda "$src/traces/with_staging_unified.trace" --set stages=3 -o "$tmp/w.cu"
+contains cuda "$tmp/w.cu" "cuda::make_pipeline(block, &shared_state)"
+[ -s "$tmp/w.cu.ref" ] && pass=$((pass + 1)) || { echo "FAIL cuda: no reference file"; fails=$((fails + 1)); }
+check cuda-no-output 2 "$smpipe" cuda "$src/traces/with_staging.trace"
+printf 'smpipe 1\nblock 32\npipe int p[16]\n' > "$tmp/cl.trace"
+check cuda-opencl 2 "$smpipe" cuda "$tmp/cl.trace" -o "$tmp/cl.cu"
+contains cuda-opencl "$tmp/err" "cl.trace:3:1: OpenCL pipes"
+check cuda-deadlock 1 "$smpipe" cuda "$src/tests/programs/deadlock_full_pipeline.trace" -o "$tmp/d.cu"
+
+# validate: no GPU here (forced), the two halves with a fake result, bad lists.
+check validate-no-gpu 2 env SMPIPE_NVIDIA_SMI=/nonexistent "$smpipe" validate "$src/traces/with_staging_unified.trace"
+contains validate-no-gpu "$tmp/err" "no NVIDIA GPU"
+check validate-bad-list 2 "$smpipe" validate "$src/traces/with_staging_unified.trace" --vary stages=4..1 --emit "$tmp/v"
+contains validate-bad-list "$tmp/err" "--vary stages=4..1"
+check validate-emit 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --vary stages=1,2 --set batches=4 --emit "$tmp/v"
+contains validate-emit "$tmp/v/manifest.json" '"stages=2"'
+cp "$src/tests/validate/results.json" "$tmp/v/results.json"
+check validate-results 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" --out "$tmp/vo"
+contains validate-results "$tmp/out" "mean absolute percentage error"
+contains validate-results "$tmp/vo/validation.csv" "measured_cycles,measured_min,measured_max,kernel_ms,simulated_cycles,error_pct,check"
+contains validate-results "$tmp/vo/validation.csv" ",5000,4900,5100,"
+check validate-results-refit 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" --out "$tmp/vo2" --set cp_async.call_cycles=300
+cmp -s "$tmp/vo/validation.csv" "$tmp/vo2/validation.csv" && { echo "FAIL validate: --set did not change the simulation"; fails=$((fails + 1)); } || pass=$((pass + 1))
+check validate-missing 2 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/nothing"
+
+# calibrate: from a (fake) results file; the file loads and runs.
+check calibrate 0 "$smpipe" calibrate --arch h100 --from-results "$src/tests/calib/fake_results.txt" -o "$tmp/cal.ini"
+contains calibrate "$tmp/cal.ini" "# source: [CAL] measured 2030-01-02 by smpipe calibrate: l2.latency = 300.4"
+check calibrate-loads 0 "$smpipe" run -q "$src/traces/with_staging.trace" --arch "$tmp/cal.ini"
+check calibrate-no-arch 2 "$smpipe" calibrate -o "$tmp/x.ini" --from-results "$src/tests/calib/fake_results.txt"
+check calibrate-bad-results 2 "$smpipe" calibrate --arch h100 --from-results "$src/README.md" -o "$tmp/x.ini"
+contains calibrate-bad-results "$tmp/err" "no RESULT lines"
+check calibrate-no-gpu 2 env SMPIPE_NVIDIA_SMI=/nonexistent "$smpipe" calibrate --arch h100 -o "$tmp/x.ini"
+contains calibrate-no-gpu "$tmp/err" "no NVIDIA GPU"
+[ ! -e "$tmp/x.ini" ] && pass=$((pass + 1)) || { echo "FAIL calibrate wrote a file on failure"; fails=$((fails + 1)); }
 
 echo "cli: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

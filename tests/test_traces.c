@@ -5,6 +5,7 @@
  *  - the same inputs give the same bytes twice;
  *  - the guide kernels compute the same results for every stage count from
  *    1 to 16 (functional model), and with_staging_unified the right ones;
+ *  - the two GEMM-like traces compute the same C for every stage count;
  *  - the statistics match the committed golden files (tests/golden). */
 #include "test_util.h"
 
@@ -18,6 +19,8 @@ static const char *traces[] = {
     "traces/pipeline_reference_example.trace",
     "traces/cl_producer_consumer.trace",
     "traces/cl_multi_producer.trace",
+    "traces/gemm_tiles.trace",
+    "traces/gemm_tiles_bulk.trace",
     NULL
 };
 
@@ -117,7 +120,7 @@ START_TEST(stepped_engine_is_identical_and_runs_repeat)
 }
 END_TEST
 
-static GBytes *output_of(const char *rel, int stages, int elem)
+static GBytes *output_named(const char *rel, int stages, int elem, const char *name)
 {
     char s1[32], s2[32];
     g_snprintf(s1, sizeof s1, "stages=%d", stages);
@@ -127,7 +130,7 @@ static GBytes *output_of(const char *rel, int stages, int elem)
     g_free(run_json(rel, sets, SIM_ENGINE_EVENT, true, &tr));
     int32_t out = -1;
     for (guint b = 0; b < tr.run.prog->buffers->len; b++) {
-        if (strcmp(g_array_index(tr.run.prog->buffers, ProgBuffer, b).name, "global_out") == 0) {
+        if (strcmp(g_array_index(tr.run.prog->buffers, ProgBuffer, b).name, name) == 0) {
             out = (int32_t) b;
         }
     }
@@ -138,6 +141,29 @@ static GBytes *output_of(const char *rel, int stages, int elem)
     test_run_clear(&tr);
     return bytes;
 }
+
+static GBytes *output_of(const char *rel, int stages, int elem)
+{
+    return output_named(rel, stages, elem, "global_out");
+}
+
+START_TEST(gemm_traces_agree)
+{
+    for (int elem = 4; elem <= 16; elem += 12) {
+        GBytes *ref = output_named("traces/gemm_tiles.trace", 1, elem, "C");
+        for (int s = 1; s <= 8; s++) {
+            GBytes *a = output_named("traces/gemm_tiles.trace", s, elem, "C");
+            GBytes *b = output_named("traces/gemm_tiles_bulk.trace", s, elem, "C");
+            ck_assert_msg(g_bytes_equal(ref, a), "gemm_tiles: stages=%d elem_bytes=%d differs from stages=1", s, elem);
+            ck_assert_msg(g_bytes_equal(ref, b), "gemm_tiles_bulk: stages=%d elem_bytes=%d differs from gemm_tiles", s,
+                          elem);
+            g_bytes_unref(a);
+            g_bytes_unref(b);
+        }
+        g_bytes_unref(ref);
+    }
+}
+END_TEST
 
 START_TEST(guide_kernels_agree_for_every_stage_count)
 {
@@ -204,6 +230,7 @@ int main(void)
     tcase_add_test(tc, stepped_engine_is_identical_and_runs_repeat);
     tcase_add_test(tc, guide_kernels_agree_for_every_stage_count);
     tcase_add_test(tc, unified_kernel_computes_the_right_values);
+    tcase_add_test(tc, gemm_traces_agree);
     tcase_add_test(tc, golden_statistics);
     suite_add_tcase(s, tc);
     return run_suite(s);

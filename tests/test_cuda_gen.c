@@ -1,0 +1,306 @@
+/* test_cuda_gen.c: the CUDA backend without a GPU: the generator (every
+ * bundled trace, refusals, determinism, the embedded reference), the value
+ * lists of `validate --vary`, and `calibrate`'s rewriting of an
+ * architecture file.  Compiling the generated code is the `cuda` suite
+ * (tests/test_cuda_build.sh), which needs nvcc. */
+#include "test_util.h"
+
+#include "models/sm.h"
+#include "sim/calibrate.h"
+#include "sim/cuda_gen.h"
+#include "sim/validate.h"
+
+static const char *bundled[] = {
+    "traces/with_staging.trace",
+    "traces/with_staging_unified.trace",
+    "traces/with_specialized_staging_unified.trace",
+    "traces/with_staging_scope_thread.trace",
+    "traces/pipeline_reference_example.trace",
+    "traces/gemm_tiles.trace",
+    "traces/gemm_tiles_bulk.trace",
+    NULL
+};
+
+/* Generates the program of a trace text; returns it or NULL with *msg. */
+static char *generate(const char *name, const char *text, const char *arch, const char *const *sets, char **msg)
+{
+    GError *err = NULL;
+    Trace *t = trace_parse_string(name, text, strlen(text), &err);
+    ck_assert_msg(t != NULL, "%s", err ? err->message : "");
+    GPtrArray *sl = g_ptr_array_new();
+    for (int i = 0; sets && sets[i]; i++) {
+        g_ptr_array_add(sl, (gpointer) sets[i]);
+    }
+    char *out = NULL;
+    CudaGenPoint *p = cuda_gen_point_new(t, arch, sl, "", &err);
+    if (p != NULL) {
+        GString *s = g_string_new(NULL);
+        CudaGenOptions opt = { name, "test.cu", true, 3, 1 };
+        if (cuda_gen_program(&p, 1, &opt, s, &err)) {
+            out = g_string_free(s, FALSE);
+        } else {
+            g_string_free(s, TRUE);
+        }
+        cuda_gen_point_free(p);
+    }
+    if (out == NULL) {
+        ck_assert_ptr_nonnull(err);
+        *msg = g_strdup(err->message);
+        ck_assert_int_eq(sim_error_exit_status(err), SIM_EXIT_BAD_INPUT);
+        g_error_free(err);
+    }
+    g_ptr_array_free(sl, TRUE);
+    trace_free(t);
+    return out;
+}
+
+static char *generate_ok(const char *name, const char *text, const char *const *sets)
+{
+    char *msg = NULL;
+    char *out = generate(name, text, NULL, sets, &msg);
+    ck_assert_msg(out != NULL, "%s: %s", name, msg ? msg : "");
+    return out;
+}
+
+START_TEST(every_bundled_trace_generates_deterministically)
+{
+    for (int i = 0; bundled[i]; i++) {
+        g_autofree char *text = read_source(bundled[i]);
+        g_autofree char *a = generate_ok(bundled[i], text, NULL);
+        g_autofree char *b = generate_ok(bundled[i], text, NULL);
+        ck_assert_msg(strcmp(a, b) == 0, "%s: two generations differ", bundled[i]);
+        ck_assert_msg(strstr(a, "int main(") != NULL && strstr(a, "__global__ void kernel(") != NULL, "%s", bundled[i]);
+        ck_assert_msg(strstr(a, "cuda::memcpy_async(") != NULL, "%s: no memcpy_async", bundled[i]);
+    }
+}
+END_TEST
+
+START_TEST(primitives_are_the_traces_own)
+{
+    g_autofree char *t1 = read_source("traces/with_staging_unified.trace");
+    g_autofree char *a = generate_ok("wsu", t1, NULL);
+    ck_assert_ptr_nonnull(strstr(a, "cuda::pipeline<cuda::thread_scope_block> pipeline = cuda::make_pipeline(block, &shared_state);"));
+    ck_assert_ptr_nonnull(strstr(a, "pipeline.producer_acquire();"));
+    ck_assert_ptr_nonnull(strstr(a, "pipeline.consumer_wait();"));
+    /* Shared memory at the simulator's offsets: shared at 0, the state after. */
+    ck_assert_ptr_nonnull(strstr(a, "reinterpret_cast<int *>(smp_smem + 0)"));
+    ck_assert_ptr_nonnull(strstr(a, "pipeline_shared_state<cuda::thread_scope_block, 2> *>(smp_smem + 1024)"));
+    g_autofree char *t2 = read_source("traces/with_staging_scope_thread.trace");
+    g_autofree char *b = generate_ok("wst", t2, NULL);
+    ck_assert_ptr_nonnull(strstr(b, "cuda::pipeline<cuda::thread_scope_thread> pipeline = cuda::make_pipeline();"));
+    ck_assert_ptr_nonnull(strstr(b, "__syncthreads();"));
+    g_autofree char *t3 = read_source("traces/with_specialized_staging_unified.trace");
+    g_autofree char *c = generate_ok("wss", t3, NULL);
+    ck_assert_ptr_nonnull(strstr(c, "cuda::make_pipeline(block, &shared_state, thread_role)"));
+    ck_assert_ptr_nonnull(strstr(c, "cuda::pipeline_role::producer"));
+    g_autofree char *t4 = read_source("traces/gemm_tiles_bulk.trace");
+    g_autofree char *d = generate_ok("gtb", t4, NULL);
+    ck_assert_ptr_nonnull(strstr(d, "init(&full0, 128);"));
+    ck_assert_ptr_nonnull(strstr(d, "cuda::aligned_size_t<16>((size_t) 4096), full0);"));
+    ck_assert_ptr_nonnull(strstr(d, "full0.arrive_and_wait();"));
+}
+END_TEST
+
+START_TEST(barriers_tx_and_classes)
+{
+    const char *text =
+        "smpipe 1\nblock 64\nshared int4 s[64]\nglobal int4 g[64]\nbarrier bar\n"
+        "if (threadIdx.x == 0)\n    init(bar, 1)\nend\n__syncthreads()\n"
+        "if (threadIdx.x == 0)\n"
+        "    memcpy_async_tx(s, g, aligned_size_t<16>(1024), bar)\n"
+        "    var t = barrier_arrive_tx(bar, 1, 1024)\n"
+        "    bar.wait(t)\n"
+        "end\n__syncthreads()\n"
+        "compute(ffma, 10, 4)\ncompute(hmma, 3)\n"
+        "var x = load(s + threadIdx.x)\nx = compute(x, 5)\nstore(g + threadIdx.x, x)\n";
+    g_autofree char *a = generate_ok("tx", text, NULL);
+    ck_assert_ptr_nonnull(strstr(a, "cuda::device::memcpy_async_tx(s, g, cuda::aligned_size_t<16>((size_t) 1024), bar);"));
+    ck_assert_ptr_nonnull(strstr(a, "smp_barrier::arrival_token t = cuda::device::barrier_arrive_tx(bar, 1, 1024);"));
+    ck_assert_ptr_nonnull(strstr(a, "bar.wait(cuda::std::move(t));"));
+    ck_assert_ptr_nonnull(strstr(a, "__CUDA_ARCH__ < 900"));
+    ck_assert_ptr_nonnull(strstr(a, "smp_class_ffma<4>(smp_sink, 10);"));
+    ck_assert_ptr_nonnull(strstr(a, "smp_class_hmma<1>(smp_sink, 3);"));
+    ck_assert_ptr_nonnull(strstr(a, "x = smp_compute(x, 5);"));
+    /* memcpy_async_tx needs sm_90: refused on the A100. */
+    char *msg = NULL;
+    ck_assert_ptr_null(generate("tx", text, "a100", NULL, &msg));
+    ck_assert_msg(strstr(msg, "tx.trace:11:") != NULL || strstr(msg, "tx:11:") != NULL, "%s", msg);
+    ck_assert_msg(strstr(msg, "compute capability 9.0") != NULL, "%s", msg);
+    g_free(msg);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+    char *msg = NULL;
+    /* OpenCL pipes have no CUDA equivalent. */
+    ck_assert_ptr_null(generate("cl", "smpipe 1\nblock 32\npipe int p[16]\nglobal int g[32]\n", NULL, NULL, &msg));
+    ck_assert_msg(strstr(msg, "cl:3:") != NULL && strstr(msg, "OpenCL") != NULL, "%s", msg);
+    g_clear_pointer(&msg, g_free);
+    ck_assert_ptr_null(generate("cls", "smpipe 1\nblock 32\ncompute(frobnicate, 4)\n", NULL, NULL, &msg));
+    ck_assert_msg(strstr(msg, "frobnicate") != NULL, "%s", msg);
+    g_clear_pointer(&msg, g_free);
+    ck_assert_ptr_null(generate("ilp", "smpipe 1\nblock 32\ncompute(imad, 4, threadIdx.x + 1)\n", NULL, NULL, &msg));
+    ck_assert_msg(strstr(msg, "constant") != NULL, "%s", msg);
+    g_clear_pointer(&msg, g_free);
+    /* A program that deadlocks has no reference output: exit 1. */
+    GError *err = NULL;
+    g_autofree char *text = read_source("tests/programs/deadlock_full_pipeline.trace");
+    Trace *t = trace_parse_string("dl", text, strlen(text), &err);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_ptr_null(cuda_gen_point_new(t, NULL, NULL, "", &err));
+    ck_assert_int_eq(sim_error_exit_status(err), SIM_EXIT_INVALID_PROGRAM);
+    ck_assert_ptr_nonnull(strstr(err->message, "no reference output"));
+    g_error_free(err);
+    trace_free(t);
+}
+END_TEST
+
+START_TEST(reference_is_the_functional_model)
+{
+    g_autofree char *text = read_source("traces/with_staging_unified.trace");
+    GError *err = NULL;
+    Trace *t = trace_parse_string("wsu", text, strlen(text), &err);
+    const char *sets[] = { "batches=3", "stages=2" };
+    GPtrArray *sl = g_ptr_array_new();
+    g_ptr_array_add(sl, (gpointer) sets[0]);
+    g_ptr_array_add(sl, (gpointer) sets[1]);
+    CudaGenPoint *p = cuda_gen_point_new(t, NULL, sl, "stages=2", &err);
+    ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+    /* Only global_out (buffer 1) is written; it is compute(in, 16). */
+    ck_assert_uint_eq(p->checks->len, 1);
+    const CudaGenCheck *c = &g_array_index(p->checks, CudaGenCheck, 0);
+    ck_assert_int_eq(c->buffer, 1);
+    ck_assert_int_eq(c->bytes, 3 * 128 * 4);
+    gsize len = 0;
+    const uint8_t *data = g_bytes_get_data(c->data, &len);
+    for (int64_t w = 0; w < 3 * 128; w++) {
+        uint32_t x = sm_initial_word(0, w), got;
+        for (int k = 0; k < 16; k++) {
+            x = x * SM_COMPUTE_A + SM_COMPUTE_B;
+        }
+        memcpy(&got, data + w * 4, 4);
+        ck_assert_uint_eq(got, x);
+    }
+    ck_assert(c->hash == cuda_gen_hash(data, len));
+    GString *s = g_string_new(NULL);
+    CudaGenOptions opt = { "wsu", "out.cu", false, 5, 0 };
+    ck_assert(cuda_gen_program(&p, 1, &opt, s, &err));
+    g_autofree char *hash = g_strdup_printf("0x%016" G_GINT64_MODIFIER "xull", c->hash);
+    ck_assert_ptr_nonnull(strstr(s->str, hash));
+    ck_assert_ptr_nonnull(strstr(s->str, "#define SMP_DEFAULT_REPEATS 5"));
+    ck_assert_ptr_nonnull(strstr(s->str, "#define SMP_REF_NAME \"out.cu.ref\""));
+    GByteArray *ref = g_byte_array_new();
+    cuda_gen_reference(&p, 1, ref);
+    ck_assert_uint_eq(ref->len, 8 + 16 + len);
+    ck_assert(memcmp(ref->data, "SMPREF1\n", 8) == 0);
+    ck_assert(memcmp(ref->data + 24, data, len) == 0);
+    g_byte_array_free(ref, TRUE);
+    g_string_free(s, TRUE);
+    cuda_gen_point_free(p);
+    g_ptr_array_free(sl, TRUE);
+    trace_free(t);
+}
+END_TEST
+
+static void list_is(const char *text, const int64_t *want, guint n)
+{
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    GError *err = NULL;
+    ck_assert_msg(validate_parse_list(text, a, &err), "%s: %s", text, err ? err->message : "");
+    ck_assert_uint_eq(a->len, n);
+    for (guint i = 0; i < n; i++) {
+        ck_assert_int_eq(g_array_index(a, int64_t, i), want[i]);
+    }
+    g_array_free(a, TRUE);
+}
+
+START_TEST(value_lists)
+{
+    const int64_t a[] = { 1, 2, 4 };
+    list_is("1,2,4", a, 3);
+    const int64_t b[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    list_is("1..8", b, 8);
+    const int64_t c[] = { 64, 128, 192, 256, 320, 384, 448, 512 };
+    list_is("64..512:64", c, 8);
+    const int64_t d[] = { 1, 3, 5, 16 };
+    list_is("1..6:2, 16", d, 4);
+    const int64_t e[] = { -2, -1, 0 };
+    list_is("-2..0", e, 3);
+    const char *bad[] = { "", "1,,2", "a", "1..", "..4", "8..1", "1..8:0", "1..8:x", "0..1000000", NULL };
+    for (int i = 0; bad[i]; i++) {
+        GArray *v = g_array_new(FALSE, FALSE, sizeof(int64_t));
+        GError *err = NULL;
+        ck_assert_msg(!validate_parse_list(bad[i], v, &err), "'%s' was accepted", bad[i]);
+        ck_assert_ptr_nonnull(strstr(err->message, "1..8"));
+        g_error_free(err);
+        g_array_free(v, TRUE);
+    }
+    GArray *v = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    GError *err = NULL;
+    g_autofree char *name = validate_parse_vary("stages=1..3", v, &err);
+    ck_assert_str_eq(name, "stages");
+    ck_assert_uint_eq(v->len, 3);
+    ck_assert_ptr_null(validate_parse_vary("=1,2", v, &err));
+    g_clear_error(&err);
+    ck_assert_ptr_null(validate_parse_vary("stages", v, &err));
+    g_clear_error(&err);
+    g_array_free(v, TRUE);
+}
+END_TEST
+
+START_TEST(calibration_rewrites_measured_keys_only)
+{
+    g_autofree char *ini = read_source("arch/h100.ini");
+    g_autofree char *res = read_source("tests/calib/fake_results.txt");
+    GString *out = g_string_new(NULL);
+    GString *report = g_string_new(NULL);
+    GError *err = NULL;
+    ck_assert_msg(calib_rewrite(ini, res, "fake_results.txt", out, report, &err), "%s", err ? err->message : "");
+    /* Measured: l2.latency 300.4 -> 300, cp_async.extra_latency = 350 - 300.4. */
+    ck_assert_ptr_nonnull(strstr(out->str, "# source: [CAL] measured 2030-01-02 by smpipe calibrate: l2.latency = 300.4"));
+    ck_assert_ptr_nonnull(strstr(out->str, "\n[l2]\n# source: [CAL] measured 2030-01-02 by smpipe calibrate: l2.latency"));
+    ck_assert_ptr_nonnull(strstr(out->str, "latency = 300\n"));
+    ck_assert_ptr_nonnull(strstr(out->str, "extra_latency = 50\n"));
+    ck_assert_ptr_nonnull(strstr(out->str, "clock_mhz = 1755.0\n"));
+    ck_assert_ptr_nonnull(strstr(out->str, "smem_per_block = 101376\n"));
+    /* Not measured: the sourced value and its comment stay. */
+    ck_assert_ptr_nonnull(strstr(out->str, "# source: [FIT] one issue slot per trace statement"));
+    ck_assert_ptr_nonnull(strstr(out->str, "wait_call_copies = 170\n"));
+    ck_assert_ptr_nonnull(strstr(out->str, "# source: [CAL] dependent LDS.32 chain: 23.0 cycles\nlatency = 23\n"));
+    ck_assert_ptr_nonnull(strstr(report->str, "l2.latency"));
+    ck_assert_ptr_null(strstr(report->str, "smem.latency"));
+    g_string_free(out, TRUE);
+    g_string_free(report, TRUE);
+    /* Not a results file. */
+    out = g_string_new(NULL);
+    report = g_string_new(NULL);
+    ck_assert(!calib_rewrite(ini, "hello\n", "x.txt", out, report, &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "no RESULT lines"));
+    g_clear_error(&err);
+    ck_assert(!calib_rewrite(ini, "RESULT key=l2.latency value=abc unit=cycles\n", "y.txt", out, report, &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "y.txt:1:"));
+    g_clear_error(&err);
+    g_string_free(out, TRUE);
+    g_string_free(report, TRUE);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cuda_gen");
+    TCase *tc = tcase_create("generator");
+    tcase_add_test(tc, every_bundled_trace_generates_deterministically);
+    tcase_add_test(tc, primitives_are_the_traces_own);
+    tcase_add_test(tc, barriers_tx_and_classes);
+    tcase_add_test(tc, refusals);
+    tcase_add_test(tc, reference_is_the_functional_model);
+    suite_add_tcase(s, tc);
+    TCase *tv = tcase_create("validate");
+    tcase_add_test(tv, value_lists);
+    suite_add_tcase(s, tv);
+    TCase *tk = tcase_create("calibrate");
+    tcase_add_test(tk, calibration_rewrites_measured_keys_only);
+    suite_add_tcase(s, tk);
+    return run_suite(s);
+}
