@@ -45,6 +45,7 @@ typedef struct {
 
     SchedPolicy policy;
     int64_t control_issue;       /* issue slots per control statement */
+    int64_t div_cycles;          /* issue slots of an integer division or modulo (emulated) */
 
     InstClass classes[ARCH_MAX_CLASSES];
     int nclasses;
@@ -71,7 +72,8 @@ typedef struct {
     int64_t active_sms;
 
     int64_t cp_async_issue;       /* cycles the LSU spends per cp.async warp instruction */
-    int64_t cp_async_call;        /* issue cycles of one memcpy_async call's library code */
+    int64_t cp_async_call;        /* latency of a group memcpy_async call's library code */
+    int64_t cp_async_wait;        /* latency of a thread-scope consumer_wait / wait_group call */
     int64_t cp_async_max_inflight;/* 128-byte line requests in flight per SM */
     int64_t cp_async_extra_latency;
     bool cp_async_warp_groups;    /* commit groups shared by the warp (sm_80) */

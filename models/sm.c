@@ -492,6 +492,20 @@ uint32_t sm_initial_word(int32_t buffer, int64_t word)
     return (uint32_t) (x ^ (x >> 31));
 }
 
+static int32_t count_divisions(const ExprNode *n)
+{
+    if (n == NULL) {
+        return 0;
+    }
+    int32_t here = 0;
+    if (n->kind == EN_BINARY && (n->op == '/' || n->op == '%')) {
+        const ExprNode *d = n->b;
+        bool pow2 = d->kind == EN_CONST && d->value > 0 && (d->value & (d->value - 1)) == 0;
+        here = !pow2;
+    }
+    return here + count_divisions(n->a) + count_divisions(n->b) + count_divisions(n->c);
+}
+
 Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GError **error)
 {
     if (!check_fit(prog, arch, error)) {
@@ -549,6 +563,17 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
             return NULL;
         }
         sm->class_map[i] = c;
+    }
+
+    /* Integer divisions and modulos an operation's expressions evaluate,
+     * except by constant powers of two (a shift or a mask): the hardware
+     * has no divider, so each costs sched.div_cycles issue slots. */
+    sm->op_divs = g_new0(int32_t, MAX(prog->ops->len, 1u));
+    for (guint i = 0; i < prog->ops->len; i++) {
+        const Op *op = &g_array_index(prog->ops, Op, i);
+        for (int k = 0; k < 4; k++) {
+            sm->op_divs[i] += count_divisions(op->e[k]);
+        }
     }
 
     /* A pipeline object per make_pipeline operation. */
@@ -727,6 +752,7 @@ void sm_free(Sm *sm)
     g_free(sm->class_map);
     g_free(sm->order);
     g_free(sm->pipe_slot);
+    g_free(sm->op_divs);
     g_free(sm->copy_tracks);
     g_free(sm->copy_track_free);
     g_free(sm->data_global);

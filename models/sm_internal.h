@@ -166,6 +166,7 @@ struct Sm {
     BulkEngine bulk;
     int32_t *class_map;      /* Program.classes index -> arch class */
     int32_t *pipe_slot;      /* op index -> pipe slot, or -1 */
+    int32_t *op_divs;        /* op index -> emulated divisions in its expressions */
     int32_t npipes;
     int64_t live_warps;
     SimCycle end_cycle;

@@ -964,6 +964,8 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                 int64_t prior = (uint8_t) (p->head[w->tid0 + lowest(m)] - p->tail[w->tid0 + lowest(m)] - 1);
                 prior = MIN(prior, (int64_t) 8);
                 SimCycle ready = groups_ready(w, m, prior, t);
+                /* The library's switch over the count, then DEPBAR. */
+                ready = MAX(ready, t + (SimCycle) sm->arch.cp_async_wait);
                 s->step = 1;
                 s->aux = prior;
                 if (ready > t + 1) {
@@ -1165,6 +1167,7 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
         }
         if (s->step == 0) {
             SimCycle ready = groups_ready(w, m, MIN(op->value, (int64_t) 8), t);
+            ready = MAX(ready, t + (SimCycle) sm->arch.cp_async_wait);
             s->step = 1;
             if (ready > t + 1) {
                 s->ready_at = ready;
@@ -1720,8 +1723,9 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
         s->step = 1;
         s->remaining = 0;
         s->count = 0;
-        if (path != PATH_SYNC && sm->arch.cp_async_call > 0) {
-            /* The library's dispatch code before the first copy issues. */
+        if (path != PATH_SYNC && g != GROUP_THREAD && sm->arch.cp_async_call > 0) {
+            /* The library's group dispatch code before the first copy
+             * issues (a per-thread copy compiles to a bare LDGSTS). */
             *cost = 1;
             s->ready_at = t + (SimCycle) sm->arch.cp_async_call;
             s->wait_state = WS_DEPENDENCY;
@@ -2164,6 +2168,7 @@ static StepResult exec_cg_wait(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
     case 0: {
         /* cp.async.wait_group N, then group.sync(). */
         SimCycle ready = groups_ready(w, s->mask, op->value, t);
+        ready = MAX(ready, t + (SimCycle) sm->arch.cp_async_wait);
         race_groups_done(sm, w, s->mask, op->value);
         s->step = op->sub == GROUP_BLOCK ? 1 : 3;
         *cost = 1;
@@ -2909,7 +2914,25 @@ void warp_cl_finish(Sm *sm)
 
 /* ------------------------------------------------------------ dispatch */
 
+static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost);
+
+/* Runs one step of the split's operation; an operation that starts pays
+ * the issue slots of the divisions its expressions evaluate. */
 static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    int32_t pc = s->pc;
+    bool starting = s->step == 0;
+    StepResult r = step_op(sm, w, si, t, cost);
+    int32_t divs = sm->op_divs[pc];
+    if (divs > 0 && starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
+        (w->split[si].pc != pc || w->split[si].step != 0 || w->split[si].status != SPLIT_RUNNABLE)) {
+        *cost += divs * sm->arch.div_cycles;
+    }
+    return r;
+}
+
+static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
     const Op *op = op_at(sm, s->pc);
