@@ -1285,7 +1285,15 @@ char *trace_format_diag(const Trace *t, SrcLoc loc, const char *message)
     g_string_append_printf(s, "%s:%u:%u: %s", t->path, loc.line, loc.col, message);
     if (loc.line >= 1 && loc.line <= t->lines->len) {
         const char *text = g_ptr_array_index(t->lines, loc.line - 1);
-        g_string_append_printf(s, "\n    %s\n    ", text);
+        /* The line is quoted with every byte that is not printable ASCII
+         * shown as '?', one for one so that the caret stays aligned: a
+         * message must be UTF-8 and must not carry terminal control codes
+         * from a hostile file. */
+        g_string_append(s, "\n    ");
+        for (const char *c = text; *c != '\0'; c++) {
+            g_string_append_c(s, *c == '\t' || (*c >= 0x20 && *c < 0x7f) ? *c : '?');
+        }
+        g_string_append(s, "\n    ");
         glong width = (glong) strlen(text);
         for (uint32_t i = 1; i < loc.col && (glong) i <= width; i++) {
             g_string_append_c(s, text[i - 1] == '\t' ? '\t' : ' ');
@@ -1398,10 +1406,7 @@ Trace *trace_parse_file(const char *path, GError **error)
 {
     g_autofree char *text = NULL;
     gsize len = 0;
-    GError *err = NULL;
-    if (!g_file_get_contents(path, &text, &len, &err)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s", err->message);
-        g_error_free(err);
+    if (!sim_read_file(path, MAX_TRACE_BYTES, &text, &len, error)) {
         return NULL;
     }
     return trace_parse_string(path, text, len, error);

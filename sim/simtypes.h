@@ -29,3 +29,9 @@ typedef enum {
 
 /* Maps an error to the process exit status. */
 int sim_error_exit_status(const GError *error);
+
+/* Reads a whole file (a trace, an architecture file) of at most max_bytes
+ * into *text (newly allocated, NUL-terminated; free with g_free) and *len.
+ * Returns false with *error set (SIM_ERROR_INPUT, naming the path) when the
+ * file cannot be read or is larger than max_bytes. */
+bool sim_read_file(const char *path, gsize max_bytes, char **text, gsize *len, GError **error);
