@@ -23,6 +23,7 @@ typedef struct {
     GArray *toks;  /* Token */
     guint pos;
     int depth;     /* nesting of blocks and expressions, bounded */
+    int chain;     /* 'else if' links open around here, bounded */
     GPtrArray *decls; /* the Trace's declarations, filled as they are met */
     GError **error;
 } Parser;
@@ -396,6 +397,10 @@ static GPtrArray *expr_array_new(void)
 /* ----------------------------------------------------------- expressions */
 
 #define MAX_DEPTH 64
+/* An 'else if' is an if nested in the else branch: the parser, the compiler
+ * and trace_free recurse once per link, so a long chain would overflow the
+ * stack (fuzz finding).  Chains have their own, larger limit. */
+#define MAX_ELSE_IF 256
 
 static Expr *parse_expr(Parser *p);
 static Expr *parse_binary(Parser *p, int min_prec);
@@ -833,7 +838,13 @@ static Stmt *parse_if(Parser *p, SrcLoc loc)
         s->orelse = stmt_array_new();
         if (is_word(peek(p), "if")) {
             Token *iftk = next(p);
+            if (++p->chain > MAX_ELSE_IF) {
+                fail(p, iftk->loc, "more than %d 'else if' in a row (a chain is nested ifs)", MAX_ELSE_IF);
+                stmt_free(s);
+                return NULL;
+            }
             Stmt *inner = parse_if(p, iftk->loc);
+            p->chain--;
             if (inner == NULL) {
                 stmt_free(s);
                 return NULL;
@@ -1365,7 +1376,7 @@ Trace *trace_parse_string(const char *path, const char *text, gsize len, GError 
         tokens_free(toks);
         return NULL;
     }
-    Parser p = { t, toks, 0, 0, t->decls, error };
+    Parser p = { t, toks, 0, 0, 0, t->decls, error };
     /* Header: smpipe VERSION */
     while (peek(&p)->kind == TK_NEWLINE) {
         next(&p);

@@ -18,6 +18,16 @@
 #define MAX_INLINE_DEPTH 16
 #define MAX_VARS 4096
 #define MAX_OPS 1000000
+/* Expression nodes one compilation pass may create, and nodes one
+ * evaluation of an expression may visit: a def that uses its parameter
+ * twice, nested, doubles both at each level (fuzz finding: compiling or
+ * running such a trace never ended). */
+#define MAX_NODES 1000000
+#define MAX_EXPR_COST 100000
+/* Operations compiled over all passes of the uniformity analysis: a chain
+ * of assignments running backwards through a loop needs a pass per link
+ * (fuzz finding: minutes of compilation). */
+#define MAX_COMPILED_OPS 4000000
 #define MAX_GLOBAL_BYTES (INT64_C(1) << 40)
 #define MAX_BLOCK_THREADS 1024
 #define MAX_SHARED_DECL_BYTES (INT64_C(1) << 30)
@@ -558,6 +568,11 @@ static ExprNode *cx_name(Compiler *c, const Expr *e)
 
 static ExprNode *cx(Compiler *c, const Expr *e)
 {
+    if (c->prog->nodes->len >= MAX_NODES) {
+        failf(c, e->loc, "the program's expressions have more than %d nodes (a function that uses its parameters"
+              " more than once, nested?)", MAX_NODES);
+        return NULL;
+    }
     switch (e->kind) {
     case EX_INT:
         return const_node(c, e->loc, e->value);
@@ -1848,6 +1863,35 @@ static gint cmp_str(gconstpointer a, gconstpointer b)
     return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
+/* The nodes one evaluation of n visits, memoized in n->cost. */
+static uint32_t node_cost(ExprNode *n)
+{
+    if (n == NULL) {
+        return 0;
+    }
+    if (n->cost == 0) {
+        uint64_t cost = 1 + (uint64_t) node_cost(n->a) + node_cost(n->b) + node_cost(n->c);
+        n->cost = (uint32_t) MIN(cost, UINT32_MAX);
+    }
+    return n->cost;
+}
+
+/* Every expression an operation evaluates must stay small when its shared
+ * operands are counted at each use. */
+static bool check_costs(Compiler *c)
+{
+    for (guint i = 0; i < c->prog->ops->len; i++) {
+        Op *op = op_at(c, (int) i);
+        for (size_t k = 0; k < G_N_ELEMENTS(op->e); k++) {
+            if (op->e[k] != NULL && node_cost(op->e[k]) > MAX_EXPR_COST) {
+                return failf(c, op->e[k]->loc, "this expression is too large: one evaluation visits more than %d"
+                             " nodes (a function that uses its parameters more than once, nested?)", MAX_EXPR_COST);
+            }
+        }
+    }
+    return true;
+}
+
 /* Discards everything the body compilation produced, for another pass. */
 static void reset_body(Program *p)
 {
@@ -1887,8 +1931,12 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
     c.scopes = g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref);
     c.decl_varying = g_array_new(FALSE, TRUE, sizeof(gboolean));
     bool ok = instantiate(&c, overrides);
+    /* Nodes made from here on belong to one pass and are dropped with it. */
+    guint instance_nodes = p->nodes->len;
+    int64_t compiled = 0;
     for (int pass = 0; ok; pass++) {
         reset_body(p);
+        g_ptr_array_set_size(p->nodes, instance_nodes);
         c.changed = false;
         g_ptr_array_set_size(c.scopes, 0);
         push_scope(&c);
@@ -1896,8 +1944,17 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
         if (!ok || !c.changed) {
             break;
         }
+        compiled += p->ops->len;
+        if (compiled > MAX_COMPILED_OPS) {
+            const Stmt *first = g_ptr_array_index(trace->body, 0);
+            ok = failf(&c, first->loc, "which variables differ between threads did not settle after %d passes over"
+                       " the program (%d operations compiled): a long chain of assignments running backwards"
+                       " through a loop?", pass + 1, MAX_COMPILED_OPS);
+            break;
+        }
         g_assert(pass <= MAX_VARS);
     }
+    ok = ok && check_costs(&c);
     g_hash_table_unref(c.globals);
     g_ptr_array_free(c.scopes, TRUE);
     g_array_free(c.decl_varying, TRUE);

@@ -130,6 +130,101 @@ START_TEST(endless_files_are_refused)
 }
 END_TEST
 
+/* Instantiates text; returns the error message (to free), NULL on success. */
+static char *compile_err(const char *text)
+{
+    Trace *t = parse_ok(text);
+    GError *err = NULL;
+    Program *p = program_new(t, NULL, 1, &err);
+    char *m = NULL;
+    if (p == NULL) {
+        ck_assert_int_eq(sim_error_exit_status(err), SIM_EXIT_BAD_INPUT);
+        m = g_strdup(err->message);
+        g_error_free(err);
+    }
+    program_free(p);
+    trace_free(t);
+    return m;
+}
+
+/* A long 'else if' chain nests as deeply as its length: 200000 links
+ * overflowed the stack of the parser (fuzz finding).  256 are allowed. */
+START_TEST(long_else_if_chains_are_an_error)
+{
+    for (int n = 256; n <= 100000; n += 100000 - 256) {
+        GString *s = g_string_new("smpipe 1\nblock 32\nvar x = 0\nif x == 0\n    x = 1\n");
+        for (int i = 0; i < n; i++) {
+            g_string_append_printf(s, "else if x == %d\n    x = 1\n", i);
+        }
+        g_string_append(s, "end\n");
+        if (n == 256) {
+            g_autofree char *m = compile_err(s->str);
+            ck_assert_msg(m == NULL, "%s", m);
+        } else {
+            g_autofree char *m = parse_err(s->str);
+            ck_assert_ptr_nonnull(strstr(m, "more than 256 'else if' in a row"));
+            ck_assert_ptr_nonnull(strstr(m, "test.trace:518:6:"));
+        }
+        g_string_free(s, TRUE);
+    }
+}
+END_TEST
+
+/* A def that uses its parameter four times, nested 15 deep, compiled for
+ * ever (4^15 inlined bodies): the nodes a program may have are bounded. */
+START_TEST(exponential_inlining_is_an_error)
+{
+    GString *s = g_string_new("smpipe 1\nblock 32\ndef f0(a) = a + 1\n");
+    for (int i = 1; i < 16; i++) {
+        g_string_append_printf(s, "def f%d(a) = f%d(a) + f%d(a) + f%d(a) + f%d(a)\n", i, i - 1, i - 1, i - 1, i - 1);
+    }
+    g_string_append(s, "var x = f15(threadIdx.x)\n");
+    g_autofree char *m = compile_err(s->str);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_msg(strstr(m, "more than 1000000 nodes") != NULL, "%s", m);
+    g_string_free(s, TRUE);
+}
+END_TEST
+
+/* f(f(...f(x))) with f(a) = a + a compiles to a small graph whose every
+ * evaluation visits 2^18 nodes: the run would never end. */
+START_TEST(expressions_too_large_to_evaluate_are_an_error)
+{
+    g_autofree char *m = compile_err(
+        "smpipe 1\nblock 32\ndef f(a) = a + a\n"
+        "var x = f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(threadIdx.x))))))))))))))))))\n");
+    ck_assert_ptr_nonnull(m);
+    ck_assert_msg(strstr(m, "one evaluation visits more than 100000 nodes") != NULL, "%s", m);
+    /* Fifteen levels (65535 nodes) are still allowed. */
+    g_autofree char *ok = compile_err(
+        "smpipe 1\nblock 32\ndef f(a) = a + a\n"
+        "var x = f(f(f(f(f(f(f(f(f(f(f(f(f(f(f(threadIdx.x)))))))))))))))\n");
+    ck_assert_msg(ok == NULL, "%s", ok);
+}
+END_TEST
+
+/* Which variables vary between threads is settled by repeated passes; a
+ * chain of assignments running backwards through a loop needs one per link
+ * (4000 links took minutes and gigabytes).  The work is bounded. */
+START_TEST(uniformity_analysis_is_bounded)
+{
+    GString *s = g_string_new("smpipe 1\nblock 32\n");
+    const int n = 4000;
+    for (int i = 0; i < n; i++) {
+        g_string_append_printf(s, "var a%d = 0\n", i);
+    }
+    g_string_append(s, "var i = 0\nwhile i < 2\n");
+    for (int i = n - 1; i > 0; i--) {
+        g_string_append_printf(s, "    a%d = a%d\n", i, i - 1);
+    }
+    g_string_append(s, "    a0 = threadIdx.x\n    i += 1\nend\n");
+    g_autofree char *m = compile_err(s->str);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_msg(strstr(m, "did not settle after") != NULL, "%s", m);
+    g_string_free(s, TRUE);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reliability");
@@ -140,6 +235,10 @@ int main(void)
     tcase_add_test(tc, arch_numbers_outside_any_range_are_rejected);
     tcase_add_test(tc, arch_from_memory_equals_arch_from_file);
     tcase_add_test(tc, endless_files_are_refused);
+    tcase_add_test(tc, long_else_if_chains_are_an_error);
+    tcase_add_test(tc, exponential_inlining_is_an_error);
+    tcase_add_test(tc, expressions_too_large_to_evaluate_are_an_error);
+    tcase_add_test(tc, uniformity_analysis_is_bounded);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
