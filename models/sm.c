@@ -413,6 +413,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->opt = *opt;
     sm->tl = opt->timeline;
     sim_engine_init(&sm->engine, opt->engine);
+    sm->engine.live = warp_event_live;
     sm->engine.max_cycles = opt->max_cycles;
     sm->nblocks = (int32_t) arch->blocks;
     sm->nwarps = (int32_t) (prog->warps * sm->nblocks);

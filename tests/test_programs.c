@@ -4,8 +4,35 @@
  *   # expect: TEXT            the error message contains TEXT
  *   # expect-warning: TEXT    a warning of the run contains TEXT
  *   # set: NAME=VALUE         a --set assignment
+ *   # max-cycles: N           the watchdog (--max-cycles) [1e8]
+ *   # max-ops: N              the operation limit (--max-ops) [none]
+ * Every program also runs on the cycle-stepped engine, which must give the
+ * same result byte for byte.
  * One misuse, deadlock or race per file; docs/errors.md lists them. */
 #include "test_util.h"
+
+/* The JSON statistics of a finished run, or its error message. */
+static char *outcome(const TestRun *tr)
+{
+    if (tr->msg != NULL) {
+        return g_strdup_printf("exit %d: %s", tr->status, tr->msg);
+    }
+    ReportInfo info;
+    memset(&info, 0, sizeof info);
+    g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    info.trace = "test.trace";
+    info.arch = tr->run.arch.name;
+    info.param_names = tr->run.prog->param_names;
+    info.param_values = values;
+    for (guint i = 0; i < info.param_names->len; i++) {
+        int64_t v = program_param(tr->run.prog, g_ptr_array_index(info.param_names, i), 0);
+        g_array_append_val(values, v);
+    }
+    info.engine = "either";
+    GString *s = g_string_new(NULL);
+    report_json(tr_stats(tr), &info, REPORT_BY_WARP, s);
+    return g_string_free(s, FALSE);
+}
 
 static void check_program(const char *dir, const char *name)
 {
@@ -13,6 +40,8 @@ static void check_program(const char *dir, const char *name)
     g_autofree char *text = NULL;
     ck_assert(g_file_get_contents(path, &text, NULL, NULL));
     int expect_exit = -1;
+    SimCycle max_cycles = 100000000;
+    uint64_t max_ops = 0;
     GPtrArray *expects = g_ptr_array_new_with_free_func(g_free);
     GPtrArray *warns = g_ptr_array_new_with_free_func(g_free);
     GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
@@ -25,6 +54,10 @@ static void check_program(const char *dir, const char *name)
             g_ptr_array_add(expects, g_strstrip(g_strdup(l + 9)));
         } else if (g_str_has_prefix(l, "# expect-warning:")) {
             g_ptr_array_add(warns, g_strstrip(g_strdup(l + 17)));
+        } else if (g_str_has_prefix(l, "# max-cycles:")) {
+            max_cycles = g_ascii_strtoull(l + 13, NULL, 10);
+        } else if (g_str_has_prefix(l, "# max-ops:")) {
+            max_ops = g_ascii_strtoull(l + 10, NULL, 10);
         } else if (g_str_has_prefix(l, "# set:")) {
             g_ptr_array_add(sets, g_strstrip(g_strdup(l + 6)));
         }
@@ -33,13 +66,23 @@ static void check_program(const char *dir, const char *name)
     ck_assert_msg(expect_exit >= 0, "%s: no '# expect-exit:' line", name);
     g_ptr_array_add(sets, NULL);
     TestRun tr;
-    run_text(&tr, text, (const char *const *) sets->pdata);
+    run_text_limits(&tr, text, (const char *const *) sets->pdata, SIM_ENGINE_EVENT, max_cycles, max_ops);
     ck_assert_msg(tr.status == expect_exit, "%s: exit %d, expected %d; message: %s", name, tr.status, expect_exit,
                   tr.msg ? tr.msg : "(none)");
     for (guint i = 0; i < expects->len; i++) {
         const char *want = g_ptr_array_index(expects, i);
         ck_assert_msg(tr.msg && strstr(tr.msg, want), "%s: the message lacks \"%s\":\n%s", name, want,
                       tr.msg ? tr.msg : "(none)");
+    }
+    /* The cycle-stepped reference engine gives the same result, byte for
+     * byte (determinism across engines). */
+    {
+        TestRun ts;
+        run_text_limits(&ts, text, (const char *const *) sets->pdata, SIM_ENGINE_STEPPED, max_cycles, max_ops);
+        g_autofree char *a = outcome(&tr);
+        g_autofree char *b = outcome(&ts);
+        ck_assert_msg(strcmp(a, b) == 0, "%s: the engines differ:\n--- event\n%s\n--- stepped\n%s", name, a, b);
+        test_run_clear(&ts);
     }
     for (guint i = 0; i < warns->len; i++) {
         const char *want = g_ptr_array_index(warns, i);
