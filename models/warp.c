@@ -1426,12 +1426,15 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         int64_t count = 0, chains = 1;
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             if (m & (1u << l)) {
+                /* Checked per lane: the maximum started at 0, so a negative
+                 * count used to pass silently as 0 (reliability review). */
+                if (sim_lane_value(&n, l) < 0) {
+                    return RULE(sm, w, 1u << l, op, "compute: negative instruction count %" G_GINT64_FORMAT,
+                                sim_lane_value(&n, l));
+                }
                 count = MAX(count, sim_lane_value(&n, l));
                 chains = MAX(chains, sim_lane_value(&ilp, l));
             }
-        }
-        if (count < 0) {
-            return RULE(sm, w, m, op, "compute: negative instruction count %" G_GINT64_FORMAT, count);
         }
         SimCycle input = op->obj >= 0 ? (SimCycle) w->vals[var_at(sm, op->obj)->slot] : 0;
         s->count = count;

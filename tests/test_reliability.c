@@ -3,6 +3,8 @@
  * "Limits"), kept so that it cannot come back. */
 #include "test_util.h"
 
+#include <glib/gstdio.h>
+
 /* A byte that is not printable ASCII is quoted as '?', so that a message
  * stays UTF-8 and carries no terminal control codes (fuzz_trace finding). */
 START_TEST(non_ascii_bytes_are_masked_in_messages)
@@ -225,6 +227,60 @@ START_TEST(uniformity_analysis_is_bounded)
 }
 END_TEST
 
+/* A trace given in memory (the library API) larger than 16 MiB. */
+START_TEST(trace_size_limit)
+{
+    gsize len = (16u << 20) + 1;
+    char *text = g_malloc(len);
+    memset(text, '\n', len);
+    memcpy(text, "smpipe 1\n", 9);
+    GError *err = NULL;
+    Trace *t = trace_parse_string("big.trace", text, len, &err);
+    ck_assert_ptr_null(t);
+    ck_assert_ptr_nonnull(strstr(err->message, "big.trace: trace larger than 16 MiB"));
+    g_error_free(err);
+    g_free(text);
+}
+END_TEST
+
+/* An architecture file (a regular file: --arch takes no devices) over 1 MiB. */
+START_TEST(arch_file_size_limit)
+{
+    g_autofree char *text = arch_text();
+    GString *s = g_string_new(text);
+    while (s->len <= ARCH_MAX_FILE_BYTES) {
+        g_string_append(s, "# padding, padding, padding, padding, padding, padding, padding\n");
+    }
+    g_autofree char *dir = g_dir_make_tmp("smpipe-test-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "big.ini", NULL);
+    ck_assert(g_file_set_contents(path, s->str, (gssize) s->len, NULL));
+    g_string_free(s, TRUE);
+    ArchParams a;
+    GError *err = NULL;
+    ck_assert(!arch_load(path, NULL, &a, &err));
+    ck_assert_msg(strstr(err->message, "the file is larger than the limit of 1048576 bytes") != NULL, "%s",
+                  err->message);
+    g_error_free(err);
+    g_remove(path);
+    g_rmdir(dir);
+}
+END_TEST
+
+/* A program that compiles to more than 1e6 operations (__syncwarp makes
+ * no expression nodes, so the operation limit is the one reached). */
+START_TEST(too_many_operations)
+{
+    GString *s = g_string_new("smpipe 1\nblock 32\n");
+    for (int i = 0; i <= 1000000; i++) {
+        g_string_append(s, "__syncwarp()\n");
+    }
+    g_autofree char *m = compile_err(s->str);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_msg(strstr(m, "the program compiles to more than 1000000 operations") != NULL, "%s", m);
+    g_string_free(s, TRUE);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reliability");
@@ -239,6 +295,9 @@ int main(void)
     tcase_add_test(tc, exponential_inlining_is_an_error);
     tcase_add_test(tc, expressions_too_large_to_evaluate_are_an_error);
     tcase_add_test(tc, uniformity_analysis_is_bounded);
+    tcase_add_test(tc, trace_size_limit);
+    tcase_add_test(tc, arch_file_size_limit);
+    tcase_add_test(tc, too_many_operations);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
