@@ -37,6 +37,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    sim_temp_install_cleanup();
     if (argc < 2) {
         usage(stderr);
         return SIM_EXIT_BAD_INPUT;

@@ -10,9 +10,8 @@
 #include <unistd.h>
 
 struct SimTimeline {
-    char *json_path;
-    char *json_tmp;
-    FILE *json;
+    SimOutput out;     /* the JSON file, under a temporary name until closed */
+    FILE *json;        /* out.f, or NULL when no JSON is written */
     char *data_dir;
     SimCycle from, to;
     int ntracks;
@@ -28,17 +27,13 @@ SimTimeline *sim_timeline_open(const char *json_path, const char *data_dir, doub
     t->first = true;
     t->data_dir = g_strdup(data_dir);
     if (json_path != NULL) {
-        t->json_path = g_strdup(json_path);
-        t->json_tmp = g_strdup_printf("%s.tmp%d", json_path, (int) getpid());
-        t->json = fopen(t->json_tmp, "w");
-        if (t->json == NULL) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: cannot write: %s", json_path, g_strerror(errno));
-            g_free(t->json_path);
-            g_free(t->json_tmp);
+        /* sim_output_open: renamed when complete, never a device replaced. */
+        if (!sim_output_open(&t->out, json_path, error)) {
             g_free(t->data_dir);
             g_free(t);
             return NULL;
         }
+        t->json = t->out.f;
         fprintf(t->json, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock_mhz\":%.1f,\"time_unit\":\"cycle\"},"
                          "\"traceEvents\":[\n", clock_mhz);
         fprintf(t->json, "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"SM 0\"}}");
@@ -93,8 +88,6 @@ void sim_timeline_counter(SimTimeline *t, const char *name, SimCycle at, int64_t
 
 static void timeline_free(SimTimeline *t)
 {
-    g_free(t->json_path);
-    g_free(t->json_tmp);
     g_free(t->data_dir);
     g_free(t);
 }
@@ -104,15 +97,7 @@ bool sim_timeline_close(SimTimeline *t, GError **error)
     bool ok = true;
     if (t->json != NULL) {
         fputs("\n]}\n", t->json);
-        ok = fflush(t->json) == 0 && !ferror(t->json);
-        ok = fclose(t->json) == 0 && ok;
-        if (ok && rename(t->json_tmp, t->json_path) != 0) {
-            ok = false;
-        }
-        if (!ok) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: write failed: %s", t->json_path, g_strerror(errno));
-            remove(t->json_tmp);
-        }
+        ok = sim_output_close(&t->out, error);
     }
     timeline_free(t);
     return ok;
@@ -121,8 +106,7 @@ bool sim_timeline_close(SimTimeline *t, GError **error)
 void sim_timeline_abort(SimTimeline *t)
 {
     if (t->json != NULL) {
-        fclose(t->json);
-        remove(t->json_tmp);
+        sim_output_abort(&t->out);
     }
     timeline_free(t);
 }
