@@ -1296,15 +1296,7 @@ char *trace_format_diag(const Trace *t, SrcLoc loc, const char *message)
     g_string_append_printf(s, "%s:%u:%u: %s", t->path, loc.line, loc.col, message);
     if (loc.line >= 1 && loc.line <= t->lines->len) {
         const char *text = g_ptr_array_index(t->lines, loc.line - 1);
-        /* The line is quoted with every byte that is not printable ASCII
-         * shown as '?', one for one so that the caret stays aligned: a
-         * message must be UTF-8 and must not carry terminal control codes
-         * from a hostile file. */
-        g_string_append(s, "\n    ");
-        for (const char *c = text; *c != '\0'; c++) {
-            g_string_append_c(s, *c == '\t' || (*c >= 0x20 && *c < 0x7f) ? *c : '?');
-        }
-        g_string_append(s, "\n    ");
+        g_string_append_printf(s, "\n    %s\n    ", text);
         glong width = (glong) strlen(text);
         for (uint32_t i = 1; i < loc.col && (glong) i <= width; i++) {
             g_string_append_c(s, text[i - 1] == '\t' ? '\t' : ' ');
@@ -1366,7 +1358,17 @@ Trace *trace_parse_string(const char *path, const char *text, gsize len, GError 
                 end--;
             }
             if (i < len || end > start) {
-                g_ptr_array_add(t->lines, g_strndup(text + start, end - start));
+                /* Kept for messages (carets, deadlock reports), with every
+                 * byte that is not printable ASCII shown as '?', one for
+                 * one so that carets stay aligned: a message must be UTF-8
+                 * and carry no terminal control codes (fuzz finding). */
+                char *l = g_strndup(text + start, end - start);
+                for (char *c = l; *c != '\0'; c++) {
+                    if (*c != '\t' && !(*c >= 0x20 && *c < 0x7f)) {
+                        *c = '?';
+                    }
+                }
+                g_ptr_array_add(t->lines, l);
             }
             start = i + 1;
         }

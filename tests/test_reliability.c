@@ -14,6 +14,16 @@ START_TEST(non_ascii_bytes_are_masked_in_messages)
     ck_assert_ptr_null(strchr(m, '\x1b'));
     ck_assert_ptr_nonnull(strstr(m, "unexpected byte 0xff"));
     ck_assert_ptr_nonnull(strstr(m, "var x = ??[2J 1"));
+
+    /* The deadlock report quotes the lines where threads wait. */
+    TestRun tr;
+    ck_assert(!run_text(&tr, "smpipe 1\nblock 64\nshared pipeline_shared_state<block, 2> st\n"
+                             "var p = make_pipeline(block, st, 32)\nif threadIdx.x >= 32\n"
+                             "    p.consumer_wait() # \xff\x1b[2J\nend\n", NULL));
+    ck_assert_ptr_nonnull(strstr(tr.msg, "deadlock"));
+    ck_assert_msg(g_utf8_validate(tr.msg, -1, NULL), "not UTF-8: %s", tr.msg);
+    ck_assert_ptr_null(strchr(tr.msg, '\x1b'));
+    test_run_clear(&tr);
 }
 END_TEST
 
