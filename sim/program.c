@@ -28,6 +28,11 @@
  * of assignments running backwards through a loop needs a pass per link
  * (fuzz finding: minutes of compilation). */
 #define MAX_COMPILED_OPS 4000000
+/* The SM keeps per-thread state for every make_pipeline call site and every
+ * mbarrier (the race detector too): 20000 call sites took 400 MB, the 16 MiB
+ * a trace may have would take gigabytes (reliability review). */
+#define MAX_PIPELINE_SITES 256
+#define MAX_MBARRIERS 4096
 #define MAX_GLOBAL_BYTES (INT64_C(1) << 40)
 #define MAX_BLOCK_THREADS 1024
 #define MAX_SHARED_DECL_BYTES (INT64_C(1) << 30)
@@ -68,6 +73,8 @@ typedef struct {
     bool changed;          /* some variable became varying in this pass */
     int inline_depth;
     int loop_depth;
+    int pipeline_sites;    /* make_pipeline operations emitted in this pass */
+    int64_t mbarriers;     /* declared: barriers and two per pipeline stage */
 } Compiler;
 
 /* ------------------------------------------------------------ utilities */
@@ -738,6 +745,12 @@ static int emit(Compiler *c, OpCode code, SrcLoc loc)
     if (c->prog->ops->len >= MAX_OPS) {
         failf(c, loc, "the program compiles to more than %d operations", MAX_OPS);
         return -1;
+    }
+    if (code == OP_MAKE_PIPE_THREAD || code == OP_MAKE_PIPE_BLOCK) {
+        if (++c->pipeline_sites > MAX_PIPELINE_SITES) {
+            failf(c, loc, "more than %d make_pipeline calls in the program", MAX_PIPELINE_SITES);
+            return -1;
+        }
     }
     Op op;
     memset(&op, 0, sizeof op);
@@ -1772,6 +1785,11 @@ static bool instantiate(Compiler *c, const GArray *overrides)
                 return failf(c, d->a->loc, "a pipeline_shared_state has 1 to 255 stages (uint8_t), not %" G_GINT64_FORMAT,
                              s.stages);
             }
+            c->mbarriers += 2 * s.stages;
+            if (c->mbarriers > MAX_MBARRIERS) {
+                return failf(c, d->loc, "more than %d mbarriers (a barrier is one, a pipeline_shared_state two per"
+                             " stage)", MAX_MBARRIERS);
+            }
             /* Layout as libcudacxx: stages x {produced, consumed} mbarriers of
              * 8 bytes, then a 4-byte reference count. */
             s.smem_offset = align_up(smem, 8);
@@ -1784,6 +1802,10 @@ static bool instantiate(Compiler *c, const GArray *overrides)
             break;
         }
         case DECL_BARRIER: {
+            if (++c->mbarriers > MAX_MBARRIERS) {
+                return failf(c, d->loc, "more than %d mbarriers (a barrier is one, a pipeline_shared_state two per"
+                             " stage)", MAX_MBARRIERS);
+            }
             ProgBarrier b = { g_strdup(d->name), align_up(smem, 8), d->loc };
             smem = b.smem_offset + 8;
             g_array_append_val(p->barriers, b);
@@ -1938,6 +1960,7 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
         reset_body(p);
         g_ptr_array_set_size(p->nodes, instance_nodes);
         c.changed = false;
+        c.pipeline_sites = 0;
         g_ptr_array_set_size(c.scopes, 0);
         push_scope(&c);
         ok = compile_block(&c, trace->body) && emit(&c, OP_EXIT, (SrcLoc) { 0, 0 }) >= 0;
