@@ -187,14 +187,16 @@ static bool set_field(ArchParams *a, const KeyDef *def, const char *value, const
                         def->key, value);
             return false;
         }
+        /* The range check comes first and is written so that NaN fails it:
+         * converting a NaN or a huge double to int64_t is undefined. */
+        if (!(v >= def->lo && v <= def->hi)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s=%s is out of range (%g..%g)", where,
+                        def->section, def->key, value, def->lo, def->hi);
+            return false;
+        }
         if (def->type == K_INT && v != (double) (int64_t) v) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s must be a whole number, not %s", where,
                         def->section, def->key, value);
-            return false;
-        }
-        if (v < def->lo || v > def->hi) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s=%s is out of range (%g..%g)", where,
-                        def->section, def->key, value, def->lo, def->hi);
             return false;
         }
         if (def->type == K_INT) {
@@ -217,7 +219,7 @@ static bool set_class(ArchParams *a, int slot, const char *key, const char *valu
                     class_names[slot], key);
         return false;
     }
-    if (!parse_number(value, &v) || v != (double) (int64_t) v || v < 1 || v > 10000) {
+    if (!parse_number(value, &v) || !(v >= 1 && v <= 10000) || v != (double) (int64_t) v) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: inst.%s.%s must be a whole number of cycles in 1..10000,"
                     " not '%s'", where, class_names[slot], key, value);
         return false;
@@ -316,9 +318,25 @@ bool arch_load(const char *name_or_path, const GPtrArray *overrides, ArchParams 
         g_string_free(names, TRUE);
         return false;
     }
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (!sim_read_file(path, ARCH_MAX_FILE_BYTES, &text, &len, error)) {
+        return false;
+    }
+    return arch_load_data(path, text, len, overrides, out, error);
+}
+
+bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArray *overrides, ArchParams *out,
+                    GError **error)
+{
+    if (len > ARCH_MAX_FILE_BYTES) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the file is larger than the limit of %d bytes", path,
+                    ARCH_MAX_FILE_BYTES);
+        return false;
+    }
     g_autoptr(GKeyFile) kf = g_key_file_new();
     GError *err = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &err)) {
+    if (!g_key_file_load_from_data(kf, data, len, G_KEY_FILE_NONE, &err)) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s", path, err->message);
         g_error_free(err);
         return false;

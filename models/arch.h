@@ -98,6 +98,14 @@ typedef struct {
  * and validates.  Returns TRUE, or FALSE with *error set (SIM_ERROR_INPUT). */
 bool arch_load(const char *name_or_path, const GPtrArray *overrides, ArchParams *out, GError **error);
 
+/* The largest architecture file read (the bundled ones have 8 KiB). */
+#define ARCH_MAX_FILE_BYTES (1 << 20)
+
+/* The same from a file's contents in memory (data, len bytes; need not be
+ * NUL-terminated); path names it in messages. */
+bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArray *overrides, ArchParams *out,
+                    GError **error);
+
 /* Writes the resolved parameters as an .ini file (arch show). */
 void arch_format(const ArchParams *a, GString *out);
 

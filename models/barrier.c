@@ -24,6 +24,7 @@ const char *mbar_status_message(MBarStatus st)
     case MBAR_UNINITIALIZED: return "the barrier is used before init() (or after its pipeline was destroyed)";
     case MBAR_OVER_ARRIVAL: return "more arrivals than the barrier's current phase expects";
     case MBAR_BAD_COUNT: return "an mbarrier's expected count must be 1 .. 2^20-1";
+    case MBAR_BAD_TX: return "an mbarrier's transaction count must stay within 0 .. 2^20-1 bytes";
     }
     return "barrier error";
 }
@@ -126,6 +127,11 @@ MBarStatus mbar_expect_tx(MBarrier *b, int64_t bytes, SimCycle now, BarrierWakeF
     if (!b->valid) {
         return MBAR_UNINITIALIZED;
     }
+    /* The PTX tx-count has 20 bits; checking here also keeps tx far from
+     * int64 overflow whatever a trace asks (fuzz review finding). */
+    if (bytes < 0 || bytes > (int64_t) MBAR_MAX_COUNT || b->tx + bytes > (int64_t) MBAR_MAX_COUNT) {
+        return MBAR_BAD_TX;
+    }
     b->tx += bytes;
     maybe_complete(b, now, wake, ctx);
     return MBAR_OK;
@@ -135,6 +141,9 @@ MBarStatus mbar_complete_tx(MBarrier *b, int64_t bytes, SimCycle now, BarrierWak
 {
     if (!b->valid) {
         return MBAR_UNINITIALIZED;
+    }
+    if (bytes < 0 || bytes > (int64_t) MBAR_MAX_COUNT || b->tx - bytes < -(int64_t) MBAR_MAX_COUNT) {
+        return MBAR_BAD_TX;
     }
     b->tx -= bytes;
     maybe_complete(b, now, wake, ctx);

@@ -34,7 +34,8 @@ typedef enum {
     MBAR_OK,
     MBAR_UNINITIALIZED,   /* used before init (or after the pipeline invalidated it) */
     MBAR_OVER_ARRIVAL,    /* more arrivals than the phase expects */
-    MBAR_BAD_COUNT        /* expected count outside 1 .. 2^20-1 */
+    MBAR_BAD_COUNT,       /* expected count outside 1 .. 2^20-1 */
+    MBAR_BAD_TX           /* transaction bytes outside 0 .. 2^20-1 (one call or in all) */
 } MBarStatus;
 
 #define MBAR_MAX_COUNT ((1u << 20) - 1)

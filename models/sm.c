@@ -437,6 +437,14 @@ void sm_warn(Sm *sm, const char *key, const char *fmt, ...)
     va_end(ap);
 }
 
+/* g_ptr_array_sort passes pointers to the elements: char **, not char *.
+ * (g_strcmp0 itself would compare the bytes of the pointers, an order that
+ * changes from run to run with the heap's layout.) */
+static gint compare_strings(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
 /* ------------------------------------------------------------ assembly */
 
 int64_t sm_smem_per_block(const Program *prog, const ArchParams *arch)
@@ -517,6 +525,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->opt = *opt;
     sm->tl = opt->timeline;
     sim_engine_init(&sm->engine, opt->engine);
+    sm->engine.live = warp_event_live;
     sm->engine.max_cycles = opt->max_cycles;
     sm->nblocks = (int32_t) arch->blocks;
     sm->nwarps = (int32_t) (prog->warps * sm->nblocks);
@@ -971,7 +980,9 @@ static void finish_stats(Sm *sm, SimCycle end)
         g_ptr_array_add(st->cl_pipes, cl_pipe_take_stats(&sm->clpipes[i]));
     }
     warp_cl_finish(sm);
-    g_ptr_array_sort(st->warnings, (GCompareFunc) g_strcmp0);
+    /* Sorted by text, so that the order does not depend on which engine
+     * or warp met a problem first. */
+    g_ptr_array_sort(st->warnings, compare_strings);
 }
 
 /* Defined in warp.c: per-pipeline stage statistics storage. */

@@ -232,6 +232,8 @@ typedef enum {
 SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now);
 /* Runs the warp's focus split from cycle now; returns the issue cycles used. */
 int64_t warp_issue(Sm *sm, Warp *w, SimCycle now);
+/* SimEngine.live: false for the time-out of a wait that has ended. */
+bool warp_event_live(const SimEvent *ev);
 /* The barrier wake callback (BarrierWakeFn). */
 void warp_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now);
 /* Picks the split the warp should run (after its focus stopped). */

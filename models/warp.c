@@ -139,7 +139,11 @@ static int32_t split_new(Warp *w)
 {
     for (int32_t i = 0; i < MAX_SPLITS; i++) {
         if (w->split[i].status == SPLIT_FREE) {
+            /* gen survives reuse: an event armed for the slot's previous
+             * split must not match the new one. */
+            uint32_t gen = w->split[i].gen;
             memset(&w->split[i], 0, sizeof w->split[i]);
+            w->split[i].gen = gen + 1;
             w->split[i].role = -1;
             w->split[i].frame = -1;
             return i;
@@ -1000,7 +1004,8 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                     return STEP_STOP;
                 }
                 /* wait_until takes an absolute cycle; wait_for a duration. */
-                s->aux2 = op->sub ? d : (int64_t) t + MAX(d, (int64_t) 0);
+                /* A duration is capped at INT64_MAX in all (no overflow). */
+                s->aux2 = op->sub ? d : (int64_t) t + MIN(MAX(d, (int64_t) 0), INT64_MAX - (int64_t) t);
             }
             s->ready_at = t + wait_call_cost(sm, w, m, t);
             s->wait_state = WS_CONSUMER_WAIT;
@@ -1216,6 +1221,18 @@ static void ev_timeout(void *target, uint64_t arg, SimCycle now)
     if (w->focus == si) {
         sm_warp_schedule(sm, w);
     }
+}
+
+bool warp_event_live(const SimEvent *ev)
+{
+    if (ev->fn != ev_timeout) {
+        return true;
+    }
+    /* The same test as ev_timeout's: the blocking it was armed for is over
+     * (a split's gen grows with every block_split, even across reuse). */
+    const Warp *w = ev->target;
+    const Split *s = &w->split[ev->arg >> 32];
+    return s->status == SPLIT_BLOCKED && s->gen == (uint32_t) ev->arg;
 }
 
 static void warp_schedule_timeout(Sm *sm, Warp *w, int32_t si, SimCycle deadline)
@@ -1488,12 +1505,15 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         int64_t count = 0, chains = 1;
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             if (m & (1u << l)) {
+                /* Checked per lane: the maximum started at 0, so a negative
+                 * count used to pass silently as 0 (reliability review). */
+                if (sim_lane_value(&n, l) < 0) {
+                    return RULE(sm, w, 1u << l, op, "compute: negative instruction count %" G_GINT64_FORMAT,
+                                sim_lane_value(&n, l));
+                }
                 count = MAX(count, sim_lane_value(&n, l));
                 chains = MAX(chains, sim_lane_value(&ilp, l));
             }
-        }
-        if (count < 0) {
-            return RULE(sm, w, m, op, "compute: negative instruction count %" G_GINT64_FORMAT, count);
         }
         SimCycle input = op->obj >= 0 ? (SimCycle) w->vals[var_at(sm, op->obj)->slot] : 0;
         s->count = count;
@@ -2003,14 +2023,19 @@ static StepResult exec_barrier(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
             if (!eval_same(sm, w, m, op, op->e[1], "the transaction bytes", &bytes)) {
                 return STEP_STOP;
             }
-            if (sm->arch.sm_version < 90 || bytes < 0) {
-                return RULE(sm, w, m, op, bytes < 0 ? "barrier_arrive_tx: negative transaction bytes"
-                                                    : "barrier_arrive_tx needs sm_90 (transaction counts)");
+            if (sm->arch.sm_version < 90) {
+                return RULE(sm, w, m, op, "barrier_arrive_tx needs sm_90 (transaction counts)");
             }
-            st = mbar_expect_tx(mb, bytes * lanes_in(m), t, warp_barrier_wake, sm);
+            /* Range checks before multiplying by the lanes: a trace's
+             * numbers can be anything (int64 overflow, fuzz review). */
+            st = bytes < 0 || bytes > (int64_t) MBAR_MAX_COUNT
+                     ? MBAR_BAD_TX : mbar_expect_tx(mb, bytes * lanes_in(m), t, warp_barrier_wake, sm);
         }
         if (st == MBAR_OK) {
-            st = mbar_arrive(mb, count * lanes_in(m), t, &token, warp_barrier_wake, sm);
+            st = count < 1 ? MBAR_BAD_COUNT
+                 : count > (int64_t) MBAR_MAX_COUNT ? MBAR_OVER_ARRIVAL
+                                                    : mbar_arrive(mb, count * lanes_in(m), t, &token,
+                                                                  warp_barrier_wake, sm);
         }
         if (st != MBAR_OK) {
             return RULE(sm, w, m, op, "%s: %s", op_code_name(op->code), mbar_status_message(st));
@@ -2037,11 +2062,11 @@ static StepResult exec_barrier(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         if (!eval_same(sm, w, m, op, op->e[0], "the transaction bytes", &bytes)) {
             return STEP_STOP;
         }
-        if (sm->arch.sm_version < 90 || bytes < 0) {
-            return RULE(sm, w, m, op, bytes < 0 ? "barrier_expect_tx: negative transaction bytes"
-                                                : "barrier_expect_tx needs sm_90 (transaction counts)");
+        if (sm->arch.sm_version < 90) {
+            return RULE(sm, w, m, op, "barrier_expect_tx needs sm_90 (transaction counts)");
         }
-        st = mbar_expect_tx(mb, bytes * lanes_in(m), t, warp_barrier_wake, sm);
+        st = bytes < 0 || bytes > (int64_t) MBAR_MAX_COUNT
+                 ? MBAR_BAD_TX : mbar_expect_tx(mb, bytes * lanes_in(m), t, warp_barrier_wake, sm);
         if (st != MBAR_OK) {
             return RULE(sm, w, m, op, "barrier_expect_tx: %s", mbar_status_message(st));
         }

@@ -20,14 +20,15 @@ bool cli_write_file(const char *path, const char *data, gsize len, GError **erro
         }
         return true;
     }
-    GError *err = NULL;
-    /* g_file_set_contents writes a temporary file and renames it. */
-    if (!g_file_set_contents(path, data, (gssize) len, &err)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s", err->message);
-        g_error_free(err);
+    /* A temporary name renamed when complete (see SimOutput). */
+    SimOutput o;
+    if (!sim_output_open(&o, path, error)) {
         return false;
     }
-    return true;
+    if (fwrite(data, 1, len, o.f) != len) {
+        /* sim_output_close reports the stream's error. */
+    }
+    return sim_output_close(&o, error);
 }
 
 bool cli_parse(GOptionContext *ctx, int *argc, char ***argv, int *status)

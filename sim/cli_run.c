@@ -6,8 +6,6 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 
-static SimCycle default_max_cycles = 2000000000ull;
-
 int cli_run(int argc, char **argv)
 {
     g_autofree char *arch = NULL;
@@ -18,7 +16,8 @@ int cli_run(int argc, char **argv)
     g_autofree char *engine = NULL;
     g_autofree char *timeline = NULL;
     g_autofree char *plot = NULL;
-    gint64 max_cycles = (gint64) default_max_cycles;
+    gint64 max_cycles = (gint64) SIM_DEFAULT_MAX_CYCLES;
+    gint64 max_ops = (gint64) SIM_DEFAULT_MAX_OPS;
     gboolean no_race = FALSE;
     gboolean quiet = FALSE;
     GOptionEntry entries[] = {
@@ -28,7 +27,8 @@ int cli_run(int argc, char **argv)
         { "csv", 0, 0, G_OPTION_ARG_STRING, &csv, "Write the statistics as one CSV row with a header (- for stdout)", "FILE|-" },
         { "by", 0, 0, G_OPTION_ARG_STRING, &by, "Break the stall accounting down by warp or by role", "warp|role" },
         { "engine", 0, 0, G_OPTION_ARG_STRING, &engine, "Event-driven engine or the cycle-stepped reference [event]", "event|stepped" },
-        { "max-cycles", 0, 0, G_OPTION_ARG_INT64, &max_cycles, "Watchdog: stop a program still running at this cycle [2e9]", "N" },
+        { "max-cycles", 0, 0, G_OPTION_ARG_INT64, &max_cycles, "Watchdog: stop a program still running at this cycle, 0 = never [2e9]", "N" },
+        { "max-ops", 0, 0, G_OPTION_ARG_INT64, &max_ops, "Stop a program that has interpreted this many warp operations, 0 = never [1e9]", "N" },
         { "no-race-check", 0, 0, G_OPTION_ARG_NONE, &no_race, "Do not run the pipeline race detector", NULL },
         { "timeline", 't', 0, G_OPTION_ARG_FILENAME, &timeline, "Write a Chrome/Perfetto trace-event timeline", "FILE.json" },
         { "plot", 'p', 0, G_OPTION_ARG_FILENAME, &plot, "Draw the overlap timeline with gnuplot (rows per warp, or per role with --by role)", "FILE.png|svg|pdf" },
@@ -66,6 +66,10 @@ int cli_run(int argc, char **argv)
         fprintf(stderr, "smpipe run: --max-cycles must not be negative\n");
         return SIM_EXIT_BAD_INPUT;
     }
+    if (max_ops < 0) {
+        fprintf(stderr, "smpipe run: --max-ops must not be negative\n");
+        return SIM_EXIT_BAD_INPUT;
+    }
     GError *err = NULL;
     g_autoptr(Trace) t = trace_parse_file(path, &err);
     if (t == NULL) {
@@ -78,6 +82,7 @@ int cli_run(int argc, char **argv)
     o.sets = set_list;
     o.sm.engine = kind;
     o.sm.max_cycles = (SimCycle) max_cycles;
+    o.sm.max_ops = (uint64_t) max_ops;
     o.sm.race_check = !no_race;
     SimTimeline *tl = NULL;
     g_autofree char *plot_dir = NULL;

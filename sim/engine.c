@@ -62,6 +62,10 @@ static bool run_event(SimEngine *e, GError **error)
 {
     SimEvent ev;
     while (!e->stop && sim_event_queue_len(&e->queue) > 0) {
+        if (e->live != NULL && !e->live(&e->queue.heap[0])) {
+            sim_event_queue_pop(&e->queue, &ev);
+            continue;
+        }
         if (!watchdog(e, sim_event_queue_peek_cycle(&e->queue), error)) {
             return false;
         }
@@ -87,6 +91,11 @@ static bool run_stepped(SimEngine *e, GError **error)
             if (ev->fn == NULL || ev->cycle != e->now) {
                 continue;
             }
+            if (e->live != NULL && !e->live(ev)) {
+                ev->fn = NULL;
+                e->stepped_live--;
+                continue;
+            }
             SimEvent copy = *ev;
             ev->fn = NULL; /* removed before its handler runs */
             e->stepped_live--;
@@ -97,6 +106,10 @@ static bool run_stepped(SimEngine *e, GError **error)
         guint w = 0;
         for (guint i = 0; i < e->stepped->len; i++) {
             SimEvent *ev = &g_array_index(e->stepped, SimEvent, i);
+            if (ev->fn != NULL && e->live != NULL && !e->live(ev)) {
+                ev->fn = NULL;
+                e->stepped_live--;
+            }
             if (ev->fn != NULL) {
                 g_array_index(e->stepped, SimEvent, w++) = *ev;
             }

@@ -28,6 +28,12 @@ typedef struct {
     uint64_t next_seq;       /* stepped engine's sequence counter */
     uint64_t dispatched;     /* events handled so far */
     bool stop;               /* set by a handler to end the run early */
+    /* Optional (NULL: every event counts): false for an event that can no
+     * longer do anything, such as the time-out of a wait that already
+     * ended.  Such events are dropped unseen and uncounted, so that they
+     * neither keep a finished run going (the stepped loop would step to
+     * them) nor trip the watchdog.  Once false, it must stay false. */
+    bool (*live)(const SimEvent *ev);
     GError *error;           /* first error raised by a handler, owned */
 } SimEngine;
 

@@ -4,6 +4,7 @@
  * treated as an error, watchdog), 2 bad input. */
 #include "sim/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    sim_temp_install_cleanup();
     if (argc < 2) {
         usage(stderr);
         return SIM_EXIT_BAD_INPUT;
@@ -50,7 +52,16 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++) {
         if (strcmp(argv[1], verbs[i].name) == 0) {
-            return verbs[i].fn(argc - 1, argv + 1);
+            int status = verbs[i].fn(argc - 1, argv + 1);
+            /* A report that could not be written (a full disk, a closed
+             * pipe) is an error, never a silent success. */
+            errno = 0;
+            if (status == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+                fprintf(stderr, "smpipe: cannot write to standard output%s%s\n", errno ? ": " : "",
+                        errno ? g_strerror(errno) : "");
+                return SIM_EXIT_BAD_INPUT;
+            }
+            return status;
         }
     }
     fprintf(stderr, "smpipe: unknown verb '%s'\n\n", argv[1]);

@@ -23,6 +23,7 @@ typedef struct {
     GArray *toks;  /* Token */
     guint pos;
     int depth;     /* nesting of blocks and expressions, bounded */
+    int chain;     /* 'else if' links open around here, bounded */
     GPtrArray *decls; /* the Trace's declarations, filled as they are met */
     GError **error;
 } Parser;
@@ -396,6 +397,10 @@ static GPtrArray *expr_array_new(void)
 /* ----------------------------------------------------------- expressions */
 
 #define MAX_DEPTH 64
+/* An 'else if' is an if nested in the else branch: the parser, the compiler
+ * and trace_free recurse once per link, so a long chain would overflow the
+ * stack (fuzz finding).  Chains have their own, larger limit. */
+#define MAX_ELSE_IF 256
 
 static Expr *parse_expr(Parser *p);
 static Expr *parse_binary(Parser *p, int min_prec);
@@ -833,7 +838,13 @@ static Stmt *parse_if(Parser *p, SrcLoc loc)
         s->orelse = stmt_array_new();
         if (is_word(peek(p), "if")) {
             Token *iftk = next(p);
+            if (++p->chain > MAX_ELSE_IF) {
+                fail(p, iftk->loc, "more than %d 'else if' in a row (a chain is nested ifs)", MAX_ELSE_IF);
+                stmt_free(s);
+                return NULL;
+            }
             Stmt *inner = parse_if(p, iftk->loc);
+            p->chain--;
             if (inner == NULL) {
                 stmt_free(s);
                 return NULL;
@@ -1347,7 +1358,17 @@ Trace *trace_parse_string(const char *path, const char *text, gsize len, GError 
                 end--;
             }
             if (i < len || end > start) {
-                g_ptr_array_add(t->lines, g_strndup(text + start, end - start));
+                /* Kept for messages (carets, deadlock reports), with every
+                 * byte that is not printable ASCII shown as '?', one for
+                 * one so that carets stay aligned: a message must be UTF-8
+                 * and carry no terminal control codes (fuzz finding). */
+                char *l = g_strndup(text + start, end - start);
+                for (char *c = l; *c != '\0'; c++) {
+                    if (*c != '\t' && !(*c >= 0x20 && *c < 0x7f)) {
+                        *c = '?';
+                    }
+                }
+                g_ptr_array_add(t->lines, l);
             }
             start = i + 1;
         }
@@ -1357,7 +1378,7 @@ Trace *trace_parse_string(const char *path, const char *text, gsize len, GError 
         tokens_free(toks);
         return NULL;
     }
-    Parser p = { t, toks, 0, 0, t->decls, error };
+    Parser p = { t, toks, 0, 0, 0, t->decls, error };
     /* Header: smpipe VERSION */
     while (peek(&p)->kind == TK_NEWLINE) {
         next(&p);
@@ -1398,10 +1419,7 @@ Trace *trace_parse_file(const char *path, GError **error)
 {
     g_autofree char *text = NULL;
     gsize len = 0;
-    GError *err = NULL;
-    if (!g_file_get_contents(path, &text, &len, &err)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s", err->message);
-        g_error_free(err);
+    if (!sim_read_file(path, MAX_TRACE_BYTES, &text, &len, error)) {
         return NULL;
     }
     return trace_parse_string(path, text, len, error);

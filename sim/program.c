@@ -18,6 +18,21 @@
 #define MAX_INLINE_DEPTH 16
 #define MAX_VARS 4096
 #define MAX_OPS 1000000
+/* Expression nodes one compilation pass may create, and nodes one
+ * evaluation of an expression may visit: a def that uses its parameter
+ * twice, nested, doubles both at each level (fuzz finding: compiling or
+ * running such a trace never ended). */
+#define MAX_NODES 1000000
+#define MAX_EXPR_COST 100000
+/* Operations compiled over all passes of the uniformity analysis: a chain
+ * of assignments running backwards through a loop needs a pass per link
+ * (fuzz finding: minutes of compilation). */
+#define MAX_COMPILED_OPS 4000000
+/* The SM keeps per-thread state for every make_pipeline call site and every
+ * mbarrier (the race detector too): 20000 call sites took 400 MB, the 16 MiB
+ * a trace may have would take gigabytes (reliability review). */
+#define MAX_PIPELINE_SITES 256
+#define MAX_MBARRIERS 4096
 #define MAX_GLOBAL_BYTES (INT64_C(1) << 40)
 #define MAX_BLOCK_THREADS 1024
 #define MAX_SHARED_DECL_BYTES (INT64_C(1) << 30)
@@ -60,6 +75,8 @@ typedef struct {
     int inline_depth;
     int loop_depth;
     bool params_only;      /* instantiate the parameters, nothing else (program_peek_param) */
+    int pipeline_sites;    /* make_pipeline operations emitted in this pass */
+    int64_t mbarriers;     /* declared: barriers and two per pipeline stage */
 } Compiler;
 
 /* ------------------------------------------------------------ utilities */
@@ -631,6 +648,11 @@ static ExprNode *cx_name(Compiler *c, const Expr *e)
 
 static ExprNode *cx(Compiler *c, const Expr *e)
 {
+    if (c->prog->nodes->len >= MAX_NODES) {
+        failf(c, e->loc, "the program's expressions have more than %d nodes (a function that uses its parameters"
+              " more than once, nested?)", MAX_NODES);
+        return NULL;
+    }
     switch (e->kind) {
     case EX_INT:
         return const_node(c, e->loc, e->value);
@@ -810,6 +832,12 @@ static int emit(Compiler *c, OpCode code, SrcLoc loc)
     if (c->prog->ops->len >= MAX_OPS) {
         failf(c, loc, "the program compiles to more than %d operations", MAX_OPS);
         return -1;
+    }
+    if (code == OP_MAKE_PIPE_THREAD || code == OP_MAKE_PIPE_BLOCK) {
+        if (++c->pipeline_sites > MAX_PIPELINE_SITES) {
+            failf(c, loc, "more than %d make_pipeline calls in the program", MAX_PIPELINE_SITES);
+            return -1;
+        }
     }
     Op op;
     memset(&op, 0, sizeof op);
@@ -1995,6 +2023,11 @@ static bool instantiate(Compiler *c, const GArray *overrides)
                 return failf(c, d->a->loc, "a pipeline_shared_state has 1 to 255 stages (uint8_t), not %" G_GINT64_FORMAT,
                              s.stages);
             }
+            c->mbarriers += 2 * s.stages;
+            if (c->mbarriers > MAX_MBARRIERS) {
+                return failf(c, d->loc, "more than %d mbarriers (a barrier is one, a pipeline_shared_state two per"
+                             " stage)", MAX_MBARRIERS);
+            }
             /* Layout as libcudacxx: stages x {produced, consumed} mbarriers of
              * 8 bytes, then a 4-byte reference count. */
             s.smem_offset = align_up(smem, 8);
@@ -2007,6 +2040,10 @@ static bool instantiate(Compiler *c, const GArray *overrides)
             break;
         }
         case DECL_BARRIER: {
+            if (++c->mbarriers > MAX_MBARRIERS) {
+                return failf(c, d->loc, "more than %d mbarriers (a barrier is one, a pipeline_shared_state two per"
+                             " stage)", MAX_MBARRIERS);
+            }
             ProgBarrier b = { g_strdup(d->name), align_up(smem, 8), d->loc };
             smem = b.smem_offset + 8;
             g_array_append_val(p->barriers, b);
@@ -2089,6 +2126,35 @@ static gint cmp_str(gconstpointer a, gconstpointer b)
     return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
+/* The nodes one evaluation of n visits, memoized in n->cost. */
+static uint32_t node_cost(ExprNode *n)
+{
+    if (n == NULL) {
+        return 0;
+    }
+    if (n->cost == 0) {
+        uint64_t cost = 1 + (uint64_t) node_cost(n->a) + node_cost(n->b) + node_cost(n->c);
+        n->cost = (uint32_t) MIN(cost, UINT32_MAX);
+    }
+    return n->cost;
+}
+
+/* Every expression an operation evaluates must stay small when its shared
+ * operands are counted at each use. */
+static bool check_costs(Compiler *c)
+{
+    for (guint i = 0; i < c->prog->ops->len; i++) {
+        Op *op = op_at(c, (int) i);
+        for (size_t k = 0; k < G_N_ELEMENTS(op->e); k++) {
+            if (op->e[k] != NULL && node_cost(op->e[k]) > MAX_EXPR_COST) {
+                return failf(c, op->e[k]->loc, "this expression is too large: one evaluation visits more than %d"
+                             " nodes (a function that uses its parameters more than once, nested?)", MAX_EXPR_COST);
+            }
+        }
+    }
+    return true;
+}
+
 /* Discards everything the body compilation produced, for another pass. */
 static void reset_body(Program *p)
 {
@@ -2159,17 +2225,31 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
     c.scopes = g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref);
     c.decl_varying = g_array_new(FALSE, TRUE, sizeof(gboolean));
     bool ok = instantiate(&c, overrides);
+    /* Nodes made from here on belong to one pass and are dropped with it. */
+    guint instance_nodes = p->nodes->len;
+    int64_t compiled = 0;
     for (int pass = 0; ok; pass++) {
         reset_body(p);
+        g_ptr_array_set_size(p->nodes, instance_nodes);
         c.changed = false;
+        c.pipeline_sites = 0;
         g_ptr_array_set_size(c.scopes, 0);
         push_scope(&c);
         ok = compile_block(&c, trace->body) && emit(&c, OP_EXIT, (SrcLoc) { 0, 0 }) >= 0;
         if (!ok || !c.changed) {
             break;
         }
+        compiled += p->ops->len;
+        if (compiled > MAX_COMPILED_OPS) {
+            const Stmt *first = g_ptr_array_index(trace->body, 0);
+            ok = failf(&c, first->loc, "which variables differ between threads did not settle after %d passes over"
+                       " the program (%d operations compiled): a long chain of assignments running backwards"
+                       " through a loop?", pass + 1, MAX_COMPILED_OPS);
+            break;
+        }
         g_assert(pass <= MAX_VARS);
     }
+    ok = ok && check_costs(&c);
     g_hash_table_unref(c.globals);
     g_ptr_array_free(c.scopes, TRUE);
     g_array_free(c.decl_varying, TRUE);

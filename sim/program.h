@@ -73,6 +73,8 @@ struct ExprNode {
     ExprNode *a, *b, *c;
     SrcLoc loc;
     ValueType type;
+    uint32_t cost;     /* nodes one evaluation visits (operands shared by a
+                        * def's parameters count at each use), saturated */
 };
 
 typedef struct {

@@ -9,6 +9,14 @@
 #include "sim/program.h"
 #include "sim/trace_ast.h"
 
+/* Default limits of a run (`smpipe run --max-cycles`, `--max-ops`): far
+ * above any real kernel's (the bundled traces need about 1e4 cycles and
+ * 1e4 operations), low enough that a trace that never ends stops with a
+ * clear error within about a minute (the interpreter runs some 2e7
+ * operations a second).  0 means no limit. */
+#define SIM_DEFAULT_MAX_CYCLES UINT64_C(2000000000)
+#define SIM_DEFAULT_MAX_OPS UINT64_C(1000000000)
+
 typedef struct {
     const char *arch;        /* name or path; NULL = h100 */
     const GPtrArray *sets;   /* char* "name=value" (trace parameter or section.key) */

@@ -14,9 +14,7 @@
 
 #include "sim/jsonw.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <unistd.h>
 
 /* Time bins of the picture's binned rows (roles, and warps of long runs);
  * they merge pairwise when the run outgrows them, so a bin is between
@@ -58,11 +56,11 @@ static const struct {
     [STYLE_OTHER_COPY] = { "other_copy", "other copy in flight", "#737373" },
 };
 
-/* An output file written under a temporary name and renamed when done. */
+/* A data file, opened on first use (SimOutput: under a temporary name,
+ * renamed when done, removed if the run is interrupted). */
 typedef struct {
     char *path;
-    char *tmp;
-    FILE *f;                 /* NULL until opened */
+    SimOutput out;           /* out.f is NULL until opened */
     bool failed;             /* could not be opened */
 } OutFile;
 
@@ -93,8 +91,8 @@ typedef struct {
 
 struct SimTimeline {
     char *json_path;
-    char *json_tmp;
-    FILE *json;              /* NULL when no JSON is written */
+    SimOutput json_out;      /* the JSON file */
+    FILE *json;              /* json_out.f, or NULL when no JSON is written */
     bool first_event;
     char *data_dir;          /* NULL when no picture data is written */
     double clock_mhz;
@@ -124,39 +122,38 @@ struct SimTimeline {
 static void out_init(OutFile *o, const char *path)
 {
     o->path = g_strdup(path);
-    o->tmp = g_strdup_printf("%s.tmp%d", path, (int) getpid());
 }
 
 static FILE *out_file(SimTimeline *t, OutFile *o)
 {
-    if (o->f == NULL && !o->failed) {
-        o->f = fopen(o->tmp, "w");
-        if (o->f == NULL) {
-            o->failed = true;
-            t->io_error = true;
-        }
+    if (o->out.f == NULL && !o->failed && !sim_output_open(&o->out, o->path, NULL)) {
+        o->failed = true;
+        t->io_error = true;
     }
-    return o->f;
+    return o->out.f;
 }
 
-/* Closes and renames (ok) or removes (!ok) the file; frees the names.
+/* Drops what was written so far (the file is not created). */
+static void out_discard(OutFile *o)
+{
+    if (o->out.f != NULL) {
+        sim_output_abort(&o->out);
+    }
+}
+
+/* Closes and renames (ok) or removes (!ok) the file; frees the name.
  * Returns false if a write failed. */
 static bool out_finish(OutFile *o, bool ok)
 {
     bool good = !o->failed;
-    if (o->f != NULL) {
-        good = fflush(o->f) == 0 && !ferror(o->f) && good;
-        good = fclose(o->f) == 0 && good;
-        if (ok && good) {
-            good = rename(o->tmp, o->path) == 0;
+    if (o->out.f != NULL) {
+        if (ok) {
+            good = sim_output_close(&o->out, NULL) && good;
+        } else {
+            sim_output_abort(&o->out);
         }
-        if (!ok || !good) {
-            remove(o->tmp);
-        }
-        o->f = NULL;
     }
     g_clear_pointer(&o->path, g_free);
-    g_clear_pointer(&o->tmp, g_free);
     return good;
 }
 
@@ -221,13 +218,11 @@ SimTimeline *sim_timeline_open(const SimTimelineOptions *o, GError **error)
     }
     if (o->json_path != NULL) {
         t->json_path = g_strdup(o->json_path);
-        t->json_tmp = g_strdup_printf("%s.tmp%d", o->json_path, (int) getpid());
-        t->json = fopen(t->json_tmp, "w");
-        if (t->json == NULL) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: cannot write: %s", o->json_path, g_strerror(errno));
+        if (!sim_output_open(&t->json_out, o->json_path, error)) {
             sim_timeline_abort(t);
             return NULL;
         }
+        t->json = t->json_out.f;
         GString *h = t->scratch;
         g_string_assign(h, "{\"displayTimeUnit\":\"ns\",\"otherData\":{");
         json_meta_string(h, "generator", "smpipe " SMPIPE_VERSION);
@@ -619,12 +614,7 @@ static bool binned_rows(SimTimeline *t, SimCycle end, int first_row, int *row_of
     }
     /* Start the warp states' data over. */
     for (int s = 0; s < WS__COUNT; s++) {
-        OutFile *o = &t->styles[s];
-        if (o->f != NULL) {
-            fclose(o->f);
-            o->f = NULL;
-            remove(o->tmp);
-        }
+        out_discard(&t->styles[s]);
     }
     for (guint i = 0; i < t->tracks->len; i++) {
         const Track *tr = &g_array_index(t->tracks, Track, i);
@@ -749,7 +739,7 @@ static void write_layout(SimTimeline *t, SimCycle end)
     const Counter *occ = NULL;
     for (guint i = 0; i < t->counters->len; i++) {
         const Counter *c = &g_array_index(t->counters, Counter, i);
-        if (strcmp(c->name, "stages occupied") == 0 && c->max > 0 && c->dat.f != NULL) {
+        if (strcmp(c->name, "stages occupied") == 0 && c->max > 0 && c->dat.out.f != NULL) {
             occ = c;
         }
     }
@@ -791,7 +781,7 @@ static void write_layout(SimTimeline *t, SimCycle end)
     int nstyles = 0;
     GString *files = g_string_new(NULL);
     for (int s = 0; s < STYLE__COUNT; s++) {
-        if (t->styles[s].f == NULL) {
+        if (t->styles[s].out.f == NULL) {
             continue;
         }
         nstyles++;
@@ -858,7 +848,6 @@ static bool timeline_free(SimTimeline *t, bool keep)
         g_free(t->role_bins[r]);
     }
     g_free(t->json_path);
-    g_free(t->json_tmp);
     g_free(t->data_dir);
     g_free(t->trace);
     g_free(t->arch);
@@ -882,26 +871,24 @@ bool sim_timeline_close(SimTimeline *t, GError **error)
     if (t->data_dir != NULL) {
         write_layout(t, end);
     }
+    g_autoptr(GError) json_error = NULL;
     bool ok = !t->io_error;
-    int err = errno;
     if (t->json != NULL) {
         fputs("\n]}\n", t->json);
-        ok = fflush(t->json) == 0 && !ferror(t->json) && ok;
-        err = errno;
-        ok = fclose(t->json) == 0 && ok;
-        if (ok && rename(t->json_tmp, t->json_path) != 0) {
-            err = errno;
-            ok = false;
+        if (ok) {
+            ok = sim_output_close(&t->json_out, &json_error);
+        } else {
+            sim_output_abort(&t->json_out);
         }
-        if (!ok) {
-            remove(t->json_tmp);
-        }
+        t->json = NULL;
     }
     /* Keep the data files only if everything was written. */
     g_autofree char *where = g_strdup(t->json_path != NULL ? t->json_path : t->data_dir);
     ok = timeline_free(t, ok) && ok;
-    if (!ok) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: timeline write failed: %s", where, g_strerror(err));
+    if (json_error != NULL) {
+        g_propagate_error(error, g_steal_pointer(&json_error));
+    } else if (!ok) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: timeline write failed", where);
     }
     return ok;
 }
@@ -909,8 +896,7 @@ bool sim_timeline_close(SimTimeline *t, GError **error)
 void sim_timeline_abort(SimTimeline *t)
 {
     if (t->json != NULL) {
-        fclose(t->json);
-        remove(t->json_tmp);
+        sim_output_abort(&t->json_out);
     }
     (void) timeline_free(t, false);
 }

@@ -6,6 +6,12 @@ smpipe=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Under `meson test --setup valgrind`, smpipe itself runs under valgrind.
+if [ -n "${SMPIPE_WRAPPER:-}" ]; then
+    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$SMPIPE_WRAPPER" "$smpipe" >"$tmp/smpipe-wrapped"
+    chmod +x "$tmp/smpipe-wrapped"
+    smpipe=$tmp/smpipe-wrapped
+fi
 fails=0
 pass=0
 

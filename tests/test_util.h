@@ -45,8 +45,10 @@ typedef struct {
     int status;     /* exit status the CLI would give */
 } TestRun;
 
-/* Runs a trace text with NULL-terminated "name=value" sets; engine kind. */
-static inline bool run_text_engine(TestRun *tr, const char *text, const char *const *sets, SimEngineKind engine)
+/* Runs a trace text with NULL-terminated "name=value" sets, an engine and
+ * the two limits (0 = none). */
+static inline bool run_text_limits(TestRun *tr, const char *text, const char *const *sets, SimEngineKind engine,
+                                   SimCycle max_cycles, uint64_t max_ops)
 {
     GError *err = NULL;
     memset(tr, 0, sizeof *tr);
@@ -66,7 +68,8 @@ static inline bool run_text_engine(TestRun *tr, const char *text, const char *co
     o.sets = sl;
     o.sm.engine = engine;
     o.sm.race_check = true;
-    o.sm.max_cycles = 100000000;
+    o.sm.max_cycles = max_cycles;
+    o.sm.max_ops = max_ops;
     bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
     g_ptr_array_free(sl, TRUE);
     if (!ok) {
@@ -75,6 +78,12 @@ static inline bool run_text_engine(TestRun *tr, const char *text, const char *co
         g_error_free(err);
     }
     return ok;
+}
+
+/* The same with the engine given and a watchdog at 1e8 cycles. */
+static inline bool run_text_engine(TestRun *tr, const char *text, const char *const *sets, SimEngineKind engine)
+{
+    return run_text_limits(tr, text, sets, engine, 100000000, 0);
 }
 
 static inline bool run_text(TestRun *tr, const char *text, const char *const *sets)

@@ -1,0 +1,87 @@
+#!/bin/sh
+# test_errors.sh: every example of the error catalogue (docs/errors.md),
+# run through the smpipe command as a user would.  Each file under
+# tests/errors states in comment lines what must happen:
+#   # expect-exit: N          the exit status
+#   # expect: TEXT            standard error contains TEXT (each line)
+#   # expect-warning: TEXT    standard output (the report) contains TEXT
+#   # set: NAME=VALUE         passed as --set NAME=VALUE
+#   # args: ARGS              more arguments after the file
+#   # argv: ARGS              the whole command line instead of
+#                             'run FILE' (.trace) or 'arch show FILE' (.ini)
+#   # stdout: FILE            standard output goes to FILE (/dev/full)
+# In ARGS, @FILE@ is the example, @DIR@ tests/errors, @SRC@ the source tree.
+# The catalogue must name every example, and contain its first 'expect'.
+# Usage: test_errors.sh SMPIPE SRCDIR
+set -u
+smpipe=$1
+src=$2
+dir=$src/tests/errors
+doc=$src/docs/errors.md
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Under `meson test --setup valgrind`, smpipe itself runs under valgrind.
+if [ -n "${SMPIPE_WRAPPER:-}" ]; then
+    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$SMPIPE_WRAPPER" "$smpipe" >"$tmp/smpipe-wrapped"
+    chmod +x "$tmp/smpipe-wrapped"
+    smpipe=$tmp/smpipe-wrapped
+fi
+fails=0
+pass=0
+
+field() { # field NAME FILE: the values of '# NAME:' lines, one a line
+    grep -a "^# $1:" "$2" | sed "s/^# $1: *//"
+}
+subst() {
+    sed -e "s|@FILE@|$1|g" -e "s|@DIR@|$dir|g" -e "s|@SRC@|$src|g"
+}
+fail() {
+    echo "FAIL $1"; fails=$((fails + 1))
+}
+
+for f in "$dir"/*.trace "$dir"/*.ini; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f")
+    want=$(field expect-exit "$f")
+    if [ -z "$want" ]; then
+        fail "$name: no '# expect-exit:' line"; continue
+    fi
+    argv=$(field argv "$f" | subst "$f")
+    if ! grep -aq "^# argv:" "$f"; then
+        case "$f" in
+        *.ini) argv="arch show $f" ;;
+        *) argv="run $f" ;;
+        esac
+    fi
+    args=$(field args "$f" | subst "$f")
+    sets=$(field set "$f" | sed 's/^/--set /' | tr '\n' ' ')
+    out=$(field stdout "$f")
+    [ -n "$out" ] || out=$tmp/out
+    # Word splitting of the arguments is intended: examples hold no spaces.
+    # shellcheck disable=SC2086
+    "$smpipe" $argv $args $sets >"$out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "$name: exit $got, expected $want"; cat "$tmp/err"; continue
+    fi
+    ok=1
+    while IFS= read -r text; do
+        [ -n "$text" ] || continue
+        grep -qF -- "$text" "$tmp/err" || { fail "$name: '$text' not in:"; cat "$tmp/err"; ok=0; }
+    done <<EOT
+$(field expect "$f")
+EOT
+    while IFS= read -r text; do
+        [ -n "$text" ] || continue
+        grep -qF -- "$text" "$tmp/out" || { fail "$name: warning '$text' not in the report"; ok=0; }
+    done <<EOT
+$(field expect-warning "$f")
+EOT
+    grep -qF "tests/errors/$name" "$doc" || { fail "$name: not named in docs/errors.md"; ok=0; }
+    first=$(field expect "$f" | head -n 1)
+    [ -z "$first" ] && first=$(field expect-warning "$f" | head -n 1)
+    grep -qF -- "$first" "$doc" || { fail "$name: docs/errors.md lacks its message '$first'"; ok=0; }
+    [ "$ok" -eq 1 ] && pass=$((pass + 1))
+done
+echo "errors: $pass examples behave as catalogued, $fails failures"
+[ "$fails" -eq 0 ] && [ "$pass" -gt 0 ]
