@@ -514,6 +514,63 @@ static int32_t count_divisions(const ExprNode *n)
     return here + count_divisions(n->a) + count_divisions(n->b) + count_divisions(n->c);
 }
 
+static bool is_data_compute(const Op *op)
+{
+    return op->code == OP_COMPUTE && op->obj >= 0 && op->var >= 0;
+}
+
+/* For each compute(x, n) statement, how many of the statements right after
+ * it are independent compute(y, n) statements of the same instruction class
+ * that it runs interleaved with: ptxas interleaves independent dependency
+ * chains (the GEMM traces' a = compute(a, n); b = compute(b, n) become
+ * alternating IMADs, docs/validation.md).  A statement joins the run if it
+ * reads no result of the run, writes no variable the run reads or writes,
+ * evaluates no division and no jump lands on it.  Returns a new array
+ * (free with g_free) indexed by operation. */
+static int32_t *fusable_computes(const Program *prog, const int32_t *op_divs)
+{
+    guint n = prog->ops->len;
+    int32_t *fuse = g_new0(int32_t, MAX(n, 1u));
+    g_autofree bool *landing = g_new0(bool, n + 1);
+    for (guint i = 0; i < n; i++) {
+        const Op *op = &g_array_index(prog->ops, Op, i);
+        if (op->code == OP_JUMP || op->code == OP_BRANCH || op->code == OP_LOOP || op->code == OP_LOOP_ENTER) {
+            if (op->target >= 0 && (guint) op->target <= n) {
+                landing[op->target] = true;
+            }
+            if (op->join >= 0 && (guint) op->join <= n) {
+                landing[op->join] = true;
+            }
+        }
+    }
+    for (guint i = 0; i < n; i++) {
+        const Op *first = &g_array_index(prog->ops, Op, i);
+        if (!is_data_compute(first)) {
+            continue;
+        }
+        int64_t chains = 0;
+        guint j = i;
+        for (; j < n; j++) {
+            const Op *op = &g_array_index(prog->ops, Op, j);
+            if (!is_data_compute(op) || op->value != first->value || (j > i && (landing[j] || op_divs[j] > 0)) ||
+                op->e[1]->kind != EN_CONST || chains + op->e[1]->value > MAX_CHAINS) {
+                break;
+            }
+            bool clash = false;
+            for (guint k = i; k < j && !clash; k++) {
+                const Op *prev = &g_array_index(prog->ops, Op, k);
+                clash = op->obj == prev->var || op->var == prev->var || op->var == prev->obj;
+            }
+            if (clash) {
+                break;
+            }
+            chains += op->e[1]->value;
+        }
+        fuse[i] = j > i ? (int32_t) (j - i) - 1 : 0;
+    }
+    return fuse;
+}
+
 Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GError **error)
 {
     if (!check_fit(prog, arch, error)) {
@@ -584,6 +641,8 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
             sm->op_divs[i] += count_divisions(op->e[k]);
         }
     }
+
+    sm->op_fuse = fusable_computes(prog, sm->op_divs);
 
     /* A pipeline object per make_pipeline operation. */
     sm->pipe_slot = g_new(int32_t, MAX(prog->ops->len, 1u));
@@ -762,6 +821,7 @@ void sm_free(Sm *sm)
     g_free(sm->order);
     g_free(sm->pipe_slot);
     g_free(sm->op_divs);
+    g_free(sm->op_fuse);
     g_free(sm->copy_tracks);
     g_free(sm->copy_track_free);
     g_free(sm->data_global);

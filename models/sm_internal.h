@@ -59,7 +59,7 @@ typedef struct {
     int64_t remaining;
     int64_t count;
     int64_t aux;
-    int64_t aux2;
+    int64_t aux2;            /* compute: the interleaved operations after pc */
     int32_t chain_next;      /* compute: the chain of the next instruction */
     int32_t cls;             /* compute: the arch instruction class */
 } Split;
@@ -167,6 +167,7 @@ struct Sm {
     int32_t *class_map;      /* Program.classes index -> arch class */
     int32_t *pipe_slot;      /* op index -> pipe slot, or -1 */
     int32_t *op_divs;        /* op index -> emulated divisions in its expressions */
+    int32_t *op_fuse;        /* op index -> following compute ops it interleaves with */
     int32_t npipes;
     int64_t live_warps;
     SimCycle end_cycle;

@@ -1490,6 +1490,102 @@ static void compute_values(Sm *sm, Warp *w, const Op *op, LaneMask m, int64_t co
     }
 }
 
+/* The largest instruction count of op's lanes into *count; false (with a
+ * rule error) when a lane's count is negative. */
+static bool compute_count(Sm *sm, Warp *w, LaneMask m, const Op *op, int64_t *count, int64_t *chains)
+{
+    SimLaneValue n, ilp;
+    if (!eval(sm, w, m, op, op->e[0], &n) || !eval(sm, w, m, op, op->e[1], &ilp)) {
+        return false;
+    }
+    *count = 0;
+    *chains = 1;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (m & (1u << l)) {
+            /* Checked per lane: the maximum started at 0, so a negative
+             * count used to pass silently as 0 (reliability review). */
+            if (sim_lane_value(&n, l) < 0) {
+                RULE(sm, w, 1u << l, op, "compute: negative instruction count %" G_GINT64_FORMAT,
+                     sim_lane_value(&n, l));
+                return false;
+            }
+            *count = MAX(*count, sim_lane_value(&n, l));
+            *chains = MAX(*chains, sim_lane_value(&ilp, l));
+        }
+    }
+    *chains = MIN(*chains, (int64_t) MAX_CHAINS);
+    return true;
+}
+
+static SimCycle input_ready(Sm *sm, const Warp *w, const Op *op)
+{
+    return op->obj >= 0 ? (SimCycle) w->vals[var_at(sm, op->obj)->slot] : 0;
+}
+
+/* After the last instruction: each statement's result is ready when the
+ * last of its chains is, and the split moves past the statements. */
+static void compute_done(Sm *sm, Warp *w, Split *s, LaneMask m)
+{
+    int64_t per_chain = s->count / s->aux;
+    int64_t first = 0;
+    for (int32_t j = 0; j <= s->aux2; j++) {
+        const Op *op = op_at(sm, s->pc + j);
+        int64_t chains = s->aux2 == 0 ? s->aux : op->e[1]->value;
+        SimCycle done = 0;
+        for (int64_t k = first; k < first + chains; k++) {
+            done = MAX(done, w->chain[k]);
+        }
+        first += chains;
+        if (op->var >= 0) {
+            w->vals[var_at(sm, op->var)->slot] = (int64_t) done;
+            compute_values(sm, w, op, m, s->aux2 == 0 ? s->count : per_chain * chains);
+        }
+    }
+    s->pc += 1 + (int32_t) s->aux2;
+    s->aux2 = 0;
+    s->step = 0;
+}
+
+/* Starts compute statements: the one at pc and the independent ones that
+ * interleave with it (sm->op_fuse) when they have as many instructions per
+ * chain, their chains side by side in w->chain. */
+static bool compute_start(Sm *sm, Warp *w, Split *s, const Op *op)
+{
+    LaneMask m = s->mask;
+    int64_t count, chains;
+    if (!compute_count(sm, w, m, op, &count, &chains)) {
+        return false;
+    }
+    SimCycle input = input_ready(sm, w, op);
+    for (int64_t c = 0; c < chains; c++) {
+        w->chain[c] = input;
+    }
+    s->aux2 = 0;
+    for (int32_t j = 1; count > 0 && j <= sm->op_fuse[s->pc]; j++) {
+        const Op *next = op_at(sm, s->pc + j);
+        int64_t next_count, next_chains;
+        if (!compute_count(sm, w, m, next, &next_count, &next_chains)) {
+            return false;
+        }
+        if (next_count * chains != count * next_chains) {
+            break;
+        }
+        SimCycle in = input_ready(sm, w, next);
+        for (int64_t c = chains; c < chains + next_chains; c++) {
+            w->chain[c] = in;
+        }
+        count += next_count;
+        chains += next_chains;
+        s->aux2 = j;
+    }
+    s->count = count;
+    s->remaining = count;
+    s->aux = chains;
+    s->chain_next = 0;
+    s->step = 1;
+    return true;
+}
+
 static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
@@ -1498,39 +1594,12 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
     const InstClass *ic = &sm->arch.classes[cls];
     SimCycle *pipe_free = &sm->smsp[w->smsp].pipe_free[cls];
     if (s->step == 0) {
-        SimLaneValue n, ilp;
-        if (!eval(sm, w, m, op, op->e[0], &n) || !eval(sm, w, m, op, op->e[1], &ilp)) {
+        if (!compute_start(sm, w, s, op)) {
             return STEP_STOP;
         }
-        int64_t count = 0, chains = 1;
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if (m & (1u << l)) {
-                /* Checked per lane: the maximum started at 0, so a negative
-                 * count used to pass silently as 0 (reliability review). */
-                if (sim_lane_value(&n, l) < 0) {
-                    return RULE(sm, w, 1u << l, op, "compute: negative instruction count %" G_GINT64_FORMAT,
-                                sim_lane_value(&n, l));
-                }
-                count = MAX(count, sim_lane_value(&n, l));
-                chains = MAX(chains, sim_lane_value(&ilp, l));
-            }
-        }
-        SimCycle input = op->obj >= 0 ? (SimCycle) w->vals[var_at(sm, op->obj)->slot] : 0;
-        s->count = count;
-        s->remaining = count;
-        s->aux = MIN(chains, (int64_t) MAX_CHAINS);
-        for (int64_t c = 0; c < s->aux; c++) {
-            w->chain[c] = input;
-        }
-        s->chain_next = 0;
         s->cls = cls;
-        s->step = 1;
-        if (count == 0) {
-            if (op->var >= 0) {
-                w->vals[var_at(sm, op->var)->slot] = (int64_t) input;
-            }
-            s->step = 0;
-            s->pc++;
+        if (s->count == 0) {
+            compute_done(sm, w, s, m);
             return STEP_CONTINUE;
         }
     }
@@ -1551,16 +1620,7 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
     sm_note_compute(sm, w->smsp, t);
     *cost = 1;
     if (s->remaining == 0) {
-        SimCycle done = 0;
-        for (int64_t k = 0; k < s->aux; k++) {
-            done = MAX(done, w->chain[k]);
-        }
-        if (op->var >= 0) {
-            w->vals[var_at(sm, op->var)->slot] = (int64_t) done;
-            compute_values(sm, w, op, m, s->count);
-        }
-        s->step = 0;
-        s->pc++;
+        compute_done(sm, w, s, m);
         s->ready_at = t + 1;
         s->wait_state = WS_DEPENDENCY;
         return STEP_ISSUED;
@@ -1589,16 +1649,7 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
             sm_note_compute(sm, w->smsp, at);
             last = at;
         }
-        SimCycle done = 0;
-        for (int64_t k = 0; k < s->aux; k++) {
-            done = MAX(done, w->chain[k]);
-        }
-        if (op->var >= 0) {
-            w->vals[var_at(sm, op->var)->slot] = (int64_t) done;
-            compute_values(sm, w, op, m, s->count);
-        }
-        s->step = 0;
-        s->pc++;
+        compute_done(sm, w, s, m);
         *cost = (int64_t) (last + 1 - t);
         s->ready_at = last + 1;
         s->wait_state = WS_DEPENDENCY;

@@ -37,6 +37,35 @@ START_TEST(independent_chains_hit_the_pipe)
 }
 END_TEST
 
+#define TWO_LOADS "smpipe 1\nblock 32\nshared int buf[64]\nvar a = load(buf + threadIdx.x)\n" \
+                  "var b = load(buf + 32 + threadIdx.x)\n"
+
+START_TEST(independent_computes_interleave)
+{
+    /* a ready at 23 (LDS issued at 0), b at 24.  The two statements run as
+     * two interleaved chains (as ptxas schedules them): a's IMADs at 23,
+     * 27, ..., 51, b's at 25 (the pipe is free again), 29, ..., 53. */
+    TestRun tr;
+    const SimStats *s = run_ok(&tr, TWO_LOADS "a = compute(a, 8)\nb = compute(b, 8)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 54);
+    ck_assert_uint_eq(s->compute_instructions, 16);
+    test_run_clear(&tr);
+    /* b reads a's result: one chain after the other, b's from 55 to 83. */
+    s = run_ok(&tr, TWO_LOADS "a = compute(a, 8)\nb = compute(a, 8)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 84);
+    test_run_clear(&tr);
+    /* Different lengths are not interleaved: b's 4 IMADs at 53 .. 65. */
+    s = run_ok(&tr, TWO_LOADS "a = compute(a, 8)\nb = compute(b, 4)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 66);
+    test_run_clear(&tr);
+    /* b's statement is where the if's lanes reconverge: not interleaved
+     * with a's (which only half of the warp runs). */
+    s = run_ok(&tr, TWO_LOADS "if threadIdx.x < 16\n    a = compute(a, 8)\nend\nb = compute(b, 8)\n", NULL);
+    ck_assert_uint_gt(s->cycles, 80);
+    test_run_clear(&tr);
+}
+END_TEST
+
 START_TEST(two_warps_share_a_scheduler)
 {
     /* Five warps on four schedulers: warps 0 and 4 share scheduler 0 and
@@ -157,6 +186,7 @@ int main(void)
     TCase *tc = tcase_create("hand_checked");
     tcase_add_test(tc, dependent_chain);
     tcase_add_test(tc, independent_chains_hit_the_pipe);
+    tcase_add_test(tc, independent_computes_interleave);
     tcase_add_test(tc, two_warps_share_a_scheduler);
     tcase_add_test(tc, bank_conflicts);
     tcase_add_test(tc, stage_counts_and_bytes);
