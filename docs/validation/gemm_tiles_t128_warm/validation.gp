@@ -2,11 +2,11 @@
 set terminal pngcairo noenhanced size 1400,560 font ',10'
 set output 'validation.png'
 set datafile separator ','
-set multiplot layout 1,2 title 'traces/gemm_tiles.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, warm L2, MAPE 158.4%'
+set multiplot layout 1,2 title 'traces/gemm_tiles.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, warm L2, MAPE 40.6%'
 set grid
 set key bottom right
-set xrange [0:219295]
-set yrange [0:219295]
+set xrange [0:116097]
+set yrange [0:116097]
 set size square
 set xlabel 'measured cycles (GPU, clock64)'
 set ylabel 'simulated cycles'

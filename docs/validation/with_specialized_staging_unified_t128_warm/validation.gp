@@ -2,7 +2,7 @@
 set terminal pngcairo noenhanced size 1400,560 font ',10'
 set output 'validation.png'
 set datafile separator ','
-set multiplot layout 1,2 title 'traces/with_specialized_staging_unified.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, warm L2, MAPE 33.9%'
+set multiplot layout 1,2 title 'traces/with_specialized_staging_unified.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, warm L2, MAPE 15.6%'
 set grid
 set key bottom right
 set xrange [0:58416]

@@ -2,7 +2,7 @@
 set terminal pngcairo noenhanced size 1400,560 font ',10'
 set output 'validation.png'
 set datafile separator ','
-set multiplot layout 1,2 title 'traces/with_staging_scope_thread.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, warm L2, MAPE 39.6%'
+set multiplot layout 1,2 title 'traces/with_staging_scope_thread.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, warm L2, MAPE 5.2%'
 set grid
 set key bottom right
 set xrange [0:38831]

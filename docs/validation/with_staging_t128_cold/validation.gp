@@ -2,11 +2,11 @@
 set terminal pngcairo noenhanced size 1400,560 font ',10'
 set output 'validation.png'
 set datafile separator ','
-set multiplot layout 1,2 title 'traces/with_staging.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, cold DRAM, MAPE 10.2%'
+set multiplot layout 1,2 title 'traces/with_staging.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, cold DRAM, MAPE 5.4%'
 set grid
 set key bottom right
-set xrange [0:33674]
-set yrange [0:33674]
+set xrange [0:32129]
+set yrange [0:32129]
 set size square
 set xlabel 'measured cycles (GPU, clock64)'
 set ylabel 'simulated cycles'

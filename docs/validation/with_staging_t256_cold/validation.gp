@@ -2,7 +2,7 @@
 set terminal pngcairo noenhanced size 1400,560 font ',10'
 set output 'validation.png'
 set datafile separator ','
-set multiplot layout 1,2 title 'traces/with_staging.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, cold DRAM, MAPE 4.2%'
+set multiplot layout 1,2 title 'traces/with_staging.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, cold DRAM, MAPE 3.8%'
 set grid
 set key bottom right
 set xrange [0:49127]

@@ -2,11 +2,11 @@
 set terminal pngcairo noenhanced size 1400,560 font ',10'
 set output 'validation.png'
 set datafile separator ','
-set multiplot layout 1,2 title 'traces/with_staging_unified.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, cold DRAM, MAPE 6.2%'
+set multiplot layout 1,2 title 'traces/with_staging_unified.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, cold DRAM, MAPE 6.5%'
 set grid
 set key bottom right
-set xrange [0:56108]
-set yrange [0:56108]
+set xrange [0:59154]
+set yrange [0:59154]
 set size square
 set xlabel 'measured cycles (GPU, clock64)'
 set ylabel 'simulated cycles'

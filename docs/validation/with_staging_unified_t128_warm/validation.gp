@@ -2,11 +2,11 @@
 set terminal pngcairo noenhanced size 1400,560 font ',10'
 set output 'validation.png'
 set datafile separator ','
-set multiplot layout 1,2 title 'traces/with_staging_unified.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, warm L2, MAPE 9.9%'
+set multiplot layout 1,2 title 'traces/with_staging_unified.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, warm L2, MAPE 7.0%'
 set grid
 set key bottom right
-set xrange [0:42601]
-set yrange [0:42601]
+set xrange [0:45647]
+set yrange [0:45647]
 set size square
 set xlabel 'measured cycles (GPU, clock64)'
 set ylabel 'simulated cycles'

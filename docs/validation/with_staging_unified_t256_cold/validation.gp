@@ -2,11 +2,11 @@
 set terminal pngcairo noenhanced size 1400,560 font ',10'
 set output 'validation.png'
 set datafile separator ','
-set multiplot layout 1,2 title 'traces/with_staging_unified.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, cold DRAM, MAPE 12.7%'
+set multiplot layout 1,2 title 'traces/with_staging_unified.trace: NVIDIA H100 80GB HBM3 vs smpipe h100, cold DRAM, MAPE 9.2%'
 set grid
 set key bottom right
-set xrange [0:78492]
-set yrange [0:78492]
+set xrange [0:76825]
+set yrange [0:76825]
 set size square
 set xlabel 'measured cycles (GPU, clock64)'
 set ylabel 'simulated cycles'
