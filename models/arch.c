@@ -4,6 +4,8 @@
  * a default. */
 #include "models/arch.h"
 
+#include "sim/fileio.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>

@@ -3,6 +3,8 @@
  * SM clock is recorded in the metadata so durations can be converted. */
 #include "sim/timeline.h"
 
+#include "sim/fileio.h"
+
 #include "sim/jsonw.h"
 
 #include <errno.h>
