@@ -4,6 +4,8 @@
  * a default. */
 #include "models/arch.h"
 
+#include "sim/fileio.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -126,6 +128,31 @@ bool arch_has_key(const char *name)
     return find_key(section, dot + 1) != NULL;
 }
 
+/* True when s is printable ASCII (tabs allowed). */
+static bool printable(const char *s)
+{
+    for (; *s != '\0'; s++) {
+        if (*s != '\t' && !(*s >= 0x20 && *s < 0x7f)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A copy of s with every byte that is not printable ASCII shown as '?', for
+ * messages: they must be UTF-8 and carry no terminal control codes.  Newly
+ * allocated. */
+static char *printable_copy(const char *s)
+{
+    char *c = g_strdup(s);
+    for (char *p = c; *p != '\0'; p++) {
+        if (*p != '\t' && !(*p >= 0x20 && *p < 0x7f)) {
+            *p = '?';
+        }
+    }
+    return c;
+}
+
 static bool parse_number(const char *s, double *out)
 {
     char *end = NULL;
@@ -151,8 +178,9 @@ static bool set_field(ArchParams *a, const KeyDef *def, const char *value, const
     double v = 0;
     switch (def->type) {
     case K_STRING:
-        if (strlen(value) >= sizeof a->name || strlen(value) == 0) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s: a name of 1 to %zu characters", where,
+        /* The name is printed in reports and JSON: printable ASCII only. */
+        if (strlen(value) >= sizeof a->name || strlen(value) == 0 || !printable(value)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s: a name of 1 to %zu printable ASCII characters", where,
                         def->section, def->key, sizeof a->name - 1);
             return false;
         }
@@ -257,6 +285,11 @@ char *arch_find_file(const char *name_or_path)
 
 static bool apply_override(ArchParams *a, const char *assign, GError **error)
 {
+    if (!printable(assign)) {
+        g_autofree char *shown = printable_copy(assign);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: holds a byte that is not printable ASCII", shown);
+        return false;
+    }
     const char *eq = strchr(assign, '=');
     if (eq == NULL) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: expected section.key=value", assign);
@@ -337,7 +370,14 @@ bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArr
     g_autoptr(GKeyFile) kf = g_key_file_new();
     GError *err = NULL;
     if (!g_key_file_load_from_data(kf, data, len, G_KEY_FILE_NONE, &err)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s", path, err->message);
+        /* GLib quotes the offending line, whatever bytes it holds. */
+        g_autofree char *valid = g_utf8_make_valid(err->message, -1);
+        for (char *c = valid; *c != '\0'; c++) {
+            if ((unsigned char) *c < 0x20 || *c == 0x7f) {
+                *c = '?';
+            }
+        }
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s", path, valid);
         g_error_free(err);
         return false;
     }
@@ -354,7 +394,17 @@ bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArr
         for (gsize k = 0; k < nkeys; k++) {
             g_autofree char *raw = g_key_file_get_value(kf, groups[g], ks[k], NULL);
             g_autofree char *value = g_strstrip(g_strdup(raw ? raw : ""));
-            g_autofree char *where = g_strdup_printf("%s: [%s] %s", path, groups[g], ks[k]);
+            g_autofree char *group_text = printable_copy(groups[g]);
+            g_autofree char *key_text = printable_copy(ks[k]);
+            g_autofree char *where = g_strdup_printf("%s: [%s] %s", path, group_text, key_text);
+            if (!printable(value)) {
+                /* Values are quoted in messages and names printed in
+                 * reports: a byte that is not printable ASCII is refused
+                 * rather than echoed (reliability review). */
+                g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the value holds a byte that is not printable"
+                            " ASCII", where);
+                return false;
+            }
             if (slot >= 0) {
                 if (!set_class(&a, slot, ks[k], value, where, error)) {
                     return false;

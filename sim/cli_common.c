@@ -1,6 +1,8 @@
 /* cli_common.c: helpers shared by the verbs. */
 #include "sim/cli.h"
 
+#include "sim/fileio.h"
+
 #include <stdio.h>
 
 int cli_fail(GError *error)

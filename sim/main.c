@@ -4,6 +4,8 @@
  * treated as an error, watchdog), 2 bad input. */
 #include "sim/cli.h"
 
+#include "sim/fileio.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -5,6 +5,8 @@
  * caret under the offending column. */
 #include "sim/parser.h"
 
+#include "sim/fileio.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>

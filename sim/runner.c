@@ -8,6 +8,18 @@ bool sim_split_sets(const GPtrArray *sets, GArray *params, GPtrArray *arch_sets,
 {
     for (guint i = 0; sets != NULL && i < sets->len; i++) {
         const char *s = g_ptr_array_index(sets, i);
+        /* Assignments are quoted in messages and parameter names printed
+         * in reports: printable ASCII only. */
+        for (const char *c = s; *c != '\0'; c++) {
+            if (!(*c >= 0x20 && *c < 0x7f)) {
+                g_autofree char *shown = g_strdup(s);
+                g_strcanon(shown, " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
+                           "abcdefghijklmnopqrstuvwxyz{|}~", '?');
+                g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: holds a byte that is not printable ASCII",
+                            shown);
+                return false;
+            }
+        }
         const char *eq = strchr(s, '=');
         if (eq == NULL || eq == s) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: expected NAME=VALUE", s);

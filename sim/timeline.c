@@ -12,6 +12,8 @@
  * them. */
 #include "sim/timeline.h"
 
+#include "sim/fileio.h"
+
 #include "sim/jsonw.h"
 
 #include <stdio.h>

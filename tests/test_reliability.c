@@ -3,6 +3,8 @@
  * "Limits"), kept so that it cannot come back. */
 #include "test_util.h"
 
+#include "sim/expr_eval.h"
+
 #include <glib/gstdio.h>
 
 /* A byte that is not printable ASCII is quoted as '?', so that a message
@@ -291,6 +293,19 @@ START_TEST(too_many_operations)
 }
 END_TEST
 
+/* INT64_MIN % -1 is 0, not an overflow (fuzz_expr finding); the quotient
+ * INT64_MIN / -1 does overflow. */
+START_TEST(remainder_of_int64_min_by_minus_one)
+{
+    int64_t r = 1;
+    ck_assert_int_eq(sim_arith_binary('%', INT64_MIN, -1, &r), SIM_ARITH_OK);
+    ck_assert_int_eq(r, 0);
+    ck_assert_int_eq(sim_arith_binary('/', INT64_MIN, -1, &r), SIM_ARITH_OVERFLOW);
+    g_autofree char *m = compile_err("smpipe 1\nblock 32\nvar x = (-9223372036854775807 - 1) % -1\nassert(x == 0)\n");
+    ck_assert_msg(m == NULL, "%s", m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reliability");
@@ -308,6 +323,7 @@ int main(void)
     tcase_add_test(tc, trace_size_limit);
     tcase_add_test(tc, arch_file_size_limit);
     tcase_add_test(tc, too_many_operations);
+    tcase_add_test(tc, remainder_of_int64_min_by_minus_one);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
