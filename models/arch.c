@@ -243,8 +243,9 @@ static bool set_class(ArchParams *a, int slot, const char *key, const char *valu
     double v;
     bool lat = strcmp(key, "latency") == 0;
     if (!lat && strcmp(key, "interval") != 0) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: inst.%s has keys latency and interval, not '%s'", where,
-                    class_names[slot], key);
+        /* where shows the key, made printable; key itself may not be. */
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: inst.%s has keys latency and interval only", where,
+                    class_names[slot]);
         return false;
     }
     if (!parse_number(value, &v) || !(v >= 1 && v <= 10000) || v != (double) (int64_t) v) {

@@ -2,32 +2,7 @@
 # test_cli.sh: the smpipe command as a user meets it: verbs, help, exit
 # statuses, error messages, outputs.  Usage: test_cli.sh SMPIPE SRCDIR
 set -u
-smpipe=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# Under `meson test --setup valgrind`, smpipe itself runs under valgrind.
-if [ -n "${SMPIPE_WRAPPER:-}" ]; then
-    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$SMPIPE_WRAPPER" "$smpipe" >"$tmp/smpipe-wrapped"
-    chmod +x "$tmp/smpipe-wrapped"
-    smpipe=$tmp/smpipe-wrapped
-fi
-fails=0
-pass=0
-
-check() { # check NAME EXPECTED_STATUS COMMAND...
-    name=$1; want=$2; shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        echo "FAIL $name: exit $got, expected $want"; cat "$tmp/err"; fails=$((fails + 1))
-    else
-        pass=$((pass + 1))
-    fi
-}
-contains() { # contains NAME FILE TEXT
-    if grep -qF -- "$3" "$2"; then pass=$((pass + 1)); else echo "FAIL $1: '$3' not in $2:"; cat "$2"; fails=$((fails + 1)); fi
-}
+. "$2/tests/lib.sh"
 
 check no-args 2 "$smpipe"
 check version 0 "$smpipe" --version
@@ -43,9 +18,9 @@ contains missing-file "$tmp/err" "nope.trace"
 
 # run prints the cycle count first.
 check run 0 "$smpipe" run "$src/traces/with_staging_unified.trace" --set stages=4
-head -n 3 "$tmp/out" | grep -q "cycles" && pass=$((pass + 1)) || { echo "FAIL run: no cycles line first"; fails=$((fails + 1)); }
+head -n 3 "$tmp/out" | grep -q "cycles" && ok || fail "run: no cycles line first"
 check run-quiet 0 "$smpipe" run -q "$src/traces/with_staging_unified.trace"
-grep -qE '^[0-9]+$' "$tmp/out" && pass=$((pass + 1)) || { echo "FAIL run-quiet"; fails=$((fails + 1)); }
+grep -qE '^[0-9]+$' "$tmp/out" && ok || fail "run-quiet"
 check run-json 0 "$smpipe" run "$src/traces/with_staging.trace" --json -
 contains run-json "$tmp/out" '"cycles": '
 contains run-json "$tmp/out" '"params": {'
@@ -88,13 +63,12 @@ contains arch-show "$tmp/out" "latency = 700"
 # engines agree
 "$smpipe" run "$src/traces/with_staging_scope_thread.trace" --json "$tmp/e.json" >/dev/null
 "$smpipe" run "$src/traces/with_staging_scope_thread.trace" --engine stepped --json "$tmp/s2.json" >/dev/null
-sed 's/"stepped"/"event"/' "$tmp/s2.json" | cmp -s - "$tmp/e.json" && pass=$((pass + 1)) || { echo "FAIL engines differ"; fails=$((fails + 1)); }
-
+sed 's/"stepped"/"event"/' "$tmp/s2.json" | cmp -s - "$tmp/e.json" && ok || fail "engines differ"
 
 # cuda: a program and its reference; OpenCL refused; -o required.
 check cuda 0 "$smpipe" cuda "$src/traces/with_staging_unified.trace" --set stages=3 -o "$tmp/w.cu"
 contains cuda "$tmp/w.cu" "cuda::make_pipeline(block, &shared_state)"
-[ -s "$tmp/w.cu.ref" ] && pass=$((pass + 1)) || { echo "FAIL cuda: no reference file"; fails=$((fails + 1)); }
+[ -s "$tmp/w.cu.ref" ] && ok || fail "cuda: no reference file"
 check cuda-no-output 2 "$smpipe" cuda "$src/traces/with_staging.trace"
 printf 'smpipe 1\nblock 32\npipe int p[16]\n' > "$tmp/cl.trace"
 check cuda-opencl 2 "$smpipe" cuda "$tmp/cl.trace" -o "$tmp/cl.cu"
@@ -114,7 +88,7 @@ contains validate-results "$tmp/out" "mean absolute percentage error"
 contains validate-results "$tmp/vo/validation.csv" "measured_cycles,measured_min,measured_max,kernel_ms,simulated_cycles,error_pct,check"
 contains validate-results "$tmp/vo/validation.csv" ",5000,4900,5100,"
 check validate-results-refit 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" --out "$tmp/vo2" --set cp_async.call_cycles=300
-cmp -s "$tmp/vo/validation.csv" "$tmp/vo2/validation.csv" && { echo "FAIL validate: --set did not change the simulation"; fails=$((fails + 1)); } || pass=$((pass + 1))
+cmp -s "$tmp/vo/validation.csv" "$tmp/vo2/validation.csv" && fail "validate: --set did not change the simulation" || ok
 check validate-missing 2 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/nothing"
 
 # calibrate: from a (fake) results file; the file loads and runs.
@@ -126,7 +100,6 @@ check calibrate-bad-results 2 "$smpipe" calibrate --arch h100 --from-results "$s
 contains calibrate-bad-results "$tmp/err" "no RESULT lines"
 check calibrate-no-gpu 2 env SMPIPE_NVIDIA_SMI=/nonexistent "$smpipe" calibrate --arch h100 -o "$tmp/x.ini"
 contains calibrate-no-gpu "$tmp/err" "no NVIDIA GPU"
-[ ! -e "$tmp/x.ini" ] && pass=$((pass + 1)) || { echo "FAIL calibrate wrote a file on failure"; fails=$((fails + 1)); }
+[ ! -e "$tmp/x.ini" ] && ok || fail "calibrate wrote a file on failure"
 
-echo "cli: $pass passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish cli

@@ -14,29 +14,15 @@
 # The catalogue must name every example, and contain its first 'expect'.
 # Usage: test_errors.sh SMPIPE SRCDIR
 set -u
-smpipe=$1
-src=$2
+. "$2/tests/lib.sh"
 dir=$src/tests/errors
 doc=$src/docs/errors.md
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# Under `meson test --setup valgrind`, smpipe itself runs under valgrind.
-if [ -n "${SMPIPE_WRAPPER:-}" ]; then
-    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$SMPIPE_WRAPPER" "$smpipe" >"$tmp/smpipe-wrapped"
-    chmod +x "$tmp/smpipe-wrapped"
-    smpipe=$tmp/smpipe-wrapped
-fi
-fails=0
-pass=0
 
 field() { # field NAME FILE: the values of '# NAME:' lines, one a line
     grep -a "^# $1:" "$2" | sed "s/^# $1: *//"
 }
 subst() {
     sed -e "s|@FILE@|$1|g" -e "s|@DIR@|$dir|g" -e "s|@SRC@|$src|g"
-}
-fail() {
-    echo "FAIL $1"; fails=$((fails + 1))
 }
 
 for f in "$dir"/*.trace "$dir"/*.ini; do

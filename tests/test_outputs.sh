@@ -9,20 +9,7 @@
 #    replaced by a regular file.
 # Usage: test_outputs.sh SMPIPE SRCDIR
 set -u
-smpipe=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# Under `meson test --setup valgrind`, smpipe itself runs under valgrind.
-if [ -n "${SMPIPE_WRAPPER:-}" ]; then
-    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$SMPIPE_WRAPPER" "$smpipe" >"$tmp/smpipe-wrapped"
-    chmod +x "$tmp/smpipe-wrapped"
-    smpipe=$tmp/smpipe-wrapped
-fi
-fails=0
-pass=0
-ok() { pass=$((pass + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$2/tests/lib.sh"
 
 # run TAG ENGINE TRACE [ARGS...]: every output of one run under $tmp/TAG.*
 run() {
@@ -30,10 +17,6 @@ run() {
     "$smpipe" run "$trace" --engine "$engine" --by role --json "$tmp/$tag.json" --csv "$tmp/$tag.csv" \
         --timeline "$tmp/$tag.timeline.json" "$@" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
     echo $? >"$tmp/$tag.rc"
-}
-
-same() { # same A B: byte-identical
-    if cmp -s "$1" "$2"; then ok; else fail "$1 and $2 differ"; diff "$1" "$2" | head -5; fi
 }
 
 for trace in "$src"/traces/*.trace "$src"/tests/programs/race_read_before_wait.trace \
@@ -44,18 +27,18 @@ for trace in "$src"/traces/*.trace "$src"/tests/programs/race_read_before_wait.t
     run "$name.s" stepped "$trace"
     [ "$(cat "$tmp/$name.a.rc")" -eq 0 ] && ok || { fail "$name: exit $(cat "$tmp/$name.a.rc")"; cat "$tmp/$name.a.err"; }
     for ext in out json csv timeline.json; do
-        same "$tmp/$name.a.$ext" "$tmp/$name.b.$ext"
+        same "$name" "$tmp/$name.a.$ext" "$tmp/$name.b.$ext"
     done
     sed 's/"engine": "stepped"/"engine": "event"/' "$tmp/$name.s.json" >"$tmp/$name.s.norm.json"
-    same "$tmp/$name.a.json" "$tmp/$name.s.norm.json"
+    same "$name" "$tmp/$name.a.json" "$tmp/$name.s.norm.json"
     for ext in out csv timeline.json; do
-        same "$tmp/$name.a.$ext" "$tmp/$name.s.$ext"
+        same "$name" "$tmp/$name.a.$ext" "$tmp/$name.s.$ext"
     done
 done
 # A failed run, on both engines, prints the same message.
 "$smpipe" run "$src/tests/programs/deadlock_barrier_cycle.trace" 2>"$tmp/d.event"
 "$smpipe" run "$src/tests/programs/deadlock_barrier_cycle.trace" --engine stepped 2>"$tmp/d.stepped"
-same "$tmp/d.event" "$tmp/d.stepped"
+same failed-run "$tmp/d.event" "$tmp/d.stepped"
 
 # A run that fails (the watchdog) writes nothing and keeps what was there.
 echo old >"$tmp/keep.json"
@@ -103,5 +86,4 @@ ln -s target.json "$tmp/link.json"
 "$smpipe" run -q "$src/traces/with_staging.trace" --json "$tmp/link.json" >/dev/null
 [ -L "$tmp/link.json" ] && grep -q '"cycles"' "$tmp/target.json" && ok || fail "writing through a symbolic link"
 
-echo "outputs: $pass passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish outputs

@@ -5,33 +5,7 @@
 # on a trace whose answer is known, the plot, and the cluster scripts.
 # Usage: test_sweep_cli.sh SMPIPE SRCDIR
 set -u
-smpipe=$1
-src=$2
-case $smpipe in /*) ;; *) smpipe=$PWD/$smpipe ;; esac
-case $src in /*) ;; *) src=$PWD/$src ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-pass=0
-ok() { pass=$((pass + 1)); }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-
-check() { # check NAME EXPECTED_STATUS COMMAND...
-    name=$1; want=$2; shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "$name: exit $got, expected $want"; cat "$tmp/err"
-    else
-        ok
-    fi
-}
-contains() { # contains NAME FILE TEXT
-    if grep -qF -- "$3" "$2"; then ok; else fail "$1: '$3' not in $2:"; cat "$2"; fi
-}
-same() { # same NAME FILE1 FILE2
-    if cmp -s "$2" "$3"; then ok; else fail "$1: $2 and $3 differ"; diff "$2" "$3" | head -5; fi
-}
+. "$2/tests/lib.sh"
 
 trace=$src/traces/with_staging_unified.trace
 for verb in sweep merge; do
@@ -236,5 +210,4 @@ contains slurm-script "$tmp/out" "submitted shards as job"
 same slurm-script "$tmp/j1.csv" "$tmp/slurm/all.csv"
 same slurm-script-report "$tmp/j1.txt" "$tmp/slurm/all.csv.txt"
 
-echo "$pass passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish sweep_cli
