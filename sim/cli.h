@@ -28,6 +28,9 @@ bool cli_write_file(const char *path, const char *data, gsize len, GError **erro
 /* Parses a verb's options.  Returns false (after printing the error) on a
  * bad option; *status then holds the exit status. */
 bool cli_parse(GOptionContext *ctx, int *argc, char ***argv, int *status);
+/* cli_parse for a verb that takes exactly one TRACE argument (argv[1]);
+ * says so, naming the verb, when there is not exactly one. */
+bool cli_parse_trace(GOptionContext *ctx, const char *verb, int *argc, char ***argv, int *status);
 
 /* The --set assignments (a NULL-terminated vector, may be NULL) as a
  * GPtrArray of the same strings; the array is new, the strings borrowed. */

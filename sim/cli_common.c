@@ -45,6 +45,19 @@ bool cli_parse(GOptionContext *ctx, int *argc, char ***argv, int *status)
     return true;
 }
 
+bool cli_parse_trace(GOptionContext *ctx, const char *verb, int *argc, char ***argv, int *status)
+{
+    if (!cli_parse(ctx, argc, argv, status)) {
+        return false;
+    }
+    if (*argc != 2) {
+        fprintf(stderr, "smpipe %s: expected one TRACE file (see smpipe %s --help)\n", verb, verb);
+        *status = SIM_EXIT_BAD_INPUT;
+        return false;
+    }
+    return true;
+}
+
 GPtrArray *cli_set_list(char **sets)
 {
     GPtrArray *list = g_ptr_array_new();

@@ -45,10 +45,7 @@ int cli_cuda(int argc, char **argv)
         fprintf(stderr, "smpipe cuda: --repeats takes 1..100000 and --warmup 0..100000\n");
         return SIM_EXIT_BAD_INPUT;
     }
-    g_autoptr(GPtrArray) set_list = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(set_list, sets[i]);
-    }
+    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     g_autoptr(GPtrArray) traces = g_ptr_array_new_with_free_func((GDestroyNotify) trace_free);
     g_autoptr(GPtrArray) points = g_ptr_array_new_with_free_func((GDestroyNotify) cuda_gen_point_free);
     g_autoptr(GString) paths = g_string_new(NULL);

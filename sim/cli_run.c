@@ -38,12 +38,8 @@ int cli_run(int argc, char **argv)
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - simulate a pipeline trace");
     g_option_context_add_main_entries(ctx, entries, NULL);
     int status;
-    if (!cli_parse(ctx, &argc, &argv, &status)) {
+    if (!cli_parse_trace(ctx, "run", &argc, &argv, &status)) {
         return status;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "smpipe run: expected one TRACE file (see smpipe run --help)\n");
-        return SIM_EXIT_BAD_INPUT;
     }
     const char *path = argv[1];
     ReportBy report_by = REPORT_BY_NONE;
@@ -170,12 +166,8 @@ int cli_check(int argc, char **argv)
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - parse, expand and validate a trace");
     g_option_context_add_main_entries(ctx, entries, NULL);
     int status;
-    if (!cli_parse(ctx, &argc, &argv, &status)) {
+    if (!cli_parse_trace(ctx, "check", &argc, &argv, &status)) {
         return status;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "smpipe check: expected one TRACE file\n");
-        return SIM_EXIT_BAD_INPUT;
     }
     GError *err = NULL;
     g_autoptr(Trace) t = trace_parse_file(argv[1], &err);

@@ -577,12 +577,8 @@ int cli_sweep(int argc, char **argv)
                                                          " stage count");
     g_option_context_add_main_entries(ctx, entries, NULL);
     int status;
-    if (!cli_parse(ctx, &argc, &argv, &status)) {
+    if (!cli_parse_trace(ctx, "sweep", &argc, &argv, &status)) {
         return status;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "smpipe sweep: expected one TRACE file (see smpipe sweep --help)\n");
-        return SIM_EXIT_BAD_INPUT;
     }
     if (vary == NULL) {
         fprintf(stderr, "smpipe sweep: nothing to vary: give --vary NAME=LIST, e.g. --vary stages=1..8\n");
@@ -627,10 +623,7 @@ int cli_sweep(int argc, char **argv)
     if (t == NULL) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(set_list, sets[i]);
-    }
+    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     guint nstats = 0;
     g_autofree char *header = NULL;
     if (!validate_axes(t, arch, set_list, axes, &err) ||

@@ -324,12 +324,8 @@ int cli_plot_trace(int argc, char **argv)
                                            " stage occupancy.\nWithout gnuplot the data files are still written and"
                                            " the exit status is 3.\nSee docs/timelines.md.");
     int status;
-    if (!cli_parse(ctx, &argc, &argv, &status)) {
+    if (!cli_parse_trace(ctx, "plot", &argc, &argv, &status)) {
         return status;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "smpipe plot: expected one TRACE file (see smpipe plot --help)\n");
-        return SIM_EXIT_BAD_INPUT;
     }
     if (output == NULL) {
         fprintf(stderr, "smpipe plot: say where the picture goes: -o FILE.png|svg|pdf\n");
@@ -360,10 +356,7 @@ int cli_plot_trace(int argc, char **argv)
     if (t == NULL) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(set_list, sets[i]);
-    }
+    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
     o.arch = arch;

@@ -34,12 +34,8 @@ int cli_validate(int argc, char **argv)
         "Outputs: validation.csv (one row per point), validation.png (gnuplot), summary.txt.");
     g_option_context_add_main_entries(ctx, entries, NULL);
     int status;
-    if (!cli_parse(ctx, &argc, &argv, &status)) {
+    if (!cli_parse_trace(ctx, "validate", &argc, &argv, &status)) {
         return status;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "smpipe validate: expected one TRACE file (see smpipe validate --help)\n");
-        return SIM_EXIT_BAD_INPUT;
     }
     if (emit != NULL && results != NULL) {
         fprintf(stderr, "smpipe validate: --emit and --results are two separate steps: give one\n");
@@ -55,10 +51,7 @@ int cli_validate(int argc, char **argv)
     if (t == NULL) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(set_list, sets[i]);
-    }
+    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     if (results != NULL) {
         if (varies != NULL) {
             fprintf(stderr, "smpipe validate: --results takes the points from DIR/manifest.json: drop --vary\n");
