@@ -7,6 +7,8 @@ typedef struct {
     int32_t obj;
     uint32_t seq;
     SrcLoc loc;          /* the copy's line */
+    int32_t also_mbar;   /* mbarrier + 1 whose phase also_seq makes the write visible too, 0 = none */
+    uint32_t also_seq;   /* (pipeline_producer_commit: a GROUP write that arrives on a barrier) */
     uint16_t reader;     /* last reader thread + 1; 0 = none */
     uint32_t read_epoch;
     int32_t read_pipe;   /* pipe whose stage the reader held, or -1 */
@@ -30,6 +32,7 @@ typedef struct {
     uint64_t *mbar_snap;      /* [mbars]: phases at the last block barrier */
     uint32_t *pipe_max;       /* [pipes]: max waited count so far */
     uint32_t snap_epoch;
+    bool group_writes;        /* a commit-group copy was recorded (race_copies_arrive_on's scan) */
 } BlockShadow;
 
 struct RaceState {
@@ -111,10 +114,23 @@ static bool word_range(const BlockShadow *s, int64_t off, int64_t size, int64_t 
     return *w0 <= *w1;
 }
 
+/* Has thread tid seen phase `phase` of mbarrier mbar complete: by its own
+ * wait, or through a block barrier after which another thread had? */
+static bool barrier_seen(const RaceState *r, const BlockShadow *s, int64_t tid, int32_t mbar, uint32_t phase)
+{
+    if (s->observed[tid * r->mbars + mbar] > phase) {
+        return true;
+    }
+    return s->epoch[tid] >= s->snap_epoch && s->snap_epoch > 0 && s->mbar_snap[mbar] > phase;
+}
+
 /* Has thread tid seen the async write recorded in w? */
 static bool visible(const RaceState *r, const BlockShadow *s, const WordShadow *w, int64_t tid)
 {
     int64_t writer = w->writer - 1;
+    if (w->also_mbar != 0 && barrier_seen(r, s, tid, w->also_mbar - 1, w->also_seq)) {
+        return true;
+    }
     switch ((RaceTagKind) w->kind) {
     case RACE_TAG_STAGE:
         if (s->waited[tid * r->pipes + w->obj] > w->seq) {
@@ -128,10 +144,7 @@ static bool visible(const RaceState *r, const BlockShadow *s, const WordShadow *
         return s->arrive_epoch[writer] > 0 && s->arrive_epoch[writer] <= s->epoch[tid] &&
                s->groups_at_arrive[writer] > w->seq;
     case RACE_TAG_BARRIER:
-        if (s->observed[tid * r->mbars + w->obj] > w->seq) {
-            return true;
-        }
-        return s->epoch[tid] >= s->snap_epoch && s->snap_epoch > 0 && s->mbar_snap[w->obj] > w->seq;
+        return barrier_seen(r, s, tid, w->obj, w->seq);
     }
     return false;
 }
@@ -156,6 +169,7 @@ char *race_read(RaceState *r, int32_t block, int64_t tid, int64_t off, int64_t s
         WordShadow *w = &s->words[i];
         if (w->writer != 0 && warning == NULL && !visible(r, s, w, tid)) {
             const char *how = w->kind == RACE_TAG_STAGE ? "its pipeline stage's consumer_wait"
+                              : w->also_mbar != 0 ? "a wait on the barrier it arrives on (pipeline_producer_commit)"
                               : w->kind == RACE_TAG_GROUP ? "the writer's wait for its commit group and a"
                                                             " __syncthreads after it"
                                                           : "a wait on its cuda::barrier phase";
@@ -202,7 +216,9 @@ char *race_async_write(RaceState *r, int32_t block, int64_t tid, int64_t off, in
         w->obj = tag.obj;
         w->seq = tag.seq;
         w->loc = tag.loc;
+        w->also_mbar = 0;
         w->reader = 0;
+        s->group_writes |= tag.kind == RACE_TAG_GROUP;
     }
     return warning;
 }
@@ -250,6 +266,20 @@ void race_group_committed(RaceState *r, int32_t block, int64_t tid)
 uint32_t race_current_group(RaceState *r, int32_t block, int64_t tid)
 {
     return r->blocks[block].group_commits[tid];
+}
+
+void race_copies_arrive_on(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, int32_t mbar,
+                           uint32_t phase)
+{
+    BlockShadow *s = &r->blocks[block];
+    for (int64_t i = 0; s->group_writes && i < s->nwords; i++) {
+        WordShadow *w = &s->words[i];
+        int64_t lane = (int64_t) w->writer - 1 - tid0;
+        if (w->writer != 0 && w->kind == RACE_TAG_GROUP && lane >= 0 && lane < 32 && (lanes & (1u << lane))) {
+            w->also_mbar = mbar + 1;
+            w->also_seq = phase;
+        }
+    }
 }
 
 void race_barrier_observed(RaceState *r, int32_t block, int64_t tid, int32_t mbar, uint64_t phases)

@@ -55,6 +55,12 @@ void race_stage_released(RaceState *r, int32_t block, int64_t tid, int32_t pipe)
 void race_groups_waited(RaceState *r, int32_t block, int64_t tid, uint32_t complete_groups);
 void race_group_committed(RaceState *r, int32_t block, int64_t tid);
 uint32_t race_current_group(RaceState *r, int32_t block, int64_t tid);
+/* pipeline_producer_commit(pipe, bar) by the threads tid0 + l for each
+ * bit l of lanes: their commit-group copies so far arrive on mbarrier mbar
+ * in its phase `phase`, so a wait that sees that phase complete sees them
+ * too (as does their own wait for the group). */
+void race_copies_arrive_on(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, int32_t mbar,
+                           uint32_t phase);
 void race_barrier_observed(RaceState *r, int32_t block, int64_t tid, int32_t mbar, uint64_t phases);
 /* Thread tid arrives at the block barrier / passes it (generation gen). */
 void race_block_arrive(RaceState *r, int32_t block, int64_t tid);

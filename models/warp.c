@@ -730,9 +730,13 @@ static MBarStatus copies_arrive(Sm *sm, Warp *w, LaneMask m, int32_t mbar, SimCy
             done = MAX(done, w->lane_copies[l]);
         }
     }
-    MBarStatus st = mbar_pending_add(&sm->blocks[w->block].mbars[mbar], lanes_in(m));
+    MBarrier *mb = &sm->blocks[w->block].mbars[mbar];
+    MBarStatus st = mbar_pending_add(mb, lanes_in(m));
     if (st == MBAR_OK) {
         sm_schedule_action(sm, done, ACT_ARRIVE, w->block, mbar, lanes_in(m), loc, w->id);
+        if (sm->race) {
+            race_copies_arrive_on(sm->race, w->block, w->tid0, m, mbar, (uint32_t) mb->phase);
+        }
     }
     return st;
 }

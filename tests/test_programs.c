@@ -3,6 +3,7 @@
  *   # expect-exit: N          exit status the CLI gives (0, 1 or 2)
  *   # expect: TEXT            the error message contains TEXT
  *   # expect-warning: TEXT    a warning of the run contains TEXT
+ *   # expect-no-warnings      the run gives no warning at all
  *   # set: NAME=VALUE         a --set assignment
  *   # max-cycles: N           the watchdog (--max-cycles) [1e8]
  *   # max-ops: N              the operation limit (--max-ops) [none]
@@ -54,6 +55,7 @@ static void check_program(const char *dir, const char *name)
         return;
     }
     int expect_exit = -1;
+    bool no_warnings = false;
     SimCycle max_cycles = 100000000;
     uint64_t max_ops = 0;
     GPtrArray *expects = g_ptr_array_new_with_free_func(g_free);
@@ -66,6 +68,8 @@ static void check_program(const char *dir, const char *name)
             expect_exit = atoi(l + 14);
         } else if (g_str_has_prefix(l, "# expect:")) {
             g_ptr_array_add(expects, g_strstrip(g_strdup(l + 9)));
+        } else if (g_str_has_prefix(l, "# expect-no-warnings")) {
+            no_warnings = true;
         } else if (g_str_has_prefix(l, "# expect-warning:")) {
             g_ptr_array_add(warns, g_strstrip(g_strdup(l + 17)));
         } else if (g_str_has_prefix(l, "# max-cycles:")) {
@@ -106,6 +110,11 @@ static void check_program(const char *dir, const char *name)
             found |= strstr(g_ptr_array_index(st->warnings, k), want) != NULL;
         }
         ck_assert_msg(found, "%s: no warning contains \"%s\"", name, want);
+    }
+    if (no_warnings) {
+        const SimStats *st = tr.run.sm ? sm_stats(tr.run.sm) : NULL;
+        ck_assert_msg(st != NULL && st->warnings->len == 0, "%s: expected no warning, got: %s", name,
+                      st && st->warnings->len ? (const char *) g_ptr_array_index(st->warnings, 0) : "(no run)");
     }
     test_run_clear(&tr);
     g_ptr_array_free(expects, TRUE);
