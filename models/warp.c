@@ -951,12 +951,15 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
     case OP_PIPE_WAIT:
     case OP_PIPE_WAIT_FOR:
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (!(m & (1u << l))) {
+                continue; /* the lane may not exist (a block of 28 threads) */
+            }
             int64_t tid = w->tid0 + l;
             /* Thread scope: libcudacxx returns at once when head == tail
              * (every commit already waited for), without advancing tail. */
             bool empty = p->block_scope ? p->commits[tid] == p->releases[tid] && (p->role[tid] & ROLEBIT_PRODUCER)
                                         : p->head[tid] == p->tail[tid];
-            if ((m & (1u << l)) && empty) {
+            if (empty) {
                 /* SPEC pipeline-wait-1: consumer_wait waits for the oldest
                  * committed stage; a thread that is also the producer and
                  * committed nothing unreleased waits on an empty pipeline. */
