@@ -673,7 +673,7 @@ int cli_merge(int argc, char **argv)
         g_autofree char *text = NULL;
         gsize len = 0;
         if (!g_file_get_contents(argv[i], &text, &len, &err)) {
-            g_autoptr(GError) e = err;
+            g_autoptr(GError) e = g_steal_pointer(&err);
             g_set_error(&err, SIM_ERROR, SIM_ERROR_INPUT, "%s", e->message);
             return cli_fail(err);
         }

@@ -10,7 +10,10 @@
 #   # argv: ARGS              the whole command line instead of
 #                             'run FILE' (.trace) or 'arch show FILE' (.ini)
 #   # stdout: FILE            standard output goes to FILE (/dev/full)
-# In ARGS, @FILE@ is the example, @DIR@ tests/errors, @SRC@ the source tree.
+#   # env: NAME=VALUE         an environment variable for smpipe (PATH=...)
+# In ARGS and env values, @FILE@ is the example, @DIR@ tests/errors, @SRC@
+# the source tree, @TMP@ an empty scratch directory.  Helper files that
+# examples read lie under tests/errors/inputs/ (not examples themselves).
 # The catalogue must name every example, and contain its first 'expect'.
 # Usage: test_errors.sh SMPIPE SRCDIR
 set -u
@@ -22,7 +25,7 @@ field() { # field NAME FILE: the values of '# NAME:' lines, one a line
     grep -a "^# $1:" "$2" | sed "s/^# $1: *//"
 }
 subst() {
-    sed -e "s|@FILE@|$1|g" -e "s|@DIR@|$dir|g" -e "s|@SRC@|$src|g"
+    sed -e "s|@FILE@|$1|g" -e "s|@DIR@|$dir|g" -e "s|@SRC@|$src|g" -e "s|@TMP@|$tmp/scratch|g"
 }
 
 for f in "$dir"/*.trace "$dir"/*.ini; do
@@ -41,11 +44,13 @@ for f in "$dir"/*.trace "$dir"/*.ini; do
     fi
     args=$(field args "$f" | subst "$f")
     sets=$(field set "$f" | sed 's/^/--set /' | tr '\n' ' ')
+    envs=$(field env "$f" | subst "$f")
     out=$(field stdout "$f")
     [ -n "$out" ] || out=$tmp/out
+    rm -rf "$tmp/scratch" && mkdir "$tmp/scratch"
     # Word splitting of the arguments is intended: examples hold no spaces.
     # shellcheck disable=SC2086
-    "$smpipe" $argv $args $sets >"$out" 2>"$tmp/err"
+    env $envs "$smpipe" $argv $args $sets >"$out" 2>"$tmp/err"
     got=$?
     if [ "$got" -ne "$want" ]; then
         fail "$name: exit $got, expected $want"; cat "$tmp/err"; continue

@@ -42,7 +42,7 @@ static char *outcome(const TestRun *tr)
 static bool needs_cli(const char *text, gsize len)
 {
     return strlen(text) != len || strstr(text, "\n# argv:") || strstr(text, "\n# args:") ||
-           strstr(text, "\n# stdout:");
+           strstr(text, "\n# stdout:") || strstr(text, "\n# env:");
 }
 
 static void check_program(const char *dir, const char *name)
