@@ -503,6 +503,10 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
             if (dim > 0) {
                 return const_node(c, e->loc, size ? 1 : 0);
             }
+            if ((i == 3 || i == 5) && c->prog->block_threads == 0) {
+                failf(c, e->loc, "%s(0) is used before the 'block' declaration", f);
+                return NULL;
+            }
             switch (i) {
             case 0: {
                 ExprNode *n = node_new(c, EN_TID, e->loc);
@@ -990,6 +994,8 @@ static bool is_cl_pipe_call(const char *f)
         "work_group_reserve_write_pipe", "work_group_reserve_read_pipe", "reserve_write_pipe", "reserve_read_pipe",
         "work_group_commit_write_pipe",  "work_group_commit_read_pipe",  "commit_write_pipe",  "commit_read_pipe",
         "write_pipe",                    "read_pipe",                    "work_group_barrier",
+        /* not OpenCL, but named so that the error can say why */
+        "work_group_write_pipe",         "work_group_read_pipe",
     };
     for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
         if (strcmp(f, names[i]) == 0) {
@@ -1084,8 +1090,12 @@ static bool compile_cl_pipe(Compiler *c, const Expr *call, const char *f, int de
         op_at(c, k)->e[0] = cl_ptr_arg(c, arg(call, 1), pp, f);
         result_type->kind = TY_INT;
     } else {
-        if (!nargs(c, call, f, 4, 4) || (k = emit(c, OP_CL_RW_RESERVED, loc)) < 0) {
-            return failf(c, loc, "%s(p, ptr) or %s(p, reserve_id, index, ptr)", f, f);
+        if (n != 4) {
+            return failf(c, loc, "%s takes 2 or 4 arguments, not %u: %s(p, ptr) or %s(p, reserve_id, index, ptr)", f,
+                         n, f, f);
+        }
+        if ((k = emit(c, OP_CL_RW_RESERVED, loc)) < 0) {
+            return false;
         }
         Op *op = op_at(c, k);
         op->e[0] = cl_rid_arg(c, arg(call, 1));

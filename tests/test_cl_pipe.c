@@ -3,7 +3,7 @@
  * active reservations, unwritten packets, occupancy with a fake clock),
  * then whole programs: a hand-checkable fill and drain, the data the
  * bundled traces move, the report and the `blocks` parameter.  The misuse
- * diagnostics are tests/programs/cl_*.trace. */
+ * diagnostics are tests/errors/cl_*.trace. */
 #include "test_util.h"
 
 #include "models/cl_pipe.h"
