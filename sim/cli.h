@@ -36,6 +36,10 @@ bool cli_parse_trace(GOptionContext *ctx, const char *verb, int *argc, char ***a
  * GPtrArray of the same strings; the array is new, the strings borrowed. */
 GPtrArray *cli_set_list(char **sets);
 
+/* Tells on stderr which --set assignments (sets: char*) name a trace
+ * parameter that the compiled program never uses. */
+void cli_note_unused_params(const SimRun *r, const char *trace_path, const GPtrArray *sets);
+
 /* Fills a ReportInfo from a prepared run (param values are stored in
  * values, which must outlive info). */
 void cli_report_info(const SimRun *r, const char *trace_path, SimEngineKind engine, GArray *values, ReportInfo *info);

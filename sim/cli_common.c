@@ -58,6 +58,21 @@ bool cli_parse_trace(GOptionContext *ctx, const char *verb, int *argc, char ***a
     return true;
 }
 
+void cli_note_unused_params(const SimRun *r, const char *trace_path, const GPtrArray *sets)
+{
+    for (guint i = 0; sets != NULL && i < sets->len; i++) {
+        const char *set = g_ptr_array_index(sets, i);
+        const char *eq = strchr(set, '=');
+        for (guint k = 0; eq != NULL && k < r->prog->unused_params->len; k++) {
+            const char *name = g_ptr_array_index(r->prog->unused_params, k);
+            if (strlen(name) == (size_t) (eq - set) && strncmp(set, name, (size_t) (eq - set)) == 0) {
+                fprintf(stderr, "smpipe: note: %s does not use parameter '%s': --set %s changes nothing\n",
+                        trace_path, name, set);
+            }
+        }
+    }
+}
+
 GPtrArray *cli_set_list(char **sets)
 {
     GPtrArray *list = g_ptr_array_new();

@@ -109,6 +109,7 @@ int cli_run(int argc, char **argv)
         sim_run_clear(&r);
         return cli_fail(err);
     }
+    cli_note_unused_params(&r, path, set_list);
     const SimStats *st = sm_stats(r.sm);
     g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
     ReportInfo info;
@@ -184,6 +185,7 @@ int cli_check(int argc, char **argv)
         sim_run_clear(&r);
         return cli_fail(err);
     }
+    cli_note_unused_params(&r, argv[1], set_list);
     g_autoptr(GString) out = g_string_new(NULL);
     g_string_append_printf(out, "%s: ok: %" G_GINT64_FORMAT " threads per block, %" G_GINT64_FORMAT
                            " bytes of shared memory per block, %u operations\n", argv[1], r.prog->block_threads,

@@ -61,6 +61,7 @@ typedef struct {
     const Decl *def;   /* DEF */
     ExprNode *node;    /* ARG */
     bool thread_scope; /* PIPELINE: made by make_pipeline() */
+    bool used;         /* PARAM: an expression the program compiled names it */
 } Sym;
 
 typedef struct {
@@ -583,6 +584,7 @@ static ExprNode *cx_name(Compiler *c, const Expr *e)
     if (s != NULL) {
         switch (s->kind) {
         case SYM_PARAM:
+            s->used = true;
             return const_node(c, e->loc, s->value);
         case SYM_ARG:
             return s->node;
@@ -2182,6 +2184,7 @@ static Program *program_alloc(const Trace *trace, int64_t grid_blocks)
     p->grid_blocks = grid_blocks;
     p->params = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->param_names = g_ptr_array_new_with_free_func(g_free);
+    p->unused_params = g_ptr_array_new_with_free_func(g_free);
     p->buffers = g_array_new(FALSE, TRUE, sizeof(ProgBuffer));
     g_array_set_clear_func(p->buffers, buffer_clear);
     p->pstates = g_array_new(FALSE, TRUE, sizeof(ProgPState));
@@ -2260,19 +2263,25 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
         g_assert(pass <= MAX_VARS);
     }
     ok = ok && check_costs(&c);
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, p->params);
+    while (g_hash_table_iter_next(&it, &key, NULL)) {
+        g_ptr_array_add(p->param_names, g_strdup(key));
+        const Sym *sym = g_hash_table_lookup(c.globals, key);
+        /* blocks is read by the runner (resident work-groups). */
+        if (sym != NULL && !sym->used && strcmp(key, "blocks") != 0) {
+            g_ptr_array_add(p->unused_params, g_strdup(key));
+        }
+    }
+    g_ptr_array_sort(p->param_names, cmp_str);
+    g_ptr_array_sort(p->unused_params, cmp_str);
     g_hash_table_unref(c.globals);
     g_ptr_array_free(c.scopes, TRUE);
     g_array_free(c.decl_varying, TRUE);
     if (!ok) {
         return NULL;
     }
-    GHashTableIter it;
-    gpointer key;
-    g_hash_table_iter_init(&it, p->params);
-    while (g_hash_table_iter_next(&it, &key, NULL)) {
-        g_ptr_array_add(p->param_names, g_strdup(key));
-    }
-    g_ptr_array_sort(p->param_names, cmp_str);
     return g_steal_pointer(&p);
 }
 
@@ -2283,6 +2292,7 @@ void program_free(Program *p)
     }
     g_hash_table_unref(p->params);
     g_ptr_array_free(p->param_names, TRUE);
+    g_ptr_array_free(p->unused_params, TRUE);
     g_array_free(p->buffers, TRUE);
     g_array_free(p->pstates, TRUE);
     g_array_free(p->barriers, TRUE);

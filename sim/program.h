@@ -214,6 +214,7 @@ typedef struct {
     const Trace *trace;    /* not owned; must outlive the program */
     GHashTable *params;    /* resolved parameters: name -> gint64* (owned) */
     GPtrArray *param_names;/* sorted, char* (owned) */
+    GPtrArray *unused_params; /* sorted names no compiled expression uses (owned) */
     int64_t block_threads; /* threads per block */
     int64_t warps;         /* warps per block */
     int64_t smem_bytes;    /* shared memory per block, user-declared */

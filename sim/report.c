@@ -79,6 +79,13 @@ char *report_verdict(const SimStats *s)
             double w = (double) copy_wait / (double) total;
             consume = 1.0;
             exposed = w / MAX(1e-9, 1.0 - w);
+        } else if (exposed < 0.05 * consume) {
+            /* Every stage was ready (nearly) before its wait began: the
+             * waiting is the wait call itself, which no stage count hides. */
+            return g_strdup_printf("wait-overhead bound: %.0f%% of warp-cycles are in consumer_wait, but the stages were"
+                                   " ready before their waits (%.0f cycles exposed per stage and warp): the time is"
+                                   " the wait call itself, so more stages will not help",
+                                   pct(copy_wait, total), exposed);
         }
         int more = (int) ceil(exposed / MAX(consume, 1.0) - 1e-9);
         if (more < 1) {
@@ -201,8 +208,25 @@ static double achieved_bpc(const SimStats *s)
     return s->cycles ? (double) (s->cp_async_bytes + s->bulk_bytes + s->sync_bytes) / (double) s->cycles : 0.0;
 }
 
+/* Removes the spaces that column padding leaves before line ends, from
+ * byte `from` of out on. */
+static void trim_line_ends(GString *out, gsize from)
+{
+    gsize w = from;
+    for (gsize r = from; r < out->len; r++) {
+        if (out->str[r] == '\n') {
+            while (w > from && out->str[w - 1] == ' ') {
+                w--;
+            }
+        }
+        out->str[w++] = out->str[r];
+    }
+    g_string_truncate(out, w);
+}
+
 void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out)
 {
+    gsize start = out->len;
     uint64_t total = total_warp_cycles(s);
     double us = info->clock_mhz > 0 ? (double) s->cycles / info->clock_mhz : 0.0;
     g_autofree char *verdict = report_verdict(s);
@@ -342,6 +366,7 @@ void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString
             g_string_append_printf(out, "  %s\n", (const char *) g_ptr_array_index(s->warnings, i));
         }
     }
+    trim_line_ends(out, start);
 }
 
 static void json_dist(JsonW *j, const char *key, const SimDist *d)

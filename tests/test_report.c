@@ -26,6 +26,28 @@ START_TEST(verdicts)
 }
 END_TEST
 
+/* with_staging_unified: at 2 stages the copies are exposed and one more
+ * stage is what the sweep finds; at 4 every stage is ready before its wait
+ * (the time left in consumer_wait is the call), so the verdict must not ask
+ * for more stages. */
+START_TEST(verdict_follows_exposed_time)
+{
+    char *text = read_source("traces/with_staging_unified.trace");
+    const char *two[] = { "stages=2", NULL };
+    const char *four[] = { "stages=4", NULL };
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, text, two), "%s", tr.msg);
+    g_autofree char *v2 = report_verdict(sm_stats(tr.run.sm));
+    ck_assert_msg(g_str_has_prefix(v2, "copy-latency bound") && strstr(v2, "more stages would hide it"), "%s", v2);
+    test_run_clear(&tr);
+    ck_assert_msg(run_text(&tr, text, four), "%s", tr.msg);
+    g_autofree char *v4 = report_verdict(sm_stats(tr.run.sm));
+    ck_assert_msg(g_str_has_prefix(v4, "wait-overhead bound") && strstr(v4, "more stages will not help"), "%s", v4);
+    test_run_clear(&tr);
+    g_free(text);
+}
+END_TEST
+
 START_TEST(json_and_csv_are_well_formed)
 {
     char *text = read_source("traces/with_staging_unified.trace");
@@ -79,6 +101,7 @@ int main(void)
     Suite *s = suite_create("report");
     TCase *tc = tcase_create("formats");
     tcase_add_test(tc, verdicts);
+    tcase_add_test(tc, verdict_follows_exposed_time);
     tcase_add_test(tc, json_and_csv_are_well_formed);
     suite_add_tcase(s, tc);
     return run_suite(s);
