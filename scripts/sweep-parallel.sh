@@ -9,7 +9,7 @@
 # Each shard runs `smpipe sweep ... --shard I/SHARDS --jobs 1 --resume
 # OUT.csv.partI`: run the same command again after an interruption and only
 # the missing points are simulated.  Environment:
-#   SMPIPE         the smpipe binary [smpipe in PATH]
+#   SMPIPE         the smpipe binary [smpipe in PATH, else build/smpipe]
 #   PARALLEL_ARGS  extra GNU parallel options, e.g. "-S host1,host2
 #                  --workdir . --transferfile TRACE --return {OUT}.part{}"
 #                  for other machines (smpipe installed there)
@@ -35,7 +35,12 @@ case "$out" in
     exit 2
     ;;
 esac
-smpipe=${SMPIPE:-smpipe}
+# smpipe: $SMPIPE, else smpipe in PATH, else this source tree's build/smpipe.
+if [ -z "${SMPIPE:-}" ]; then
+    SMPIPE=smpipe
+    command -v smpipe >/dev/null 2>&1 || SMPIPE=$(cd "$(dirname "$0")/.." && pwd)/build/smpipe
+fi
+smpipe=$SMPIPE
 if command -v parallel >/dev/null 2>&1; then
     # shellcheck disable=SC2086 # PARALLEL_ARGS is a list of options
     seq 1 "$shards" | parallel --will-cite --halt now,fail=1 ${PARALLEL_ARGS:-} -q \

@@ -8,7 +8,7 @@
 # Each task runs `smpipe sweep ... --shard I/SHARDS --resume OUT.csv.partI`,
 # so a requeued or preempted task picks up where it stopped; the merge job
 # writes the summary and the recommendation to OUT.csv.txt.  Environment:
-#   SMPIPE       the smpipe binary [smpipe in PATH]
+#   SMPIPE       the smpipe binary [smpipe in PATH, else build/smpipe]
 #   SBATCH_ARGS  extra sbatch options for every job (--partition, --time...)
 #   CPUS         cores per task [4]; the task runs that many points at once
 # Submit from a directory the compute nodes share, with the trace in it.
@@ -57,7 +57,13 @@ case "$out" in
     ;;
 esac
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
-export SWEEP_SHARDS="$shards" SWEEP_OUT="$out"
+# The jobs get the binary found here (exported: Slurm runs a copy of this
+# script elsewhere): $SMPIPE, else smpipe in PATH, else build/smpipe.
+if [ -z "${SMPIPE:-}" ]; then
+    SMPIPE=smpipe
+    command -v smpipe >/dev/null 2>&1 || SMPIPE=$(cd "$(dirname "$0")/.." && pwd)/build/smpipe
+fi
+export SMPIPE SWEEP_SHARDS="$shards" SWEEP_OUT="$out"
 # shellcheck disable=SC2086 # SBATCH_ARGS is a list of options
 array=$(sbatch --parsable ${SBATCH_ARGS:-} --job-name=smpipe-sweep --array="1-$shards" \
     --cpus-per-task="${CPUS:-4}" --export=ALL "$self" task "$@")

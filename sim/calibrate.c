@@ -265,6 +265,17 @@ bool calib_rewrite(const char *ini_text, const char *results_text, const char *r
             m = find_map(key);
         }
         double v;
+        bool fitted = false;
+        for (guint p = 0; m != NULL && p < pending->len; p++) {
+            fitted |= strstr(g_ptr_array_index(pending, p), "[FIT]") != NULL;
+        }
+        if (m != NULL && fitted && cal_value(&r, m, &v)) {
+            /* Fitted against whole kernels (scripts/fit_arch.py): the
+             * microbenchmark alone would undo the fit.  Kept, and said. */
+            g_string_append_printf(report, "  %-30s %12s kept: its source is [FIT] (measured %.6g, %s)\n", key, old, v,
+                                   m->source);
+            m = NULL;
+        }
         if (m != NULL && cal_value(&r, m, &v)) {
             /* Replace the key's comment block and value. */
             char num[64];

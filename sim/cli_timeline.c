@@ -322,7 +322,10 @@ int cli_plot_trace(int argc, char **argv)
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_description(ctx, "Rows: one per warp (or role), one per copy-engine lane, and the pipeline's"
                                            " stage occupancy.\nWithout gnuplot the data files are still written and"
-                                           " the exit status is 3.\nSee docs/timelines.md.");
+                                           " the exit status is 3.\nSee docs/timelines.md.\n\n"
+                                           "smpipe plot SWEEP.csv -o FILE.png|svg|pdf [-x NAME] [--tolerance PCT] draws"
+                                           " a sweep's CSV instead\n(smpipe plot SWEEP.csv --help lists its"
+                                           " options).");
     int status;
     if (!cli_parse_trace(ctx, "plot", &argc, &argv, &status)) {
         return status;
