@@ -1918,7 +1918,7 @@ static bool instantiate(Compiler *c, const GArray *overrides)
                 }
                 if (v < lo || v > hi) {
                     return failf(c, d->loc, "parameter %s=%" G_GINT64_FORMAT " is out of its range %" G_GINT64_FORMAT
-                                 "..%" G_GINT64_FORMAT "%s", d->name, v, lo, hi, over ? " (set by --set)" : "");
+                                 "..%" G_GINT64_FORMAT "%s", d->name, v, lo, hi, over ? " (set on the command line)" : "");
                 }
             }
             if (!add_global(c, d->name, d->loc, sym_new(SYM_PARAM, v))) {

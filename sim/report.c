@@ -128,15 +128,15 @@ static void fmt_cycles(GString *out, const char *label, uint64_t v, const char *
     g_string_append_printf(out, "  %-28s %14" G_GUINT64_FORMAT " %-14s%s\n", label, v, unit, note ? note : "");
 }
 
-static void dist_line(GString *out, const char *label, const SimDist *d)
+static void dist_line(GString *out, const char *label, const SimDist *d, const char *unit)
 {
     if (d->count == 0) {
         g_string_append_printf(out, "    %-10s %10s\n", label, "-");
         return;
     }
     g_string_append_printf(out, "    %-10s %10.1f %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %10"
-                           G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT "   cycles\n", label, sim_dist_mean(d), d->min,
-                           sim_dist_quantile(d, 0.5), sim_dist_quantile(d, 0.9), d->max);
+                           G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT "   %s\n", label, sim_dist_mean(d), d->min,
+                           sim_dist_quantile(d, 0.5), sim_dist_quantile(d, 0.9), d->max, unit);
 }
 
 static uint64_t occupancy_total(const SimStageStats *st)
@@ -279,9 +279,9 @@ void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString
                                " stage instances\n", st->name, st->stages, st->instances);
         g_string_append_printf(out, "    %-10s %10s %10s %10s %10s %10s\n", "step", "mean", "min", "p50", "p90", "max");
         for (int k = 0; k < STAGE_STEP__COUNT; k++) {
-            dist_line(out, sim_stage_step_name(k), &st->step[k]);
+            dist_line(out, sim_stage_step_name(k), &st->step[k], "cycles");
         }
-        dist_line(out, "exposed", &st->exposed);
+        dist_line(out, "exposed", &st->exposed, "warp-cycles (summed over the warps)");
         g_string_append_printf(out, "    stages in flight: mean %.2f; full %.1f%%, empty %.1f%% of the time\n",
                                occupancy_mean(st), pct(st->occupancy[st->stages], ot), pct(st->occupancy[0], ot));
         g_string_append(out, "    histogram:");
