@@ -5,20 +5,7 @@
 
 static ArchParams arch(void)
 {
-    ArchParams a;
-    memset(&a, 0, sizeof a);
-    a.l1_latency = 30;
-    a.l2_latency = 200;
-    a.dram_latency = 500;
-    a.line_bytes = 128;
-    a.sector_bytes = 32;
-    a.l1_lines = 64;
-    a.l2_bytes_per_clk_sm = 1024;
-    a.l2_bytes_per_clk = 4096;
-    a.dram_bytes_per_clk = 1024;
-    a.l2_bytes = 1 << 20;
-    a.active_sms = 1;
-    a.source = MEM_SOURCE_L2;
+    ArchParams a = test_mem_arch(1024, 4096, 1024, MEM_SOURCE_L2);
     a.bulk_issue_latency = 50;
     a.bulk_bytes_per_clk = 64;
     a.bulk_chunk_bytes = 1024;

@@ -6,20 +6,7 @@
 
 static ArchParams arch(void)
 {
-    ArchParams a;
-    memset(&a, 0, sizeof a);
-    a.l1_latency = 30;
-    a.l2_latency = 200;
-    a.dram_latency = 500;
-    a.line_bytes = 128;
-    a.sector_bytes = 32;
-    a.l1_lines = 64;
-    a.l2_bytes_per_clk_sm = 128;
-    a.l2_bytes_per_clk = 1024;
-    a.dram_bytes_per_clk = 64;
-    a.l2_bytes = 1 << 20;
-    a.active_sms = 1;
-    a.source = MEM_SOURCE_L2;
+    ArchParams a = test_mem_arch(128, 1024, 64, MEM_SOURCE_L2);
     a.cp_async_issue = 2;
     a.cp_async_max_inflight = 8;
     a.cp_async_extra_latency = 10;

@@ -6,21 +6,7 @@
 
 static ArchParams arch(void)
 {
-    ArchParams a;
-    memset(&a, 0, sizeof a);
-    a.l1_latency = 30;
-    a.l2_latency = 200;
-    a.dram_latency = 500;
-    a.line_bytes = 128;
-    a.sector_bytes = 32;
-    a.l1_lines = 64;
-    a.l2_bytes_per_clk_sm = 64;
-    a.l2_bytes_per_clk = 1024;
-    a.dram_bytes_per_clk = 32;
-    a.l2_bytes = 1 << 20;
-    a.active_sms = 1;
-    a.source = MEM_SOURCE_DRAM;
-    return a;
+    return test_mem_arch(64, 1024, 32, MEM_SOURCE_DRAM);
 }
 
 START_TEST(first_touch_misses_then_hits)

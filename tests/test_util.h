@@ -106,6 +106,29 @@ static inline const SimStats *tr_stats(const TestRun *tr)
 }
 
 /* Reads a file under the source tree; returns newly allocated text. */
+/* A hand-made memory path for the unit suites' fake-clock tests: latencies
+ * 30/200/500 (L1/L2/DRAM), 128-byte lines of 32-byte sectors, 64 L1 lines,
+ * 1 MiB of L2, one active SM, the given bandwidths (bytes per clock) and
+ * source; every other key 0 (the suite sets what its unit needs). */
+static inline ArchParams test_mem_arch(double l2_sm, double l2, double dram, MemSource source)
+{
+    ArchParams a;
+    memset(&a, 0, sizeof a);
+    a.l1_latency = 30;
+    a.l2_latency = 200;
+    a.dram_latency = 500;
+    a.line_bytes = 128;
+    a.sector_bytes = 32;
+    a.l1_lines = 64;
+    a.l2_bytes_per_clk_sm = l2_sm;
+    a.l2_bytes_per_clk = l2;
+    a.dram_bytes_per_clk = dram;
+    a.l2_bytes = 1 << 20;
+    a.active_sms = 1;
+    a.source = source;
+    return a;
+}
+
 static inline char *read_source(const char *rel)
 {
     char *path = g_build_filename(SRCDIR, rel, NULL);
