@@ -32,6 +32,19 @@ bool cli_parse(GOptionContext *ctx, int *argc, char ***argv, int *status);
  * says so, naming the verb, when there is not exactly one. */
 bool cli_parse_trace(GOptionContext *ctx, const char *verb, int *argc, char ***argv, int *status);
 
+/* --max-cycles and --max-ops, shared by the verbs that simulate. */
+typedef struct {
+    gint64 max_cycles;
+    gint64 max_ops;
+} CliLimits;
+
+/* Adds the two options to ctx's main group, with their defaults stored in
+ * *l (which must outlive the parse). */
+void cli_add_limit_options(GOptionContext *ctx, CliLimits *l);
+/* False, after saying so for VERB, when a limit is negative; else copies
+ * them into *o. */
+bool cli_apply_limits(const char *verb, const CliLimits *l, SmOptions *o);
+
 /* The --set assignments (a NULL-terminated vector, may be NULL) as a
  * GPtrArray of the same strings; the array is new, the strings borrowed. */
 GPtrArray *cli_set_list(char **sets);

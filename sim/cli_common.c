@@ -73,6 +73,31 @@ void cli_note_unused_params(const SimRun *r, const char *trace_path, const GPtrA
     }
 }
 
+void cli_add_limit_options(GOptionContext *ctx, CliLimits *l)
+{
+    l->max_cycles = (gint64) SIM_DEFAULT_MAX_CYCLES;
+    l->max_ops = (gint64) SIM_DEFAULT_MAX_OPS;
+    GOptionEntry entries[] = {
+        { "max-cycles", 0, 0, G_OPTION_ARG_INT64, &l->max_cycles, "Watchdog: stop a program still running at this"
+          " cycle, 0 = never [2e9]", "N" },
+        { "max-ops", 0, 0, G_OPTION_ARG_INT64, &l->max_ops, "Stop a program that has interpreted this many warp"
+          " operations, 0 = never [1e9]", "N" },
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+    };
+    g_option_context_add_main_entries(ctx, entries, NULL);
+}
+
+bool cli_apply_limits(const char *verb, const CliLimits *l, SmOptions *o)
+{
+    if (l->max_cycles < 0 || l->max_ops < 0) {
+        fprintf(stderr, "smpipe %s: --%s must not be negative\n", verb, l->max_cycles < 0 ? "max-cycles" : "max-ops");
+        return false;
+    }
+    o->max_cycles = (SimCycle) l->max_cycles;
+    o->max_ops = (uint64_t) l->max_ops;
+    return true;
+}
+
 GPtrArray *cli_set_list(char **sets)
 {
     GPtrArray *list = g_ptr_array_new();

@@ -16,8 +16,7 @@ int cli_run(int argc, char **argv)
     g_autofree char *engine = NULL;
     g_autofree char *timeline = NULL;
     g_autofree char *plot = NULL;
-    gint64 max_cycles = (gint64) SIM_DEFAULT_MAX_CYCLES;
-    gint64 max_ops = (gint64) SIM_DEFAULT_MAX_OPS;
+    CliLimits limits;
     gboolean no_race = FALSE;
     gboolean quiet = FALSE;
     GOptionEntry entries[] = {
@@ -27,8 +26,6 @@ int cli_run(int argc, char **argv)
         { "csv", 0, 0, G_OPTION_ARG_STRING, &csv, "Write the statistics as one CSV row with a header (- for stdout)", "FILE|-" },
         { "by", 0, 0, G_OPTION_ARG_STRING, &by, "Break the stall accounting down by warp or by role", "warp|role" },
         { "engine", 0, 0, G_OPTION_ARG_STRING, &engine, "Event-driven engine or the cycle-stepped reference [event]", "event|stepped" },
-        { "max-cycles", 0, 0, G_OPTION_ARG_INT64, &max_cycles, "Watchdog: stop a program still running at this cycle, 0 = never [2e9]", "N" },
-        { "max-ops", 0, 0, G_OPTION_ARG_INT64, &max_ops, "Stop a program that has interpreted this many warp operations, 0 = never [1e9]", "N" },
         { "no-race-check", 0, 0, G_OPTION_ARG_NONE, &no_race, "Do not run the pipeline race detector", NULL },
         { "timeline", 't', 0, G_OPTION_ARG_FILENAME, &timeline, "Write a Chrome/Perfetto trace-event timeline", "FILE.json" },
         { "plot", 'p', 0, G_OPTION_ARG_FILENAME, &plot, "Draw the overlap timeline with gnuplot (rows per warp, or per role with --by role)", "FILE.png|svg|pdf" },
@@ -37,6 +34,7 @@ int cli_run(int argc, char **argv)
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - simulate a pipeline trace");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    cli_add_limit_options(ctx, &limits);
     int status;
     if (!cli_parse_trace(ctx, "run", &argc, &argv, &status)) {
         return status;
@@ -58,12 +56,9 @@ int cli_run(int argc, char **argv)
         fprintf(stderr, "smpipe run: --engine takes event or stepped, not '%s'\n", engine);
         return SIM_EXIT_BAD_INPUT;
     }
-    if (max_cycles < 0) {
-        fprintf(stderr, "smpipe run: --max-cycles must not be negative\n");
-        return SIM_EXIT_BAD_INPUT;
-    }
-    if (max_ops < 0) {
-        fprintf(stderr, "smpipe run: --max-ops must not be negative\n");
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    if (!cli_apply_limits("run", &limits, &o.sm)) {
         return SIM_EXIT_BAD_INPUT;
     }
     GError *err = NULL;
@@ -72,13 +67,9 @@ int cli_run(int argc, char **argv)
         return cli_fail(err);
     }
     g_autoptr(GPtrArray) set_list = cli_set_list(sets);
-    SimRunOptions o;
-    memset(&o, 0, sizeof o);
     o.arch = arch;
     o.sets = set_list;
     o.sm.engine = kind;
-    o.sm.max_cycles = (SimCycle) max_cycles;
-    o.sm.max_ops = (uint64_t) max_ops;
     o.sm.race_check = !no_race;
     SimTimeline *tl = NULL;
     g_autofree char *plot_dir = NULL;

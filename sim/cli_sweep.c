@@ -556,7 +556,7 @@ int cli_sweep(int argc, char **argv)
     g_autofree char *resume = NULL;
     gint jobs = 0;
     gdouble tolerance = 2.0;
-    gint64 max_cycles = 2000000000;
+    CliLimits limits;
     GOptionEntry entries[] = {
         { "vary", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &vary, "Vary a trace parameter or an architecture key over a"
           " list: 1,2,4 or 1..8 or 64..512:64 or dram,l2 (repeat for a product)", "NAME=LIST" },
@@ -570,12 +570,12 @@ int cli_sweep(int argc, char **argv)
         { "shard", 0, 0, G_OPTION_ARG_STRING, &shard_text, "Run only shard I of N (points I-1, I-1+N, ...)", "I/N" },
         { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume, "Skip the points already in FILE and complete it (the CSV"
           " goes there unless --csv says otherwise)", "FILE.csv" },
-        { "max-cycles", 0, 0, G_OPTION_ARG_INT64, &max_cycles, "Watchdog per point [2e9]", "N" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - run a trace over parameter ranges and recommend a"
                                                          " stage count");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    cli_add_limit_options(ctx, &limits);
     int status;
     if (!cli_parse_trace(ctx, "sweep", &argc, &argv, &status)) {
         return status;
@@ -592,8 +592,9 @@ int cli_sweep(int argc, char **argv)
         fprintf(stderr, "smpipe sweep: --tolerance takes a percentage >= 0\n");
         return SIM_EXIT_BAD_INPUT;
     }
-    if (max_cycles < 0) {
-        fprintf(stderr, "smpipe sweep: --max-cycles must not be negative\n");
+    SmOptions sm_limits;
+    memset(&sm_limits, 0, sizeof sm_limits);
+    if (!cli_apply_limits("sweep", &limits, &sm_limits)) {
         return SIM_EXIT_BAD_INPUT;
     }
     if (resume != NULL && strcmp(resume, "-") == 0) {
@@ -637,7 +638,8 @@ int cli_sweep(int argc, char **argv)
     s.ctx.axes = axes;
     s.ctx.nstats = nstats;
     s.ctx.sm.engine = SIM_ENGINE_EVENT;
-    s.ctx.sm.max_cycles = (SimCycle) max_cycles;
+    s.ctx.sm.max_cycles = sm_limits.max_cycles;
+    s.ctx.sm.max_ops = sm_limits.max_ops;
     s.ctx.sm.race_check = true;
     s.header = header;
     s.resume = resume;

@@ -300,7 +300,7 @@ int cli_plot_trace(int argc, char **argv)
     g_autofree char *by = NULL;
     g_autofree char *data = NULL;
     g_autofree char *timeline = NULL;
-    gint64 max_cycles = 2000000000;
+    CliLimits limits;
     GOptionEntry entries[] = {
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The picture to write (required)", "FILE.png|svg|pdf" },
         { "from", 0, 0, G_OPTION_ARG_STRING, &from_s, "Draw from this cycle on [0]", "CYCLE" },
@@ -314,12 +314,11 @@ int cli_plot_trace(int argc, char **argv)
         { "data", 0, 0, G_OPTION_ARG_FILENAME, &data, "Keep the gnuplot data files in this directory", "DIR" },
         { "timeline", 't', 0, G_OPTION_ARG_FILENAME, &timeline, "Also write the Chrome/Perfetto timeline of the window",
           "FILE.json" },
-        { "max-cycles", 0, 0, G_OPTION_ARG_INT64, &max_cycles, "Watchdog: stop a program still running at this cycle",
-          "N" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE -o FILE.png|svg|pdf - draw a trace's overlap timeline");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    cli_add_limit_options(ctx, &limits);
     g_option_context_set_description(ctx, "Rows: one per warp (or role), one per copy-engine lane, and the pipeline's"
                                            " stage occupancy.\nWithout gnuplot the data files are still written and"
                                            " the exit status is 3.\nSee docs/timelines.md.\n\n"
@@ -349,8 +348,9 @@ int cli_plot_trace(int argc, char **argv)
         return SIM_EXIT_BAD_INPUT;
     }
     req.by_role = by != NULL && strcmp(by, "role") == 0;
-    if (max_cycles < 0) {
-        fprintf(stderr, "smpipe plot: --max-cycles must not be negative\n");
+    SmOptions sm_limits;
+    memset(&sm_limits, 0, sizeof sm_limits);
+    if (!cli_apply_limits("plot", &limits, &sm_limits)) {
         return SIM_EXIT_BAD_INPUT;
     }
     const char *path = argv[1];
@@ -365,7 +365,8 @@ int cli_plot_trace(int argc, char **argv)
     o.arch = arch;
     o.sets = set_list;
     o.sm.engine = SIM_ENGINE_EVENT;
-    o.sm.max_cycles = (SimCycle) max_cycles;
+    o.sm.max_cycles = sm_limits.max_cycles;
+    o.sm.max_ops = sm_limits.max_ops;
     o.sm.race_check = true;
     g_autofree char *data_dir = NULL;
     SimTimeline *tl = cli_timeline_open(t, &o, &req, &data_dir, &err);
