@@ -15,19 +15,22 @@
 if (!exists("term")) term = 'pngcairo'
 if (!exists("categorical")) categorical = 0
 if (!exists("rec")) rec = 0
+# Many series: a taller picture, the key in columns beside the plot.
+big = nseries > 6
+h = big ? 580 + 16 * ((nseries + 2) / 3 + 1) : 560
 if (term eq 'svg') {
-    set terminal svg size 900,560 dynamic font "sans,11"
+    eval sprintf('set terminal svg size 900,%d dynamic font "sans,11"', h)
 } else {
     if (term eq 'pdfcairo') {
         set terminal pdfcairo size 6.5in,4in font "sans,9"
     } else {
-        set terminal pngcairo size 900,560 font "sans,10"
+        eval sprintf('set terminal pngcairo size 900,%d font "sans,10"', h)
     }
 }
 set termoption noenhanced
 set output outfile
 
-set title "smpipe sweep: cycles and hidden copy fraction against ".xname
+set title "smpipe sweep: cycles (solid) and hidden copy fraction (dashed) against ".xname
 set xlabel xname
 set ylabel "cycles"
 set y2label "hidden copy fraction"
@@ -36,17 +39,26 @@ set y2range [0:1.05]
 set ytics nomirror
 set y2tics 0.2
 set grid xtics ytics
-set key outside bottom center horizontal
+if (big) {
+    set key outside bottom center horizontal font ",8" samplen 2 spacing 0.9 maxrows (nseries + 2) / 3 + 1
+} else {
+    set key outside bottom center horizontal
+}
+# More series than gnuplot's eight line colours: spread them over a palette.
+set palette defined (0 '#1f77b4', 1 '#2ca02c', 2 '#bcbd22', 3 '#ff7f0e', 4 '#d62728', 5 '#9467bd', 6 '#17becf')
+unset colorbox
+colour(i) = nseries > 8 ? sprintf("palette frac %.4f", i / (nseries - 1.0)) : sprintf("%d", i + 1)
 set offsets graph 0.03, graph 0.03, 0, 0
 
 xt = categorical ? ':xtic(4)' : ''
 cmd = 'plot'
 do for [i = 0:nseries - 1] {
-    name = nseries > 1 ? word(titles, i + 1).' ' : ''
-    cmd = cmd.sprintf(" datafile index %d using 1:2%s with linespoints lw 2 pt 7 lc %d title '%scycles',", \
-                      i, xt, i + 1, name)
-    cmd = cmd.sprintf(" datafile index %d using 1:3 axes x1y2 with linespoints lw 1 dt 2 pt 6 lc %d" \
-                      ." title '%shidden fraction',", i, i + 1, name)
+    # One key entry per series (its cycles); the dashed line is its hidden fraction.
+    name = nseries > 1 ? word(titles, i + 1) : 'cycles'
+    cmd = cmd.sprintf(" datafile index %d using 1:2%s with linespoints lw 2 pt 7 lc %s title '%s',", \
+                      i, xt, colour(i), name)
+    cmd = cmd.sprintf(" datafile index %d using 1:3 axes x1y2 with linespoints lw 1 dt 2 pt 6 lc %s %s,", \
+                      i, colour(i), nseries > 1 ? "notitle" : "title 'hidden fraction'")
 }
 if (rec) {
     cmd = cmd.sprintf(" datafile index %d using 1:2 with points pt 3 ps 3 lw 2 lc rgb 'black' title 'recommended'", \
