@@ -54,6 +54,9 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++) {
         if (strcmp(argv[1], verbs[i].name) == 0) {
+            /* --help's usage line then reads "smpipe VERB [OPTION...]". */
+            g_autofree char *prgname = g_strdup_printf("smpipe %s", verbs[i].name);
+            g_set_prgname(prgname);
             int status = verbs[i].fn(argc - 1, argv + 1);
             /* A report that could not be written (a full disk, a closed
              * pipe) is an error, never a silent success. */
