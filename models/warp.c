@@ -689,6 +689,31 @@ static SimCycle wait_call_cost(const Sm *sm, const Warp *w, LaneMask m, SimCycle
     return (SimCycle) sm->arch.mbar_test;
 }
 
+/* Block scope: the lanes of `left` whose stage index idx[tid] (the
+ * pipeline's head or tail) is that of the lowest lane, stored in *slot.
+ * Converged threads form one group; diverged stage positions several. */
+static LaneMask lanes_at_slot(const Warp *w, LaneMask left, const uint8_t *idx, int64_t *slot)
+{
+    *slot = idx[w->tid0 + lowest(left)];
+    LaneMask grp = 0;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if ((left & (1u << l)) && idx[w->tid0 + l] == *slot) {
+            grp |= 1u << l;
+        }
+    }
+    return grp;
+}
+
+/* Moves thread tid's head or tail (idx) to the next stage; wrapping past
+ * the last stage flips the thread's parity bit for that barrier set. */
+static void next_stage(Pipe *p, uint8_t *idx, int64_t tid, uint8_t parity_bit)
+{
+    if (++idx[tid] == p->stages) {
+        idx[tid] = 0;
+        p->flags[tid] ^= parity_bit;
+    }
+}
+
 /* Acquire / consumer_wait on a block pipeline: wait until, for every lane,
  * the barrier phase it names has completed. */
 static StepResult pipe_block_wait(Sm *sm, Warp *w, int32_t si, const Op *op, Pipe *p, bool acquire, SimCycle t)
@@ -904,14 +929,8 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
             /* Lanes are grouped by their head stage (one group when converged). */
             LaneMask left = m;
             while (left) {
-                int64_t tid0 = w->tid0 + lowest(left);
-                int64_t slot = p->head[tid0];
-                LaneMask grp = 0;
-                for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                    if ((left & (1u << l)) && p->head[w->tid0 + l] == slot) {
-                        grp |= 1u << l;
-                    }
-                }
+                int64_t slot;
+                LaneMask grp = lanes_at_slot(w, left, p->head, &slot);
                 left &= ~grp;
                 MBarrier *pm = pipe_produced(p, b->mbars, slot);
                 int32_t mi = (int32_t) (pm - b->mbars);
@@ -935,10 +954,7 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                         int64_t tid = w->tid0 + l;
                         p->flags[tid] &= (uint8_t) ~PT_ACQUIRED;
                         p->commits[tid]++;
-                        if (++p->head[tid] == p->stages) {
-                            p->head[tid] = 0;
-                            p->flags[tid] ^= PT_CPARITY;
-                        }
+                        next_stage(p, p->head, tid, PT_CPARITY);
                     }
                 }
             }
@@ -1092,13 +1108,8 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
         {
             LaneMask left = m;
             while (left) {
-                int64_t slot = p->tail[w->tid0 + lowest(left)];
-                LaneMask grp = 0;
-                for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                    if ((left & (1u << l)) && p->tail[w->tid0 + l] == slot) {
-                        grp |= 1u << l;
-                    }
-                }
+                int64_t slot;
+                LaneMask grp = lanes_at_slot(w, left, p->tail, &slot);
                 left &= ~grp;
                 MBarrier *cm = pipe_consumed(p, b->mbars, slot);
                 int32_t mi = (int32_t) (cm - b->mbars);
@@ -1117,10 +1128,7 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                         if (sm->race) {
                             race_stage_released(sm->race, w->block, tid, sm->pipe_slot[op->obj]);
                         }
-                        if (++p->tail[tid] == p->stages) {
-                            p->tail[tid] = 0;
-                            p->flags[tid] ^= PT_PPARITY;
-                        }
+                        next_stage(p, p->tail, tid, PT_PPARITY);
                     }
                 }
             }
