@@ -10,62 +10,7 @@
 //   `size` bytes): before reusing stage s it waits for that stage's previous completion.
 //   Bytes per SM cycle over the whole stream (L2-resident 8 MiB x 4 passes, or 128 MiB cold).
 #include "common.cuh"
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define HAS_BULK 1
-#else
-#define HAS_BULK 0
-#endif
-
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-#if HAS_BULK
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-#endif
-}
-__device__ __forceinline__ void fence_init() {
-#if HAS_BULK
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
-#if HAS_BULK
-  asm volatile(
-      "{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(bar),
-      "r"(bytes)
-      : "memory");
-#endif
-}
-__device__ __forceinline__ void bulk_g2s(uint32_t dst, const void* src, uint32_t bytes,
-                                         uint32_t bar) {
-#if HAS_BULK
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-          "r"(dst),
-      "l"(src), "r"(bytes), "r"(bar)
-      : "memory");
-#endif
-}
-__device__ __forceinline__ uint32_t mbar_try_wait(uint32_t bar, uint32_t parity) {
-  uint32_t ok = 1;
-#if HAS_BULK
-  asm volatile(
-      "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-      : "=r"(ok)
-      : "r"(bar), "r"(parity)
-      : "memory");
-#endif
-  return ok;
-}
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity, int* err) {
-  uint32_t spins = 0;
-  while (!mbar_try_wait(bar, parity)) {
-    if (++spins > 4000000u) {  // watchdog: never expected
-      atomicAdd(err, 1);
-      __trap();
-    }
-  }
-}
+#include "mbarrier.cuh"
 
 __global__ void k_bulk_lat(const char* src, uint32_t size, int iters, size_t stride,
                            unsigned long long* cyc, int* err) {
