@@ -197,24 +197,7 @@ END_TEST
 static void run_functional(TestRun *tr, const char *path, const char *text, const char *const *sets,
                            SimEngineKind engine)
 {
-    GError *err = NULL;
-    memset(tr, 0, sizeof *tr);
-    tr->trace = trace_parse_string(path, text, strlen(text), &err);
-    ck_assert_msg(tr->trace != NULL, "%s", err ? err->message : "");
-    GPtrArray *sl = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(sl, (gpointer) sets[i]);
-    }
-    SimRunOptions o;
-    memset(&o, 0, sizeof o);
-    o.sets = sl;
-    o.sm.engine = engine;
-    o.sm.race_check = true;
-    o.sm.functional = true;
-    o.sm.max_cycles = 100000000;
-    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
-    g_ptr_array_free(sl, TRUE);
-    ck_assert_msg(ok, "%s: %s", path, err ? err->message : "");
+    ck_assert_msg(run_text_full(tr, path, text, sets, engine, 100000000, 0, true), "%s: %s", path, tr->msg);
 }
 
 static const uint32_t *buffer_words(const TestRun *tr, const char *name, gsize *nwords, int32_t *index)
@@ -460,18 +443,8 @@ START_TEST(report_has_the_pipe)
     TestRun tr;
     ck_assert_msg(run_text(&tr, text, NULL), "%s", tr.msg);
     ReportInfo info;
-    memset(&info, 0, sizeof info);
     GArray *values = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    info.trace = "t";
-    info.arch = tr.run.arch.name;
-    info.clock_mhz = tr.run.arch.clock_mhz;
-    info.param_names = tr.run.prog->param_names;
-    for (guint i = 0; i < info.param_names->len; i++) {
-        int64_t v = program_param(tr.run.prog, g_ptr_array_index(info.param_names, i), 0);
-        g_array_append_val(values, v);
-    }
-    info.param_values = values;
-    info.engine = "event";
+    test_report_info(&tr, "t", "event", values, &info);
     GString *j = g_string_new(NULL);
     report_json(tr_stats(&tr), &info, REPORT_BY_ROLE, j);
     JsonParser *jp = json_parser_new();

@@ -21,17 +21,8 @@ static char *outcome(const TestRun *tr)
         return g_strdup_printf("exit %d: %s", tr->status, tr->msg);
     }
     ReportInfo info;
-    memset(&info, 0, sizeof info);
     g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    info.trace = "test.trace";
-    info.arch = tr->run.arch.name;
-    info.param_names = tr->run.prog->param_names;
-    info.param_values = values;
-    for (guint i = 0; i < info.param_names->len; i++) {
-        int64_t v = program_param(tr->run.prog, g_ptr_array_index(info.param_names, i), 0);
-        g_array_append_val(values, v);
-    }
-    info.engine = "either";
+    test_report_info(tr, "test.trace", "either", values, &info);
     GString *s = g_string_new(NULL);
     report_json(tr_stats(tr), &info, REPORT_BY_WARP, s);
     return g_string_free(s, FALSE);

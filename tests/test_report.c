@@ -55,17 +55,7 @@ START_TEST(json_and_csv_are_well_formed)
     ck_assert_msg(run_text(&tr, text, NULL), "%s", tr.msg);
     GArray *values = g_array_new(FALSE, FALSE, sizeof(int64_t));
     ReportInfo info;
-    memset(&info, 0, sizeof info);
-    info.trace = "t";
-    info.arch = tr.run.arch.name;
-    info.clock_mhz = tr.run.arch.clock_mhz;
-    info.param_names = tr.run.prog->param_names;
-    for (guint i = 0; i < info.param_names->len; i++) {
-        int64_t v = program_param(tr.run.prog, g_ptr_array_index(info.param_names, i), 0);
-        g_array_append_val(values, v);
-    }
-    info.param_values = values;
-    info.engine = "event";
+    test_report_info(&tr, "t", "event", values, &info);
     GString *j = g_string_new(NULL);
     report_json(tr_stats(&tr), &info, REPORT_BY_ROLE, j);
     JsonParser *p = json_parser_new();

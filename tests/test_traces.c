@@ -30,37 +30,10 @@ static char *run_json(const char *rel, const char *const *sets, SimEngineKind en
 {
     char *text = read_source(rel);
     TestRun tr;
-    GError *err = NULL;
-    memset(&tr, 0, sizeof tr);
-    tr.trace = trace_parse_string(rel, text, strlen(text), &err);
-    ck_assert_msg(tr.trace != NULL, "%s", err ? err->message : "");
-    GPtrArray *sl = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(sl, (gpointer) sets[i]);
-    }
-    SimRunOptions o;
-    memset(&o, 0, sizeof o);
-    o.sets = sl;
-    o.sm.engine = engine;
-    o.sm.race_check = true;
-    o.sm.functional = functional;
-    o.sm.max_cycles = 100000000;
-    bool ok = sim_run_trace(tr.trace, &o, &tr.run, &err);
-    g_ptr_array_free(sl, TRUE);
-    ck_assert_msg(ok, "%s: %s", rel, err ? err->message : "");
+    ck_assert_msg(run_text_full(&tr, rel, text, sets, engine, 100000000, 0, functional), "%s: %s", rel, tr.msg);
     GArray *values = g_array_new(FALSE, FALSE, sizeof(int64_t));
     ReportInfo info;
-    memset(&info, 0, sizeof info);
-    info.trace = rel;
-    info.arch = tr.run.arch.name;
-    info.clock_mhz = tr.run.arch.clock_mhz;
-    info.param_names = tr.run.prog->param_names;
-    for (guint i = 0; i < info.param_names->len; i++) {
-        int64_t v = program_param(tr.run.prog, g_ptr_array_index(info.param_names, i), 0);
-        g_array_append_val(values, v);
-    }
-    info.param_values = values;
-    info.engine = "-";
+    test_report_info(&tr, rel, "-", values, &info);
     GString *j = g_string_new(NULL);
     report_json(tr_stats(&tr), &info, REPORT_BY_WARP, j);
     g_array_free(values, TRUE);

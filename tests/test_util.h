@@ -45,14 +45,15 @@ typedef struct {
     int status;     /* exit status the CLI would give */
 } TestRun;
 
-/* Runs a trace text with NULL-terminated "name=value" sets, an engine and
- * the two limits (0 = none). */
-static inline bool run_text_limits(TestRun *tr, const char *text, const char *const *sets, SimEngineKind engine,
-                                   SimCycle max_cycles, uint64_t max_ops)
+/* Runs a trace text (named path in messages) with NULL-terminated
+ * "name=value" sets, an engine, the two limits (0 = none) and, when asked,
+ * the functional model (the data the program moves). */
+static inline bool run_text_full(TestRun *tr, const char *path, const char *text, const char *const *sets,
+                                 SimEngineKind engine, SimCycle max_cycles, uint64_t max_ops, bool functional)
 {
     GError *err = NULL;
     memset(tr, 0, sizeof *tr);
-    tr->trace = trace_parse_string("test.trace", text, strlen(text), &err);
+    tr->trace = trace_parse_string(path, text, strlen(text), &err);
     if (tr->trace == NULL) {
         tr->msg = g_strdup(err->message);
         tr->status = sim_error_exit_status(err);
@@ -70,6 +71,7 @@ static inline bool run_text_limits(TestRun *tr, const char *text, const char *co
     o.sm.race_check = true;
     o.sm.max_cycles = max_cycles;
     o.sm.max_ops = max_ops;
+    o.sm.functional = functional;
     bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
     g_ptr_array_free(sl, TRUE);
     if (!ok) {
@@ -78,6 +80,13 @@ static inline bool run_text_limits(TestRun *tr, const char *text, const char *co
         g_error_free(err);
     }
     return ok;
+}
+
+/* The same as test.trace, without the functional model. */
+static inline bool run_text_limits(TestRun *tr, const char *text, const char *const *sets, SimEngineKind engine,
+                                   SimCycle max_cycles, uint64_t max_ops)
+{
+    return run_text_full(tr, "test.trace", text, sets, engine, max_cycles, max_ops, false);
 }
 
 /* The same with the engine given and a watchdog at 1e8 cycles. */
@@ -127,6 +136,26 @@ static inline ArchParams test_mem_arch(double l2_sm, double l2, double dram, Mem
     a.active_sms = 1;
     a.source = source;
     return a;
+}
+
+/* The ReportInfo of a test run: its trace name, architecture and parameter
+ * values (appended to values, which must outlive info), and an engine
+ * label.  Unlike cli_report_info it leaves out the --set keys and the
+ * shared memory per block, so that golden files do not depend on them. */
+static inline void test_report_info(const TestRun *tr, const char *trace, const char *engine, GArray *values,
+                                    ReportInfo *info)
+{
+    memset(info, 0, sizeof *info);
+    info->trace = trace;
+    info->arch = tr->run.arch.name;
+    info->clock_mhz = tr->run.arch.clock_mhz;
+    info->param_names = tr->run.prog->param_names;
+    for (guint i = 0; i < info->param_names->len; i++) {
+        int64_t v = program_param(tr->run.prog, g_ptr_array_index(info->param_names, i), 0);
+        g_array_append_val(values, v);
+    }
+    info->param_values = values;
+    info->engine = engine;
 }
 
 static inline char *read_source(const char *rel)
