@@ -362,6 +362,23 @@ START_TEST(the_rule_works_per_combination_and_skips_failures)
 }
 END_TEST
 
+/* The explanation of the recommendation (2% tolerance) for the sweep's
+ * first group of points, on h100 unless arch is given. */
+static char *explain_first(const SweepTable *t, const ArchParams *arch)
+{
+    GError *err = NULL;
+    ArchParams h100;
+    if (arch == NULL) {
+        ck_assert(arch_load("h100", NULL, &h100, &err));
+        arch = &h100;
+    }
+    g_autoptr(GPtrArray) g = sweep_recommend(t, "stages", 2.0, &err);
+    ck_assert_msg(g != NULL, "%s", err ? err->message : "");
+    g_autoptr(GString) out = g_string_new(NULL);
+    sweep_explain(t, "stages", g_ptr_array_index(g, 0), arch, 2.0, out);
+    return g_strdup(out->str);
+}
+
 START_TEST(the_explanation_has_cost_reason_and_estimate)
 {
     const char *rows[] = {
@@ -372,12 +389,7 @@ START_TEST(the_explanation_has_cost_reason_and_estimate)
         NULL
     };
     g_autoptr(SweepTable) t = hand_table(rows);
-    GError *err = NULL;
-    ArchParams arch;
-    ck_assert(arch_load("h100", NULL, &arch, &err));
-    g_autoptr(GPtrArray) g = sweep_recommend(t, "stages", 2.0, &err);
-    g_autoptr(GString) out = g_string_new(NULL);
-    sweep_explain(t, "stages", g_ptr_array_index(g, 0), &arch, 2.0, out);
+    g_autofree char *out = explain_first(t, NULL);
     const char *want[] = {
         "recommended stages: 3 (threads=128): 420 cycles, within 2% of the best, 415 at stages=4\n",
         "cost: 2560 bytes of shared memory per block (512 per stage), 16 blocks per SM (limited by threads",
@@ -388,17 +400,17 @@ START_TEST(the_explanation_has_cost_reason_and_estimate)
         "simulation vs estimate: 3 vs 134: fewer", "the whole run copies only 16 stages",
     };
     for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
-        ck_assert_msg(strstr(out->str, want[i]) != NULL, "'%s' not in:\n%s", want[i], out->str);
+        ck_assert_msg(strstr(out, want[i]) != NULL, "'%s' not in:\n%s", want[i], out);
     }
     /* From L2 the latency is L2's. */
     ArchParams l2;
+    GError *err = NULL;
     const char *sets[] = { "mem.source=l2" };
     g_autoptr(GPtrArray) ov = g_ptr_array_new();
     g_ptr_array_add(ov, (gpointer) sets[0]);
     ck_assert(arch_load("h100", ov, &l2, &err));
-    g_string_truncate(out, 0);
-    sweep_explain(t, "stages", g_ptr_array_index(g, 0), &l2, 2.0, out);
-    ck_assert_msg(strstr(out->str, "estimate: 334 cycles L2 latency") != NULL, "%s", out->str);
+    g_autofree char *from_l2 = explain_first(t, &l2);
+    ck_assert_msg(strstr(from_l2, "estimate: 334 cycles L2 latency") != NULL, "%s", from_l2);
 }
 END_TEST
 
@@ -411,14 +423,9 @@ START_TEST(a_count_that_changes_nothing_is_called_out)
         NULL
     };
     g_autoptr(SweepTable) t = hand_table(rows);
-    GError *err = NULL;
-    ArchParams arch;
-    ck_assert(arch_load("h100", NULL, &arch, &err));
-    g_autoptr(GPtrArray) g = sweep_recommend(t, "stages", 2.0, &err);
-    g_autoptr(GString) out = g_string_new(NULL);
-    sweep_explain(t, "stages", g_ptr_array_index(g, 0), &arch, 2.0, out);
-    ck_assert_msg(strstr(out->str, "recommended stages: 1 (threads=128)") != NULL, "%s", out->str);
-    ck_assert_msg(strstr(out->str, "does not change the cycles") != NULL, "%s", out->str);
+    g_autofree char *out = explain_first(t, NULL);
+    ck_assert_msg(strstr(out, "recommended stages: 1 (threads=128)") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "does not change the cycles") != NULL, "%s", out);
 }
 END_TEST
 
@@ -436,13 +443,7 @@ static char *reason(const char *stats2)
     g_string_append_printf(text, "1,2,ok,1000,%s,4096,16,threads,\n", stats2);
     g_string_append_printf(text, "2,3,ok,990,%s,6144,16,threads,\n", stats2);
     g_autoptr(SweepTable) t = table_ok(text->str);
-    GError *err = NULL;
-    ArchParams arch;
-    ck_assert(arch_load("h100", NULL, &arch, &err));
-    g_autoptr(GPtrArray) g = sweep_recommend(t, "stages", 2.0, &err);
-    g_autoptr(GString) out = g_string_new(NULL);
-    sweep_explain(t, "stages", g_ptr_array_index(g, 0), &arch, 2.0, out);
-    return g_strdup(out->str);
+    return explain_first(t, NULL);
 }
 
 #define ASSERT_REASON(stats2, want)                                                           \
