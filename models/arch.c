@@ -44,6 +44,8 @@ static const KeyDef keys[] = {
     { "sm", "registers", K_INT, F(registers), 1024, 1 << 20, "32-bit registers per SM" },
     { "sm", "regs_per_thread", K_INT, F(regs_per_thread), 1, 255, "registers the simulated kernel uses per thread" },
     { "sm", "blocks", K_INT, F(blocks), 1, 64, "resident blocks of the program on the SM (run option)" },
+    { "gpu", "sms", K_INT, F(sms), 1, 1024, "SMs on the chip" },
+    { "launch", "grid", K_INT, F(grid), 0, 1 << 30, "blocks in the launch, spread over gpu.sms SMs with sm.blocks on each; 0 = only the blocks resident on the simulated SM (run option)" },
     { "sched", "policy", K_POLICY, F(policy), 0, 0, "warp scheduling policy: lrr or gto" },
     { "sched", "control_issue", K_INT, F(control_issue), 0, 16, "issue slots per control statement (assignment, branch)" },
     { "sched", "div_cycles", K_INT, F(div_cycles), 0, 1000, "issue slots of an integer division or modulo by anything but a constant power of two" },

@@ -42,6 +42,8 @@ typedef struct {
     int64_t registers;           /* 32-bit registers per SM */
     int64_t regs_per_thread;     /* the simulated kernel's register use */
     int64_t blocks;              /* resident blocks of the program (run option) */
+    int64_t sms;                 /* SMs on the chip */
+    int64_t grid;                /* blocks in the launch; 0 = the resident blocks alone (run option) */
 
     SchedPolicy policy;
     int64_t control_issue;       /* issue slots per control statement */

@@ -32,6 +32,7 @@ typedef struct {
     GPtrArray *sets;        /* char*: the --set assignments of the point (owned) */
     SimRun run;             /* the functional simulation: program, arch, SM (owned) */
     GArray *checks;         /* CudaGenCheck (owned) */
+    bool unchecked;         /* a whole-GPU launch (launch.grid): no reference, no checks */
 } CudaGenPoint;
 
 /* Options compiled into the generated program (its command line can

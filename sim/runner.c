@@ -46,6 +46,37 @@ bool sim_split_sets(const GPtrArray *sets, GArray *params, GPtrArray *arch_sets,
     return true;
 }
 
+int64_t sim_grid_blocks(const ArchParams *a)
+{
+    return a->grid > 0 ? a->grid : a->blocks;
+}
+
+bool sim_resolve_launch(ArchParams *a, GPtrArray *arch_sets, GError **error)
+{
+    if (a->grid == 0) {
+        return true;
+    }
+    if (a->grid < a->blocks) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "launch.grid=%" G_GINT64_FORMAT " is smaller than the %"
+                    G_GINT64_FORMAT " blocks resident on the simulated SM (sm.blocks)", a->grid, a->blocks);
+        return false;
+    }
+    /* The other SMs run the same kernel on their own blocks at the same
+     * time, so they share L2 and DRAM: as many SMs as the grid fills, at
+     * most the chip's, unless --set mem.active_sms said otherwise. */
+    for (guint i = 0; i < arch_sets->len; i++) {
+        if (g_str_has_prefix(g_ptr_array_index(arch_sets, i), "mem.active_sms=")) {
+            return true;
+        }
+    }
+    int64_t busy = MIN(a->sms, (a->grid + a->blocks - 1) / a->blocks);
+    if (busy != a->active_sms) {
+        a->active_sms = busy;
+        g_ptr_array_add(arch_sets, g_strdup_printf("mem.active_sms=%" G_GINT64_FORMAT, busy));
+    }
+    return true;
+}
+
 bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
 {
     memset(out, 0, sizeof *out);
@@ -82,7 +113,10 @@ bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError
         out->arch.blocks = want;
         g_ptr_array_add(out->arch_sets, g_strdup_printf("sm.blocks=%" G_GINT64_FORMAT, want));
     }
-    out->prog = program_new(t, params, out->arch.blocks, error);
+    if (!sim_resolve_launch(&out->arch, out->arch_sets, error)) {
+        return false;
+    }
+    out->prog = program_new(t, params, sim_grid_blocks(&out->arch), error);
     if (out->prog == NULL) {
         return false;
     }

@@ -34,6 +34,16 @@ typedef struct {
  * sets) and architecture assignments (char*, borrowed). */
 bool sim_split_sets(const GPtrArray *sets, GArray *params, GPtrArray *arch_sets, GError **error);
 
+/* Blocks in the launch: launch.grid, or the simulated SM's resident
+ * blocks (sm.blocks) when it is 0. */
+int64_t sim_grid_blocks(const ArchParams *a);
+
+/* Checks launch.grid against sm.blocks and, for a grid larger than the
+ * simulated SM's blocks, sets mem.active_sms to the SMs the grid keeps
+ * busy (at most gpu.sms) unless arch_sets (char*, owned by the caller's
+ * array, which gains the derived assignment) set it explicitly. */
+bool sim_resolve_launch(ArchParams *a, GPtrArray *arch_sets, GError **error);
+
 /* Loads and builds without running (smpipe check). */
 bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error);
 /* Prepares and runs.  On a simulation failure *error is set and out still

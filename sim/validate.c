@@ -468,7 +468,9 @@ bool validate_collect(const Trace *t, const char *dir, const char *arch, const G
         Measured *m = &g_array_index(meas, Measured, (guint) idx);
         const char *st = obj_string(o, "status");
         m->status = g_strdup(st ? st : "?");
-        m->present = obj_number(o, "cycles", &m->cycles);
+        /* One SM's span (programs since the whole-GPU campaign); older
+         * results have the launch's span, the same for one block. */
+        m->present = obj_number(o, "sm_cycles", &m->cycles) || obj_number(o, "cycles", &m->cycles);
         obj_number(o, "cycles_min", &m->cycles_min);
         obj_number(o, "cycles_max", &m->cycles_max);
         obj_number(o, "kernel_ms", &m->kernel_ms);

@@ -101,6 +101,22 @@ START_TEST(primitives_are_the_traces_own)
 }
 END_TEST
 
+/* A whole-GPU launch runs launch.grid blocks and is not checked element by
+ * element (the functional model simulates one SM); one SM's blocks are. */
+START_TEST(whole_gpu_launch_is_unchecked)
+{
+    g_autofree char *text = read_source("traces/with_staging_unified.trace");
+    const char *one[] = { "sm.blocks=2", NULL };
+    const char *grid[] = { "sm.blocks=2", "launch.grid=264", NULL };
+    g_autofree char *a = generate_ok("wsu", text, one);
+    g_autofree char *b = generate_ok("wsu", text, grid);
+    ck_assert_ptr_nonnull(strstr(a, "smp_p0::launch },"));
+    ck_assert_ptr_nonnull(strstr(b, "smp_p0::launch, 1 },"));
+    ck_assert_ptr_nonnull(strstr(b, "128, 264, "));
+    ck_assert_ptr_nonnull(strstr(a, "128, 2, "));
+}
+END_TEST
+
 START_TEST(barriers_tx_and_classes)
 {
     const char *text =
@@ -292,6 +308,7 @@ int main(void)
     TCase *tc = tcase_create("generator");
     tcase_add_test(tc, every_bundled_trace_generates_deterministically);
     tcase_add_test(tc, primitives_are_the_traces_own);
+    tcase_add_test(tc, whole_gpu_launch_is_unchecked);
     tcase_add_test(tc, barriers_tx_and_classes);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, reference_is_the_functional_model);

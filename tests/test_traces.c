@@ -6,8 +6,12 @@
  *  - the guide kernels compute the same results for every stage count from
  *    1 to 16 (functional model), and with_staging_unified the right ones;
  *  - the two GEMM-like traces compute the same C for every stage count;
- *  - the statistics match the committed golden files (tests/golden). */
+ *  - the statistics match the committed golden files (tests/golden);
+ *  - a whole-GPU launch (launch.grid) simulates one SM with its share of
+ *    the memory system. */
 #include "test_util.h"
+
+#include <inttypes.h>
 
 #include "models/sm.h"
 
@@ -21,6 +25,8 @@ static const char *traces[] = {
     "traces/cl_multi_producer.trace",
     "traces/gemm_tiles.trace",
     "traces/gemm_tiles_bulk.trace",
+    "traces/cutlass_multistage.trace",
+    "traces/flash_attention.trace",
     NULL
 };
 
@@ -174,6 +180,42 @@ START_TEST(unified_kernel_computes_the_right_values)
 }
 END_TEST
 
+/* Simulated cycles of with_staging_unified with sets, or -1 with the exit
+ * status in *status. */
+static int64_t unified_cycles(const char *const *sets, int *status)
+{
+    g_autofree char *text = read_source("traces/with_staging_unified.trace");
+    TestRun tr;
+    int64_t c = -1;
+    if (run_text_full(&tr, "traces/with_staging_unified.trace", text, sets, SIM_ENGINE_EVENT, 100000000, 0, false)) {
+        c = (int64_t) tr_stats(&tr)->cycles;
+    }
+    *status = tr.status;
+    test_run_clear(&tr);
+    return c;
+}
+
+START_TEST(whole_gpu_launch_shares_the_memory_system)
+{
+    int st;
+    const char *alone[] = { "sm.blocks=2", NULL };
+    const char *grid[] = { "sm.blocks=2", "launch.grid=264", NULL };
+    const char *same[] = { "sm.blocks=2", "mem.active_sms=132", NULL };
+    const char *part[] = { "sm.blocks=2", "launch.grid=20", NULL };       /* 10 SMs busy */
+    const char *part_same[] = { "sm.blocks=2", "mem.active_sms=10", NULL };
+    const char *pinned[] = { "sm.blocks=2", "launch.grid=264", "mem.active_sms=10", NULL };
+    const char *small[] = { "sm.blocks=2", "launch.grid=1", NULL };
+    int64_t a = unified_cycles(alone, &st);
+    int64_t g = unified_cycles(grid, &st);
+    ck_assert_int_eq(g, unified_cycles(same, &st));
+    ck_assert_msg(g > a, "132 busy SMs (%" PRId64 ") must be slower than one (%" PRId64 ")", g, a);
+    ck_assert_int_eq(unified_cycles(part, &st), unified_cycles(part_same, &st));
+    ck_assert_int_eq(unified_cycles(pinned, &st), unified_cycles(part_same, &st));
+    ck_assert_int_eq(unified_cycles(small, &st), -1);
+    ck_assert_int_eq(st, SIM_EXIT_BAD_INPUT);
+}
+END_TEST
+
 START_TEST(golden_statistics)
 {
     for (int i = 0; traces[i]; i++) {
@@ -204,6 +246,7 @@ int main(void)
     tcase_add_test(tc, guide_kernels_agree_for_every_stage_count);
     tcase_add_test(tc, unified_kernel_computes_the_right_values);
     tcase_add_test(tc, gemm_traces_agree);
+    tcase_add_test(tc, whole_gpu_launch_shares_the_memory_system);
     tcase_add_test(tc, golden_statistics);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -1,0 +1,21 @@
+"""The campaign's training / held-out split (docs/validation/campaign/README.md).
+
+Decided before any measurement came back and before any fit: whole regimes and
+block sizes are held out, never single points.  fit.py and tables.py import
+`part()`, so a held-out point cannot enter a fit.
+"""
+
+TRAINING = {
+    # (regime, threads) -> modes in the training part
+    ("alone", 128): {"cold", "warm"},
+    ("alone", 256): {"cold", "warm"},
+    ("gpu1", 128): {"cold"},
+}
+
+
+def part(gpu, regime, threads, mode):
+    """'train' or 'test' for one point.  Everything on a GPU other than the
+    H100 is held out."""
+    if "H100" not in (gpu or ""):
+        return "test"
+    return "train" if mode in TRAINING.get((regime, int(threads)), set()) else "test"
