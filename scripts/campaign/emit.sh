@@ -43,8 +43,8 @@ for k in $kernels; do
         flash_attention) case $blocks in 4) fs=1,2,3 ;; *) fs=1,2,3,4 ;; esac
             vary="--vary stages=$fs --vary mma=8,32 --vary softmax=8,32" ;;
         gemm_tiles) gs=${gemm_stages:-$stages}
-            # 1024 threads tile 16 KiB a stage at 16-byte elements: 12 stages exceed 227 KiB.
-            [ "$t" = 1024 ] && gs=$(echo $gs | sed 's/,12$//')
+            # 1024 threads of 16-byte elements tile 32 KiB a stage: 8 stages exceed 227 KiB.
+            [ "$t" = 1024 ] && gs=1,2,3,4,6
             vary="--vary stages=$gs --vary elem_bytes=4,16 --vary compute_iters=0,16,64" ;;
         *) vary="--vary stages=$stages --vary elem_bytes=4,16 --vary compute_iters=0,16,64" ;;
         esac
