@@ -74,11 +74,13 @@ typedef struct {
     int64_t active_sms;
 
     int64_t cp_async_issue;       /* cycles the LSU spends per cp.async warp instruction */
+    int64_t cp_async_warp_issue;  /* cycles between one warp's cp.async instructions */
     int64_t cp_async_call;        /* latency of a group memcpy_async call's library code */
     int64_t cp_async_wait;        /* latency of a thread-scope consumer_wait / wait_group call */
     int64_t cp_async_max_inflight;/* 128-byte line requests in flight per SM */
     int64_t cp_async_extra_latency;
     bool cp_async_warp_groups;    /* commit groups shared by the warp (sm_80) */
+    bool chain_overlap;           /* independent compute chains overlap as ptxas schedules them */
 
     int64_t bulk_issue_latency;
     double bulk_bytes_per_clk;
@@ -87,10 +89,14 @@ typedef struct {
     int64_t syncthreads_base;
     int64_t syncthreads_per_warp;
     int64_t mbar_arrive;          /* issue-to-done of an mbarrier arrive */
+    int64_t mbar_arrive_interval; /* the SM's mbarrier unit: cycles between warp-wide arrives */
+    int64_t mbar_wait_interval;   /* the same for a try_wait */
+    int64_t mbar_wake_per_waiter; /* try_wait: each further waiter of a phase resumes this much later */
     int64_t mbar_wake;            /* try_wait: phase completion to the thread running (sm_90) */
     int64_t mbar_poll;            /* test_wait polling period (sm_80) */
     int64_t mbar_test;            /* a wait call on a completed phase (barrier.wait_call) */
     int64_t mbar_test_copies;     /* the same while the warp has cp.async in flight */
+
 
     int64_t cl_max_active;        /* CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS (per work-item and pipe) */
 } ArchParams;

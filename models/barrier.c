@@ -3,6 +3,22 @@
  * the architecture file. */
 #include "models/barrier.h"
 
+SimCycle mbar_unit_arrive(MBarUnit *u, SimCycle t, int64_t interval)
+{
+    SimCycle at = MAX(t, u->arrive_free);
+    u->arrive_free = at + (SimCycle) interval;
+    return at;
+}
+
+SimCycle mbar_unit_wake(MBarUnit *u, SimCycle done, int64_t per_waiter)
+{
+    if (u->wake_done != done) {
+        u->wake_done = done;
+        u->wake_rank = 0;
+    }
+    return (SimCycle) (per_waiter * u->wake_rank++);
+}
+
 void mbar_init_storage(MBarrier *b)
 {
     memset(b, 0, sizeof *b);

@@ -14,10 +14,35 @@
  * BlockBarrier models bar.sync 0 (__syncthreads): threads arrive (counted
  * per thread, as on sm_70 and later), and when every live thread of the
  * block has arrived they are released together.  Its cost comes from the
- * architecture file (barrier.syncthreads_*). */
+ * architecture file (barrier.syncthreads_*).
+ *
+ * MBarUnit models what every mbarrier of an SM shares (scripts/calib/
+ * contend.cu): warp-wide arrivals go through one unit that takes one every
+ * barrier.mbarrier_arrive_interval cycles, whichever barrier they name (16
+ * and more warps arriving on one word or on one word each both settle at
+ * 2.0 cycles a warp-arrive: a unit throughput, not word serialisation); and
+ * the warps a completed phase releases from try_wait resume one after
+ * another, barrier.mbarrier_wake_per_waiter cycles apart (the last of 31
+ * waiters resumes 64 cycles after the first). */
 #pragma once
 
 #include "sim/simtypes.h"
+
+/* The SM's shared mbarrier path: when the arrive unit is next free, and
+ * the completion whose waiters are being released (with how many have
+ * been). */
+typedef struct {
+    SimCycle arrive_free;
+    SimCycle wake_done;
+    int64_t wake_rank;
+} MBarUnit;
+
+/* A warp-wide arrive issued at t: the cycle it reaches its barrier, when
+ * the unit has taken every earlier one, interval cycles apart. */
+SimCycle mbar_unit_arrive(MBarUnit *u, SimCycle t, int64_t interval);
+/* The extra delay of the next waiter released by a phase completed at
+ * done: per_waiter times the waiters released before it. */
+SimCycle mbar_unit_wake(MBarUnit *u, SimCycle done, int64_t per_waiter);
 
 /* Something blocked on a barrier: a warp's split (see warp.h). */
 typedef struct {

@@ -103,6 +103,7 @@ typedef struct {
     SimCycle lane_copies[SIM_WARP_SIZE]; /* every cp.async of the lane completed by then */
     GArray *groups;          /* CpGroup: committed cp.async groups, oldest first */
     SimCycle chain[MAX_CHAINS];
+    SimCycle chains_done;    /* sched.chain_overlap: when the warp's compute chains in flight complete */
     uint32_t *data;          /* functional model: [var][lane][4] words, or NULL */
     LaneMask syncwarp_arrived;
     int timeline_track;
@@ -186,6 +187,7 @@ struct Sm {
     SimCycle last_mark;      /* last finalised compute cycle + 1 */
     int32_t *smsp_live;      /* warps with live threads per sub-partition */
     GArray *actions;
+    MBarUnit mbar_unit;      /* arrivals and wake-ups every mbarrier shares */
     int32_t free_action;
     int64_t pending_actions;
     uint64_t ops_executed;

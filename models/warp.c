@@ -292,6 +292,19 @@ static SimCycle mbar_resume(const Sm *sm, const Split *s, SimCycle done)
     return since + polls * period + (SimCycle) sm->arch.mbar_test;
 }
 
+/* When a warp-wide mbarrier arrive (or cp.async.mbarrier.arrive) issued at
+ * t reaches its barrier through the SM's mbarrier unit, and when a
+ * try_wait does (barrier.mbarrier_*_interval; models/barrier.h). */
+static SimCycle mbar_op_at(Sm *sm, SimCycle t)
+{
+    return mbar_unit_arrive(&sm->mbar_unit, t, sm->arch.mbar_arrive_interval);
+}
+
+static SimCycle mbar_wait_at(Sm *sm, SimCycle t)
+{
+    return mbar_unit_arrive(&sm->mbar_unit, t, sm->arch.mbar_wait_interval);
+}
+
 void warp_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now)
 {
     Sm *sm = ctx;
@@ -306,6 +319,9 @@ void warp_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now)
                                sm->arch.syncthreads_per_warp * sm->prog->warps);
     } else if (s->wait == WAIT_MBAR) {
         at = mbar_resume(sm, s, now);
+        if (sm->arch.sm_version >= 90) {
+            at += mbar_unit_wake(&sm->mbar_unit, now, sm->arch.mbar_wake_per_waiter);
+        }
         if (sm->arch.sm_version < 90) {
             sm->stats.poll_instructions += (at - s->blocked_since) / (SimCycle) sm->arch.mbar_poll;
         }
@@ -853,9 +869,10 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
     case OP_PIPE_ACQUIRE:
         if (p->block_scope) {
             if (s->step == 0) {
-                /* The wait_parity call: clock read, first try_wait. */
+                /* The wait_parity call: clock read, first try_wait
+                 * (through the SM's mbarrier unit). */
                 s->step = 1;
-                s->ready_at = t + wait_call_cost(sm, w, m, t);
+                s->ready_at = mbar_wait_at(sm, t) + wait_call_cost(sm, w, m, t);
                 s->wait_state = WS_PRODUCER_ACQUIRE;
                 *cost = 1;
                 return STEP_ISSUED;
@@ -935,11 +952,12 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                 MBarrier *pm = pipe_produced(p, b->mbars, slot);
                 int32_t mi = (int32_t) (pm - b->mbars);
                 int64_t n = lanes_in(grp);
-                /* producer_commit: cp.async.mbarrier.arrive, then arrive. */
-                MBarStatus st = copies_arrive(sm, w, grp, mi, t, op->loc);
+                /* producer_commit: cp.async.mbarrier.arrive, then arrive,
+                 * two operations of the SM's mbarrier unit. */
+                MBarStatus st = copies_arrive(sm, w, grp, mi, mbar_op_at(sm, t), op->loc);
                 uint64_t before = pm->phase;
                 if (st == MBAR_OK) {
-                    st = mbar_arrive(pm, n, t, NULL, warp_barrier_wake, sm);
+                    st = mbar_arrive(pm, n, mbar_op_at(sm, t), NULL, warp_barrier_wake, sm);
                 }
                 if (st != MBAR_OK) {
                     return RULE(sm, w, grp, op, "producer_commit: %s: more producers committed to this stage than the"
@@ -1030,7 +1048,7 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                 /* A duration is capped at INT64_MAX in all (no overflow). */
                 s->aux2 = op->sub ? d : (int64_t) t + MIN(MAX(d, (int64_t) 0), INT64_MAX - (int64_t) t);
             }
-            s->ready_at = t + wait_call_cost(sm, w, m, t);
+            s->ready_at = (p->block_scope ? mbar_wait_at(sm, t) : t) + wait_call_cost(sm, w, m, t);
             s->wait_state = WS_CONSUMER_WAIT;
             *cost = 1;
             return STEP_ISSUED;
@@ -1114,7 +1132,7 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
                 MBarrier *cm = pipe_consumed(p, b->mbars, slot);
                 int32_t mi = (int32_t) (cm - b->mbars);
                 uint64_t before = cm->phase;
-                MBarStatus st = mbar_arrive(cm, lanes_in(grp), t, NULL, warp_barrier_wake, sm);
+                MBarStatus st = mbar_arrive(cm, lanes_in(grp), mbar_op_at(sm, t), NULL, warp_barrier_wake, sm);
                 if (st != MBAR_OK) {
                     return RULE(sm, w, grp, op, "consumer_release: %s: more consumers released this stage than the"
                                 " pipeline counts (%" G_GINT64_FORMAT ")", mbar_status_message(st), p->consumers);
@@ -1551,6 +1569,7 @@ static void compute_done(Sm *sm, Warp *w, Split *s, LaneMask m)
             done = MAX(done, w->chain[k]);
         }
         first += chains;
+        w->chains_done = MAX(w->chains_done, done);
         if (op->var >= 0) {
             w->vals[var_at(sm, op->var)->slot] = (int64_t) done;
             compute_values(sm, w, op, m, s->aux2 == 0 ? s->count : per_chain * chains);
@@ -1601,6 +1620,19 @@ static bool compute_start(Sm *sm, Warp *w, Split *s, const Op *op)
     return true;
 }
 
+/* When chain c's next instruction may issue.  In order, once its operand
+ * (the chain's previous instruction or its input) is ready.  With
+ * sched.chain_overlap the warp does not wait: ptxas unrolls and interleaves
+ * the independent chains of a straight-line region, so one warp issues them
+ * back to back (scripts/calib/contend.cu ilp.ffma.C*.W1: 4.9 cycles a link
+ * for one chain, 2.5, 1.5 and 1.25 for 2, 4 and 8 chains), and each chain
+ * still completes a latency per link after its input (chain[c]); the warp
+ * waits for them where the region ends (chains_drain). */
+static SimCycle link_dep(const Sm *sm, const Warp *w, int64_t c)
+{
+    return sm->arch.chain_overlap ? 0 : w->chain[c];
+}
+
 static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
@@ -1619,14 +1651,14 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         }
     }
     int32_t c = s->chain_next;
-    SimCycle earliest = MAX(w->chain[c], *pipe_free);
+    SimCycle earliest = MAX(link_dep(sm, w, c), *pipe_free);
     if (earliest > t) {
         s->ready_at = earliest;
         s->wait_state = w->chain[c] >= *pipe_free ? (w->chain[c] > t + 100 ? WS_MEMORY : WS_DEPENDENCY)
                                                   : WS_MATH_THROTTLE;
         return STEP_WAIT;
     }
-    w->chain[c] = t + (SimCycle) ic->latency;
+    w->chain[c] = MAX(w->chain[c], t) + (SimCycle) ic->latency;
     *pipe_free = t + (SimCycle) ic->interval;
     s->chain_next = c + 1 == s->aux ? 0 : c + 1;
     s->remaining--;
@@ -1641,7 +1673,7 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         return STEP_ISSUED;
     }
     int32_t next_c = s->chain_next;
-    SimCycle next = MAX(t + 1, MAX(w->chain[next_c], *pipe_free));
+    SimCycle next = MAX(t + 1, MAX(link_dep(sm, w, next_c), *pipe_free));
     s->ready_at = next;
     s->wait_state = w->chain[next_c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE;
     if (sm->smsp_live[w->smsp] == 1) {
@@ -1650,12 +1682,12 @@ static StepResult exec_compute(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         SimCycle last = t;
         while (s->remaining > 0) {
             c = s->chain_next;
-            SimCycle at = MAX(last + 1, MAX(w->chain[c], *pipe_free));
+            SimCycle at = MAX(last + 1, MAX(link_dep(sm, w, c), *pipe_free));
             if (at > last + 1) {
                 sm_account(w, w->chain[c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE, last + 1);
             }
             sm_account(w, WS_ISSUING, at);
-            w->chain[c] = at + (SimCycle) ic->latency;
+            w->chain[c] = MAX(w->chain[c], at) + (SimCycle) ic->latency;
             *pipe_free = at + (SimCycle) ic->interval;
             s->chain_next = c + 1 == s->aux ? 0 : c + 1;
             s->remaining--;
@@ -1988,7 +2020,8 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
         sm->stats.instructions++;
         s->remaining = k + 1;
         *cost = 1;
-        s->ready_at = t + 1;
+        /* A warp issues its next cp.async warp_issue_cycles later. */
+        s->ready_at = t + MAX((SimCycle) 1, (SimCycle) sm->arch.cp_async_warp_issue);
         s->wait_state = WS_COPY_THROTTLE;
         if (s->remaining < iters) {
             return STEP_ISSUED;
@@ -2036,7 +2069,7 @@ static StepResult wait_mbar(Sm *sm, Warp *w, int32_t si, const Op *op, int32_t m
         }
         s->step = 0;
         s->pc++;
-        s->ready_at = t + wait_call_cost(sm, w, s->mask, t);
+        s->ready_at = mbar_wait_at(sm, t) + wait_call_cost(sm, w, s->mask, t);
         s->wait_state = WS_MBARRIER;
         return STEP_ISSUED;
     }
@@ -2100,7 +2133,7 @@ static StepResult exec_barrier(Sm *sm, Warp *w, int32_t si, const Op *op, SimCyc
         if (st == MBAR_OK) {
             st = count < 1 ? MBAR_BAD_COUNT
                  : count > (int64_t) MBAR_MAX_COUNT ? MBAR_OVER_ARRIVAL
-                                                    : mbar_arrive(mb, count * lanes_in(m), t, &token,
+                                                    : mbar_arrive(mb, count * lanes_in(m), mbar_op_at(sm, t), &token,
                                                                   warp_barrier_wake, sm);
         }
         if (st != MBAR_OK) {
@@ -3007,6 +3040,30 @@ void warp_cl_finish(Sm *sm)
 
 static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost);
 
+/* With sched.chain_overlap, the straight-line region in which the compiler
+ * interleaves compute chains ends at a pipeline, copy, barrier or
+ * synchronisation statement (volatile asm the compiler keeps in order): the
+ * warp reaches it once its chains in flight are complete. */
+static bool chains_drain(Sm *sm, Warp *w, Split *s, SimCycle t)
+{
+    if (!sm->arch.chain_overlap || s->step != 0 || w->chains_done <= t) {
+        return false;
+    }
+    switch ((OpCode) op_at(sm, s->pc)->code) {
+    case OP_MAKE_PIPE_THREAD: case OP_MAKE_PIPE_BLOCK: case OP_PIPE_ACQUIRE: case OP_PIPE_COMMIT:
+    case OP_PIPE_WAIT: case OP_PIPE_WAIT_FOR: case OP_PIPE_RELEASE: case OP_PIPE_QUIT: case OP_PIPE_WAIT_PRIOR:
+    case OP_PIPE_COMMIT_BAR: case OP_MEMCPY: case OP_MEMCPY_TX: case OP_BAR_INIT: case OP_BAR_ARRIVE:
+    case OP_BAR_ARRIVE_TX: case OP_BAR_EXPECT_TX: case OP_BAR_WAIT: case OP_BAR_WAIT_PARITY: case OP_BAR_ARRIVE_WAIT:
+    case OP_BAR_ARRIVE_DROP: case OP_SYNCTHREADS: case OP_SYNCWARP: case OP_CG_WAIT: case OP_CL_RESERVE:
+    case OP_CL_COMMIT: case OP_CL_RW_RESERVED: case OP_CL_RW: case OP_WG_BARRIER:
+        s->ready_at = w->chains_done;
+        s->wait_state = WS_DEPENDENCY;
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Runs one step of the split's operation; an operation that starts pays
  * the issue slots of the divisions its expressions evaluate. */
 static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
@@ -3014,6 +3071,10 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
     Split *s = &w->split[si];
     int32_t pc = s->pc;
     bool starting = s->step == 0;
+    *cost = 0;
+    if (chains_drain(sm, w, s, t)) {
+        return STEP_WAIT;
+    }
     StepResult r = step_op(sm, w, si, t, cost);
     int32_t divs = sm->op_divs[pc];
     if (divs > 0 && starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&

@@ -109,6 +109,29 @@ START_TEST(block_barrier_counts_threads_and_exits)
 }
 END_TEST
 
+/* The SM's mbarrier unit: operations queue interval cycles apart in the
+ * order they come, an idle unit takes one at once; the waiters of one
+ * completion resume per_waiter cycles apart, a new completion starts over. */
+START_TEST(unit_serialises_operations_and_staggers_waiters)
+{
+    MBarUnit u = { 0 };
+    ck_assert_uint_eq(mbar_unit_arrive(&u, 100, 2), 100);
+    ck_assert_uint_eq(mbar_unit_arrive(&u, 100, 2), 102);
+    ck_assert_uint_eq(mbar_unit_arrive(&u, 101, 6), 104);   /* a try_wait */
+    ck_assert_uint_eq(mbar_unit_arrive(&u, 101, 2), 110);
+    ck_assert_uint_eq(mbar_unit_arrive(&u, 500, 2), 500);   /* idle again */
+    MBarUnit z = { 0 };
+    for (int i = 0; i < 4; i++) {
+        ck_assert_uint_eq(mbar_unit_arrive(&z, 7, 0), 7);   /* interval 0: no unit */
+    }
+    ck_assert_uint_eq(mbar_unit_wake(&u, 600, 2), 0);
+    ck_assert_uint_eq(mbar_unit_wake(&u, 600, 2), 2);
+    ck_assert_uint_eq(mbar_unit_wake(&u, 600, 2), 4);
+    ck_assert_uint_eq(mbar_unit_wake(&u, 650, 2), 0);
+    ck_assert_uint_eq(mbar_unit_wake(&u, 650, 2), 2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("barrier");
@@ -116,6 +139,7 @@ int main(void)
     tcase_add_test(tc, phase_completes_on_last_arrival);
     tcase_add_test(tc, transaction_count_holds_the_phase);
     tcase_add_test(tc, async_pending_and_misuse);
+    tcase_add_test(tc, unit_serialises_operations_and_staggers_waiters);
     suite_add_tcase(s, tc);
     TCase *tb = tcase_create("block");
     tcase_add_test(tb, block_barrier_counts_threads_and_exits);

@@ -216,6 +216,74 @@ START_TEST(whole_gpu_launch_shares_the_memory_system)
 }
 END_TEST
 
+static int64_t text_cycles(const char *text, const char *const *sets)
+{
+    TestRun tr;
+    ck_assert_msg(run_text_full(&tr, "test.trace", text, sets, SIM_ENGINE_EVENT, 100000000, 0, false), "%s", tr.msg);
+    int64_t c = (int64_t) tr_stats(&tr)->cycles;
+    test_run_clear(&tr);
+    return c;
+}
+
+/* contend.cu's pipe.batch as a program: with the SM's mbarrier unit a
+ * batch of the block pipeline costs more as the SM's warps grow (every
+ * warp's arrives and try_waits pass one unit), and it depends on the warps
+ * of the SM, not on how they are split into blocks. */
+START_TEST(mbarrier_unit_makes_the_protocol_grow_with_warps)
+{
+    const char *text =
+        "smpipe 1\nparam threads = 128 in 1..1024\nblock threads\n"
+        "shared cuda::pipeline_shared_state<cuda::thread_scope::thread_scope_block, 2> st\n"
+        "var block = cooperative_groups::this_thread_block()\nvar p = cuda::make_pipeline(block, &st)\n"
+        "for (var b = 0; b < 64; ++b)\n    p.producer_acquire()\n    p.producer_commit()\n"
+        "    p.consumer_wait()\n    p.consumer_release()\nend\n";
+#define UNIT "barrier.mbarrier_arrive_interval=2", "barrier.mbarrier_wait_interval=6", "barrier.mbarrier_wake=88", \
+             "barrier.wait_call=100"
+    const char *u128[] = { "threads=128", UNIT, NULL };
+    const char *u1024[] = { "threads=1024", UNIT, NULL };
+    const char *u2x512[] = { "threads=512", "sm.blocks=2", UNIT, NULL };
+#undef UNIT
+    const char *n128[] = { "threads=128", "barrier.mbarrier_arrive_interval=0", "barrier.mbarrier_wait_interval=0", NULL };
+    const char *n1024[] = { "threads=1024", "barrier.mbarrier_arrive_interval=0", "barrier.mbarrier_wait_interval=0", NULL };
+    int64_t a = text_cycles(text, u128), b = text_cycles(text, u1024), c = text_cycles(text, u2x512);
+    /* 32 warps x (3 arrives x 2 + 2 try_waits x 6) = 576 cycles a batch at least. */
+    ck_assert_msg(b >= 64 * 576 && b > a * 2, "128 threads %" PRId64 ", 1024 threads %" PRId64, a, b);
+    ck_assert_msg(c >= 64 * 576 && c > b - b / 10 && c < b + b / 10, "two blocks of 512 %" PRId64 " vs one of 1024 %"
+                  PRId64 " (the same 32 warps)", c, b);
+    int64_t na = text_cycles(text, n128), nb = text_cycles(text, n1024);
+    ck_assert_msg(nb < na + na / 10, "without the unit the warps cost almost nothing: %" PRId64 " vs %" PRId64, nb, na);
+}
+END_TEST
+
+/* sched.chain_overlap: one warp's independent chains interleave (about a
+ * cycle a link for eight IMAD chains at interval 1), a lone dependent chain
+ * still waits its latency per link. */
+START_TEST(independent_chains_overlap)
+{
+    /* Each chain's load comes between two computes, so the in-order model
+     * cannot fuse them (op_fuse joins adjacent statements only). */
+    const char *eight =
+        "smpipe 1\nblock 32\nshared int s[256]\nglobal int g[256]\n"
+        "var a = load(s + threadIdx.x)\na = compute(a, 200)\nvar b = load(s + 32 + threadIdx.x)\nb = compute(b, 200)\n"
+        "var c = load(s + 64 + threadIdx.x)\nc = compute(c, 200)\nvar d = load(s + 96 + threadIdx.x)\nd = compute(d, 200)\n"
+        "var e = load(s + 128 + threadIdx.x)\ne = compute(e, 200)\nvar f = load(s + 160 + threadIdx.x)\n"
+        "f = compute(f, 200)\nvar h = load(s + 192 + threadIdx.x)\nh = compute(h, 200)\n"
+        "var k = load(s + 224 + threadIdx.x)\nk = compute(k, 200)\n"
+        "store(g + threadIdx.x, a)\nstore(g + 32 + threadIdx.x, b)\nstore(g + 64 + threadIdx.x, c)\n"
+        "store(g + 96 + threadIdx.x, d)\nstore(g + 128 + threadIdx.x, e)\nstore(g + 160 + threadIdx.x, f)\n"
+        "store(g + 192 + threadIdx.x, h)\nstore(g + 224 + threadIdx.x, k)\n";
+    const char *one =
+        "smpipe 1\nblock 32\nshared int s[32]\nglobal int g[32]\n"
+        "var a = load(s + threadIdx.x)\na = compute(a, 1600)\nstore(g + threadIdx.x, a)\n";
+    const char *in_order[] = { "inst.imad.interval=1", "sched.chain_overlap=false", NULL };
+    const char *overlap[] = { "inst.imad.interval=1", "sched.chain_overlap=true", NULL };
+    int64_t e0 = text_cycles(eight, in_order), e1 = text_cycles(eight, overlap);
+    int64_t o0 = text_cycles(one, in_order), o1 = text_cycles(one, overlap);
+    ck_assert_msg(e0 > 1600 * 3 && e1 < 1600 * 3 / 2, "eight chains: in order %" PRId64 ", overlapped %" PRId64, e0, e1);
+    ck_assert_msg(o1 >= o0 - 10 && o1 <= o0 + 10, "one chain: in order %" PRId64 ", overlapped %" PRId64, o0, o1);
+}
+END_TEST
+
 START_TEST(golden_statistics)
 {
     for (int i = 0; traces[i]; i++) {
@@ -247,6 +315,8 @@ int main(void)
     tcase_add_test(tc, unified_kernel_computes_the_right_values);
     tcase_add_test(tc, gemm_traces_agree);
     tcase_add_test(tc, whole_gpu_launch_shares_the_memory_system);
+    tcase_add_test(tc, mbarrier_unit_makes_the_protocol_grow_with_warps);
+    tcase_add_test(tc, independent_chains_overlap);
     tcase_add_test(tc, golden_statistics);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -30,6 +30,10 @@ KERNELS = ["with_staging", "with_staging_unified", "with_specialized_staging_uni
            "with_staging_scope_thread", "gemm_tiles", "gemm_tiles_bulk", "cutlass_multistage", "flash_attention"]
 REGIMES = ["alone", "gpu1", "occ2", "occ4"]
 PICK_TOLERANCE = 2.0   # smpipe's recommendation: fewest stages within 2% of its best
+# validation.csv columns that are not a trace parameter: the rest (but
+# stages) name a group of points whose stage counts are compared.
+NOT_PARAMS = {"point", "trace", "arch", "mode", "gpu", "stages", "measured_cycles", "measured_min", "measured_max",
+              "kernel_ms", "simulated_cycles", "error_pct", "check"}
 PICK_GOOD = 5.0        # the pick is right when measured within 5% of the measured best
 
 
@@ -79,7 +83,7 @@ def stage_picks(rows):
     for r in rows:
         if "stages" not in r:
             return 0, 0
-        key = tuple((k, v) for k, v in sorted(r.items()) if k in ("elem_bytes", "compute_iters", "tile_bytes"))
+        key = tuple((k, v) for k, v in sorted(r.items()) if k not in NOT_PARAMS)
         groups[key].append((int(r["stages"]), float(r["measured_cycles"]), float(r["simulated_cycles"])))
     good = total = 0
     for pts in groups.values():
@@ -122,7 +126,8 @@ def main():
             w = csv.writer(fh)
             w.writerow(["gpu", "part", "regime", "kernel", "threads", "mode", "label", "measured", "simulated", "error_pct"])
             for p in points:
-                label = " ".join("%s=%s" % (k, p["row"][k]) for k in ("stages", "elem_bytes", "compute_iters") if k in p["row"])
+                label = " ".join("%s=%s" % (k, v) for k, v in p["row"].items()
+                                 if k not in NOT_PARAMS - {"stages"} and k not in ("batches", "threads"))
                 w.writerow([p["gpu"], p["part"], p["regime"], p["kernel"], p["threads"], p["mode"], label,
                             "%.0f" % p["measured"], "%.0f" % p["simulated"], "%.2f" % p["err"]])
 
