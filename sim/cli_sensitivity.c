@@ -105,10 +105,7 @@ static bool choose_keys(Sens *s, const char *pattern, GError **error)
     for (guint i = 0; i < arch_key_count(); i++) {
         ArchKeyKind kind = arch_key_kind(i);
         g_autofree char *name = arch_key_name(i);
-        /* sm.blocks and sm.regs_per_thread describe the simulated kernel's
-         * launch, not the hardware: moving them changes the work. */
-        if (kind == ARCH_KEY_OTHER || strcmp(name, "sm.blocks") == 0 || strcmp(name, "sm.regs_per_thread") == 0 ||
-            !key_selected(pattern, name)) {
+        if (kind == ARCH_KEY_OTHER || sens_key_is_launch(name) || !key_selected(pattern, name)) {
             continue;
         }
         double lo, hi;

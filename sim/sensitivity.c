@@ -38,6 +38,12 @@ void sens_key_free(SensKey *k)
     g_free(k);
 }
 
+bool sens_key_is_launch(const char *name)
+{
+    return strcmp(name, "sm.blocks") == 0 || strcmp(name, "sm.regs_per_thread") == 0 ||
+           g_str_has_prefix(name, "launch.");
+}
+
 bool sens_perturb(double base, bool integer, double lo, double hi, double factor, char **text, double *value,
                   bool *widened)
 {

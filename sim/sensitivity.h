@@ -53,6 +53,11 @@ SensKey *sens_key_new(const char *name, guint index, bool integer, double base, 
 void sens_key_free(SensKey *k);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SensKey, sens_key_free)
 
+/* True for a key that describes the simulated kernel's launch rather than
+ * the hardware (sm.blocks, sm.regs_per_thread, any launch.* key): moving it
+ * changes the work, not the machine, so sensitivity leaves it alone. */
+bool sens_key_is_launch(const char *name);
+
 /* The value of a key at base x factor (factor 1 - step or 1 + step), rounded
  * to the nearest whole number for integer keys and kept within [lo, hi].
  * An integer step that rounds to no change moves by one instead (a latency

@@ -81,6 +81,18 @@ START_TEST(ranking_is_by_the_larger_end_then_by_name)
 }
 END_TEST
 
+START_TEST(launch_keys_are_not_hardware)
+{
+    ck_assert(sens_key_is_launch("sm.blocks"));
+    ck_assert(sens_key_is_launch("sm.regs_per_thread"));
+    ck_assert(sens_key_is_launch("launch.grid"));
+    ck_assert(!sens_key_is_launch("sm.max_blocks"));
+    ck_assert(!sens_key_is_launch("sm.blocks_x"));
+    ck_assert(!sens_key_is_launch("gpu.sms"));
+    ck_assert(!sens_key_is_launch("dram.latency"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sensitivity");
@@ -88,6 +100,7 @@ int main(void)
     tcase_add_test(tc, integer_steps_round_and_widen);
     tcase_add_test(tc, elasticity_uses_the_value_set);
     tcase_add_test(tc, ranking_is_by_the_larger_end_then_by_name);
+    tcase_add_test(tc, launch_keys_are_not_hardware);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
