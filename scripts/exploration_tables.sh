@@ -1,14 +1,32 @@
 #!/bin/sh
 # exploration_tables.sh: prints the measured tables of docs/exploration.md
 # (markdown), so that they can be regenerated whenever the timing model
-# changes: sh scripts/exploration_tables.sh [SMPIPE]  (default build/smpipe).
-# Every table comes from the smpipe command shown above it.
+# changes: sh scripts/exploration_tables.sh [--check] [SMPIPE]  (default
+# build/smpipe).  Every table comes from the smpipe command shown above it.
+# --check prints nothing but the lines of the tables that docs/exploration.md
+# lacks (then exits 1): run it after a change to the timing model.
 set -eu
 cd "$(dirname "$0")/.."
+check=0
+if [ "${1:-}" = "--check" ]; then
+    check=1
+    shift
+fi
 smpipe=${1:-build/smpipe}
 trace=traces/with_staging_unified.trace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+if [ $check = 1 ]; then
+    sh "$0" "$smpipe" > "$tmp/tables.md"
+    stale=0
+    while IFS= read -r line; do
+        if [ -n "$line" ] && ! grep -qxF -- "$line" docs/exploration.md; then
+            printf 'not in docs/exploration.md: %s\n' "$line"
+            stale=1
+        fi
+    done < "$tmp/tables.md"
+    exit $stale
+fi
 
 # sens_table STAGES: the top 8 keys of the guide kernel at STAGES stages.
 sens_table() {
