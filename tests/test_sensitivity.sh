@@ -2,10 +2,11 @@
 # test_sensitivity.sh: `smpipe sensitivity`, relative values and derived
 # architectures as a user meets them: a trace bound by DRAM latency ranks
 # dram.latency first, a compute-bound one an instruction latency or issue
-# key; the outputs are byte-identical across runs and --jobs; --keys
-# selects; the tornado chart (exit 3 without gnuplot); --vary with relative
-# values; a derived file shows as its base with its overrides, and arch diff
-# lists exactly those.
+# key; the outputs are byte-identical across runs and --jobs; the stage
+# recommendation is shown at an end where it changes; --keys selects; the
+# tornado chart (exit 3 without gnuplot); --vary with relative values; a
+# derived file shows as its base with its overrides, and arch diff lists
+# exactly those.
 # Usage: test_sensitivity.sh SMPIPE SRCDIR
 set -u
 . "$2/tests/lib.sh"
@@ -54,6 +55,14 @@ check keys 0 "$smpipe" sensitivity "$trace" --keys 'l2.*,dram.latency' --stages 
   "dram.latency l2.bytes l2.bytes_per_clk l2.bytes_per_clk_sm l2.latency " ] && ok || fail "keys: $(cut -d, -f2 "$tmp/keys.csv")"
 check keys-none 2 "$smpipe" sensitivity "$trace" --keys 'nosuch.*'
 contains keys-none "$tmp/err" "matches no numeric architecture key"
+# The stage recommendation at each end, where it changes: with half the
+# DRAM latency fewer stages hide it, with half as much again more are needed.
+check stages-change 0 "$smpipe" sensitivity "$trace" --keys dram.latency --step 50 --csv "$tmp/st.csv"
+awk -F, 'NR == 2 { exit !($13 != "" && $23 != "" && $13 < $7 && $23 > $7) }' "$tmp/st.csv" && ok ||
+    fail "stages-change: base, down and up stages: $(awk -F, 'NR == 2 { print $7, $13, $23 }' "$tmp/st.csv")"
+# The table's stages columns (7th and 11th words of the key's row) show them.
+[ "$(awk '$2 == "dram.latency" { print $7, $11 }' "$tmp/out")" = "$(awk -F, 'NR == 2 { print $13, $23 }' "$tmp/st.csv")" ] &&
+    ok || fail "stages-change: the table's stages columns: $(cat "$tmp/out")"
 # Integer keys stay integers: a latency of 4 moves to 3 and 5 (10% rounds
 # to no change, so by one), said in the table.
 check integers 0 "$smpipe" sensitivity "$dir/compute.trace" --keys 'inst.imad.latency' --csv "$tmp/int.csv"
