@@ -7,6 +7,7 @@
 #include "sim/fileio.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -178,11 +179,62 @@ static bool parse_number(const char *s, double *out)
     return true;
 }
 
-/* Stores value (text) into the field of def; where names the origin. */
-static bool set_field(ArchParams *a, const KeyDef *def, const char *value, const char *where, GError **error)
+/* A relative value "xFACTOR" (x2, x0.5) scales the value a key has before
+ * it is applied.  Returns false when value is not one; otherwise *factor is
+ * set, or *error when the factor is malformed (then *bad is set). */
+static bool relative_factor(const char *value, const char *where, const char *section, const char *key,
+                            double *factor, bool *bad, GError **error)
+{
+    *bad = false;
+    if (value[0] != 'x') {
+        return false;
+    }
+    if (!parse_number(value + 1, factor) || !isfinite(*factor) || *factor < 0.0 || g_ascii_isspace(value[1])) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s: '%s' is not a relative value: write x and a"
+                    " factor, e.g. x2 or x0.5", where, section, key, value);
+        *bad = true;
+    }
+    return true;
+}
+
+/* The message for a relative value where there is nothing to scale. */
+static void relative_refused(const char *where, const char *section, const char *key, const char *value,
+                             GError **error)
+{
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s=%s: a relative value needs a value to scale: use it"
+                " in --set, --vary or a file with [arch] base", where, section, key, value);
+}
+
+/* Stores value (text) into the field of def; where names the origin.  A
+ * relative value (xFACTOR) scales the field's current value, rounded to the
+ * nearest whole number for integer keys; it is refused unless relative_ok
+ * (the field holds a value to scale) and for keys that are not quantities. */
+static bool set_field(ArchParams *a, const KeyDef *def, const char *value, const char *where, bool relative_ok,
+                      GError **error)
 {
     void *field = (char *) a + def->offset;
     double v = 0;
+    double factor = 1.0;
+    bool bad = false;
+    bool numeric = def->type == K_INT || def->type == K_DOUBLE;
+    if (!numeric && def->type != K_STRING && value[0] == 'x' && parse_number(value + 1, &factor)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s is not a number: a relative value (%s) applies to"
+                    " numeric keys only", where, def->section, def->key, value);
+        return false;
+    }
+    bool relative = numeric && relative_factor(value, where, def->section, def->key, &factor, &bad, error);
+    if (bad) {
+        return false;
+    }
+    if (relative && def->offset == F(sm_version)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: arch.sm_version is a version, not a quantity: give it"
+                    " whole (80, 90)", where);
+        return false;
+    }
+    if (relative && !relative_ok) {
+        relative_refused(where, def->section, def->key, value, error);
+        return false;
+    }
     switch (def->type) {
     case K_STRING:
         /* The name is printed in reports and JSON: printable ASCII only. */
@@ -217,7 +269,18 @@ static bool set_field(ArchParams *a, const KeyDef *def, const char *value, const
         return false;
     case K_INT:
     case K_DOUBLE:
-        if (!parse_number(value, &v)) {
+        if (relative) {
+            double now = def->type == K_INT ? (double) *(int64_t *) field : *(double *) field;
+            v = now * factor;
+            if (def->type == K_INT) {
+                v = round(v);
+            }
+            if (!(v >= def->lo && v <= def->hi)) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s=%s makes %g, out of range (%g..%g)", where,
+                            def->section, def->key, value, v, def->lo, def->hi);
+                return false;
+            }
+        } else if (!parse_number(value, &v)) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s: '%s' is not a number", where, def->section,
                         def->key, value);
             return false;
@@ -245,7 +308,7 @@ static bool set_field(ArchParams *a, const KeyDef *def, const char *value, const
 }
 
 static bool set_class(ArchParams *a, int slot, const char *key, const char *value, const char *where,
-                      GError **error)
+                      bool relative_ok, GError **error)
 {
     double v;
     bool lat = strcmp(key, "latency") == 0;
@@ -255,12 +318,30 @@ static bool set_class(ArchParams *a, int slot, const char *key, const char *valu
                     class_names[slot]);
         return false;
     }
-    if (!parse_number(value, &v) || !(v >= 1 && v <= 10000) || v != (double) (int64_t) v) {
+    InstClass *c = &a->classes[slot];
+    g_autofree char *section = g_strdup_printf("inst.%s", class_names[slot]);
+    double factor = 1.0;
+    bool bad = false;
+    bool relative = relative_factor(value, where, section, key, &factor, &bad, error);
+    if (bad) {
+        return false;
+    }
+    if (relative && !relative_ok) {
+        relative_refused(where, section, key, value, error);
+        return false;
+    }
+    if (relative) {
+        v = round((double) (lat ? c->latency : c->interval) * factor);
+        if (!(v >= 1 && v <= 10000)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s.%s=%s makes %g, out of range (%g..%g)", where,
+                        section, key, value, v, 1.0, 10000.0);
+            return false;
+        }
+    } else if (!parse_number(value, &v) || !(v >= 1 && v <= 10000) || v != (double) (int64_t) v) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: inst.%s.%s must be a whole number of cycles in 1..10000,"
                     " not '%s'", where, class_names[slot], key, value);
         return false;
     }
-    InstClass *c = &a->classes[slot];
     if (lat) {
         c->latency = (int64_t) v;
     } else {
@@ -291,7 +372,39 @@ char *arch_find_file(const char *name_or_path)
     return NULL;
 }
 
-static bool apply_override(ArchParams *a, const char *assign, GError **error)
+/* Keys in one numbering: the table's, then each class's latency and interval. */
+#define NTABLE G_N_ELEMENTS(keys)
+#define NKEYS (NTABLE + 2 * G_N_ELEMENTS(class_names))
+
+struct ArchSources {
+    char *top;                 /* the file loaded (owned) */
+    const char *src[NKEYS];    /* where each key's value came from (interned) */
+};
+
+ArchSources *arch_sources_new(void)
+{
+    return g_new0(ArchSources, 1);
+}
+
+void arch_sources_free(ArchSources *s)
+{
+    if (s != NULL) {
+        g_free(s->top);
+        g_free(s);
+    }
+}
+
+const char *arch_sources_get(const ArchSources *s, guint key)
+{
+    return key < NKEYS && s->src[key] != NULL ? s->src[key] : "";
+}
+
+static guint class_key(int slot, const char *key)
+{
+    return (guint) (NTABLE + 2 * (guint) slot + (strcmp(key, "latency") == 0 ? 0 : 1));
+}
+
+static bool apply_override(ArchParams *a, const char *assign, const char **sources, GError **error)
 {
     if (!printable(assign)) {
         g_autofree char *shown = printable_copy(assign);
@@ -313,7 +426,11 @@ static bool apply_override(ArchParams *a, const char *assign, GError **error)
     g_autofree char *where = g_strdup_printf("--set %s", assign);
     int slot = class_slot(section);
     if (slot >= 0) {
-        return set_class(a, slot, dot + 1, eq + 1, where, error);
+        if (!set_class(a, slot, dot + 1, eq + 1, where, true, error)) {
+            return false;
+        }
+        sources[class_key(slot, dot + 1)] = g_intern_string(where);
+        return true;
     }
     const KeyDef *def = find_key(section, dot + 1);
     if (def == NULL) {
@@ -321,7 +438,11 @@ static bool apply_override(ArchParams *a, const char *assign, GError **error)
                     " lists them)", assign, name);
         return false;
     }
-    return set_field(a, def, eq + 1, where, error);
+    if (!set_field(a, def, eq + 1, where, true, error)) {
+        return false;
+    }
+    sources[def - keys] = g_intern_string(where);
+    return true;
 }
 
 static bool validate(const ArchParams *a, const char *where, GError **error)
@@ -346,17 +467,29 @@ static bool validate(const ArchParams *a, const char *where, GError **error)
     return true;
 }
 
+/* The bundled names, "a100, h100, h200" (newly allocated). */
+static char *bundled_list(void)
+{
+    GString *names = g_string_new(NULL);
+    for (const char *const *b = bundled; *b; b++) {
+        g_string_append_printf(names, "%s%s", names->len ? ", " : "", *b);
+    }
+    return g_string_free(names, FALSE);
+}
+
 bool arch_load(const char *name_or_path, const GPtrArray *overrides, ArchParams *out, GError **error)
+{
+    return arch_load_sourced(name_or_path, overrides, out, NULL, error);
+}
+
+bool arch_load_sourced(const char *name_or_path, const GPtrArray *overrides, ArchParams *out, ArchSources *sources,
+                       GError **error)
 {
     g_autofree char *path = arch_find_file(name_or_path);
     if (path == NULL) {
-        GString *names = g_string_new(NULL);
-        for (const char *const *b = bundled; *b; b++) {
-            g_string_append_printf(names, "%s%s", names->len ? ", " : "", *b);
-        }
+        g_autofree char *names = bundled_list();
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--arch %s: no such architecture (bundled: %s; or give a path"
-                    " to an .ini file)", name_or_path, names->str);
-        g_string_free(names, TRUE);
+                    " to an .ini file)", name_or_path, names);
         return false;
     }
     g_autofree char *text = NULL;
@@ -364,11 +497,77 @@ bool arch_load(const char *name_or_path, const GPtrArray *overrides, ArchParams 
     if (!sim_read_file(path, ARCH_MAX_FILE_BYTES, &text, &len, error)) {
         return false;
     }
-    return arch_load_data(path, text, len, overrides, out, error);
+    return arch_load_data_sourced(path, text, len, overrides, out, sources, error);
 }
 
 bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArray *overrides, ArchParams *out,
                     GError **error)
+{
+    return arch_load_data_sourced(path, data, len, overrides, out, NULL, error);
+}
+
+static bool load_file(const char *path, const char *data, gsize len, GPtrArray *chain, ArchParams *out,
+                      const char **sources, GError **error);
+
+/* Loads the base a derived file names (base: a bundled name, or a path
+ * relative to the file's directory) into *a.  chain holds the canonical
+ * paths of the files being loaded, outermost first. */
+static bool load_base(const char *path, const char *base, GPtrArray *chain, ArchParams *a, const char **sources,
+                      GError **error)
+{
+    g_autofree char *file = NULL;
+    if (strchr(base, '/') != NULL || g_str_has_suffix(base, ".ini")) {
+        g_autofree char *dir = g_path_get_dirname(path);
+        file = g_path_is_absolute(base) ? g_strdup(base) : g_build_filename(dir, base, NULL);
+        if (!g_file_test(file, G_FILE_TEST_IS_REGULAR)) {
+            g_clear_pointer(&file, g_free);
+        }
+    } else if (*base != '\0') {
+        file = arch_find_file(base);
+    }
+    if (file == NULL) {
+        g_autofree char *names = bundled_list();
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: [arch] base = %s: no such architecture (bundled: %s; or a"
+                    " path to an .ini file, relative to this one)", path, base, names);
+        return false;
+    }
+    g_autofree char *canon = g_canonicalize_filename(file, NULL);
+    for (guint i = 0; i < chain->len; i++) {
+        if (strcmp(g_ptr_array_index(chain, i), canon) == 0) {
+            g_autoptr(GString) loop = g_string_new(NULL);
+            for (guint k = i; k < chain->len; k++) {
+                g_autofree char *b = g_path_get_basename(g_ptr_array_index(chain, k));
+                g_string_append_printf(loop, "%s -> ", b);
+            }
+            g_autofree char *b = g_path_get_basename(canon);
+            g_string_append(loop, b);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: [arch] base = %s: circular base (%s)", path, base,
+                        loop->str);
+            return false;
+        }
+    }
+    if (chain->len > ARCH_MAX_BASE_DEPTH) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: [arch] base = %s: more than %d levels of base files", path,
+                    base, ARCH_MAX_BASE_DEPTH);
+        return false;
+    }
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (!sim_read_file(file, ARCH_MAX_FILE_BYTES, &text, &len, error)) {
+        g_prefix_error(error, "%s: [arch] base = %s: ", path, base);
+        return false;
+    }
+    g_ptr_array_add(chain, g_steal_pointer(&canon));
+    bool ok = load_file(file, text, len, chain, a, sources, error);
+    g_ptr_array_remove_index(chain, chain->len - 1);
+    return ok;
+}
+
+/* Loads one file, and the chain of bases it names, into *out; sources
+ * (NKEYS entries) receive where each value came from.  Without a base the
+ * file must have every key; with one it overrides some of the base's. */
+static bool load_file(const char *path, const char *data, gsize len, GPtrArray *chain, ArchParams *out,
+                      const char **sources, GError **error)
 {
     if (len > ARCH_MAX_FILE_BYTES) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the file is larger than the limit of %d bytes", path,
@@ -391,7 +590,22 @@ bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArr
     }
     ArchParams a;
     memset(&a, 0, sizeof a);
-    bool seen[G_N_ELEMENTS(keys)] = { false };
+    const char *here = g_intern_string(path);
+    g_autofree char *raw_base = g_key_file_get_value(kf, "arch", "base", NULL);
+    bool derived = raw_base != NULL;
+    if (derived) {
+        g_autofree char *base = g_strstrip(g_strdup(raw_base));
+        if (!printable(base)) {
+            g_autofree char *where = g_strdup_printf("%s: [arch] base", path);
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the value holds a byte that is not printable"
+                        " ASCII", where);
+            return false;
+        }
+        if (!load_base(path, base, chain, &a, sources, error)) {
+            return false;
+        }
+    }
+    bool seen[NTABLE] = { false };
     bool class_seen[G_N_ELEMENTS(class_names)][2] = { { false } };
     gsize ngroups = 0;
     g_auto(GStrv) groups = g_key_file_get_groups(kf, &ngroups);
@@ -400,6 +614,9 @@ bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArr
         g_auto(GStrv) ks = g_key_file_get_keys(kf, groups[g], &nkeys, NULL);
         int slot = class_slot(groups[g]);
         for (gsize k = 0; k < nkeys; k++) {
+            if (strcmp(groups[g], "arch") == 0 && strcmp(ks[k], "base") == 0) {
+                continue;
+            }
             g_autofree char *raw = g_key_file_get_value(kf, groups[g], ks[k], NULL);
             g_autofree char *value = g_strstrip(g_strdup(raw ? raw : ""));
             g_autofree char *group_text = printable_copy(groups[g]);
@@ -414,10 +631,11 @@ bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArr
                 return false;
             }
             if (slot >= 0) {
-                if (!set_class(&a, slot, ks[k], value, where, error)) {
+                if (!set_class(&a, slot, ks[k], value, where, derived, error)) {
                     return false;
                 }
                 class_seen[slot][strcmp(ks[k], "latency") == 0 ? 0 : 1] = true;
+                sources[class_key(slot, ks[k])] = here;
                 continue;
             }
             const KeyDef *def = find_key(groups[g], ks[k]);
@@ -425,13 +643,14 @@ bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArr
                 g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: unknown key", where);
                 return false;
             }
-            if (!set_field(&a, def, value, where, error)) {
+            if (!set_field(&a, def, value, where, derived, error)) {
                 return false;
             }
             seen[def - keys] = true;
+            sources[def - keys] = here;
         }
     }
-    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+    for (size_t i = 0; i < NTABLE && !derived; i++) {
         if (!seen[i]) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing key [%s] %s (%s)", path, keys[i].section,
                         keys[i].key, keys[i].help);
@@ -440,22 +659,56 @@ bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArr
     }
     for (size_t i = 0; i < G_N_ELEMENTS(class_names); i++) {
         g_strlcpy(a.classes[i].name, class_names[i], sizeof a.classes[i].name);
-        if (!class_seen[i][0] || !class_seen[i][1]) {
+        if (!derived && (!class_seen[i][0] || !class_seen[i][1])) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: missing [inst.%s] latency and interval", path,
                         class_names[i]);
             return false;
         }
     }
     a.nclasses = (int) G_N_ELEMENTS(class_names);
+    if (derived && !seen[0]) {
+        /* A derived architecture is not its base: it is named after its
+         * file unless [arch] name says otherwise. */
+        g_autofree char *stem = g_path_get_basename(path);
+        if (g_str_has_suffix(stem, ".ini")) {
+            stem[strlen(stem) - 4] = '\0';
+        }
+        if (*stem == '\0' || strlen(stem) >= sizeof a.name || !printable(stem)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: a derived architecture whose file name is not a valid"
+                        " name (1 to %zu printable ASCII characters) needs [arch] name", path, sizeof a.name - 1);
+            return false;
+        }
+        g_strlcpy(a.name, stem, sizeof a.name);
+        sources[0] = here;
+    }
+    *out = a;
+    return true;
+}
+
+bool arch_load_data_sourced(const char *path, const char *data, gsize len, const GPtrArray *overrides,
+                            ArchParams *out, ArchSources *sources, GError **error)
+{
+    const char *local[NKEYS] = { NULL };
+    const char **src = sources != NULL ? sources->src : local;
+    g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(chain, g_canonicalize_filename(path, NULL));
+    ArchParams a;
+    if (!load_file(path, data, len, chain, &a, src, error)) {
+        return false;
+    }
     if (overrides != NULL) {
         for (guint i = 0; i < overrides->len; i++) {
-            if (!apply_override(&a, g_ptr_array_index(overrides, i), error)) {
+            if (!apply_override(&a, g_ptr_array_index(overrides, i), src, error)) {
                 return false;
             }
         }
     }
     if (!validate(&a, path, error)) {
         return false;
+    }
+    if (sources != NULL) {
+        g_free(sources->top);
+        sources->top = g_strdup(path);
     }
     *out = a;
     return true;
@@ -471,43 +724,138 @@ int arch_class_index(const ArchParams *a, const char *name)
     return -1;
 }
 
+guint arch_key_count(void)
+{
+    return NKEYS;
+}
+
+char *arch_key_name(guint i)
+{
+    g_return_val_if_fail(i < NKEYS, NULL);
+    if (i < NTABLE) {
+        return g_strdup_printf("%s.%s", keys[i].section, keys[i].key);
+    }
+    guint c = (i - NTABLE) / 2;
+    return g_strdup_printf("inst.%s.%s", class_names[c], (i - NTABLE) % 2 == 0 ? "latency" : "interval");
+}
+
+int arch_key_find(const char *name)
+{
+    for (guint i = 0; i < NKEYS; i++) {
+        g_autofree char *n = arch_key_name(i);
+        if (strcmp(n, name) == 0) {
+            return (int) i;
+        }
+    }
+    return -1;
+}
+
+ArchKeyKind arch_key_kind(guint i)
+{
+    g_return_val_if_fail(i < NKEYS, ARCH_KEY_OTHER);
+    if (i >= NTABLE) {
+        return ARCH_KEY_INT;
+    }
+    if (keys[i].offset == F(sm_version)) {
+        return ARCH_KEY_OTHER;
+    }
+    return keys[i].type == K_INT ? ARCH_KEY_INT : keys[i].type == K_DOUBLE ? ARCH_KEY_DOUBLE : ARCH_KEY_OTHER;
+}
+
+void arch_key_range(guint i, double *lo, double *hi)
+{
+    g_return_if_fail(i < NKEYS);
+    *lo = i < NTABLE ? keys[i].lo : 1.0;
+    *hi = i < NTABLE ? keys[i].hi : 10000.0;
+}
+
+double arch_key_number(const ArchParams *a, guint i)
+{
+    g_return_val_if_fail(i < NKEYS, 0.0);
+    if (i >= NTABLE) {
+        const InstClass *c = &a->classes[(i - NTABLE) / 2];
+        return (double) ((i - NTABLE) % 2 == 0 ? c->latency : c->interval);
+    }
+    const void *field = (const char *) a + keys[i].offset;
+    switch (keys[i].type) {
+    case K_INT:
+        return (double) *(const int64_t *) field;
+    case K_DOUBLE:
+        return *(const double *) field;
+    default:
+        return 0.0;
+    }
+}
+
+char *arch_key_value(const ArchParams *a, guint i)
+{
+    g_return_val_if_fail(i < NKEYS, NULL);
+    if (i >= NTABLE) {
+        return g_strdup_printf("%" G_GINT64_FORMAT, (int64_t) arch_key_number(a, i));
+    }
+    const KeyDef *d = &keys[i];
+    const void *field = (const char *) a + d->offset;
+    switch (d->type) {
+    case K_STRING:
+        return g_strdup((const char *) field);
+    case K_INT:
+        return g_strdup_printf("%" G_GINT64_FORMAT, *(const int64_t *) field);
+    case K_DOUBLE: {
+        char buf[G_ASCII_DTOSTR_BUF_SIZE];
+        return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.6g", *(const double *) field));
+    }
+    case K_BOOL:
+        return g_strdup(*(const bool *) field ? "true" : "false");
+    case K_POLICY:
+        return g_strdup(*(const SchedPolicy *) field == SCHED_LRR ? "lrr" : "gto");
+    case K_SOURCE:
+        return g_strdup(*(const MemSource *) field == MEM_SOURCE_DRAM ? "dram" : "l2");
+    }
+    return g_strdup("");
+}
+
 void arch_format(const ArchParams *a, GString *out)
 {
+    arch_format_sources(a, NULL, out);
+}
+
+/* True when some value did not come from the file loaded itself. */
+static bool mixed_sources(const ArchSources *s)
+{
+    for (guint i = 0; s != NULL && i < NKEYS; i++) {
+        if (s->src[i] != NULL && (s->top == NULL || strcmp(s->src[i], s->top) != 0)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void arch_format_sources(const ArchParams *a, const ArchSources *sources, GString *out)
+{
+    bool show = mixed_sources(sources);
     const char *section = "";
-    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+    for (size_t i = 0; i < NTABLE; i++) {
         const KeyDef *d = &keys[i];
         if (strcmp(section, d->section) != 0) {
             g_string_append_printf(out, "%s[%s]\n", i ? "\n" : "", d->section);
             section = d->section;
         }
-        const void *field = (const char *) a + d->offset;
-        g_string_append_printf(out, "# %s\n%s = ", d->help, d->key);
-        switch (d->type) {
-        case K_STRING:
-            g_string_append(out, (const char *) field);
-            break;
-        case K_INT:
-            g_string_append_printf(out, "%" G_GINT64_FORMAT, *(const int64_t *) field);
-            break;
-        case K_DOUBLE: {
-            char buf[G_ASCII_DTOSTR_BUF_SIZE];
-            g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.6g", *(const double *) field));
-            break;
+        g_autofree char *value = arch_key_value(a, (guint) i);
+        g_string_append_printf(out, "# %s\n", d->help);
+        if (show) {
+            g_string_append_printf(out, "# from %s\n", arch_sources_get(sources, (guint) i));
         }
-        case K_BOOL:
-            g_string_append(out, *(const bool *) field ? "true" : "false");
-            break;
-        case K_POLICY:
-            g_string_append(out, *(const SchedPolicy *) field == SCHED_LRR ? "lrr" : "gto");
-            break;
-        case K_SOURCE:
-            g_string_append(out, *(const MemSource *) field == MEM_SOURCE_DRAM ? "dram" : "l2");
-            break;
-        }
-        g_string_append_c(out, '\n');
+        g_string_append_printf(out, "%s = %s\n", d->key, value);
     }
     for (int i = 0; i < a->nclasses; i++) {
-        g_string_append_printf(out, "\n[inst.%s]\nlatency = %" G_GINT64_FORMAT "\ninterval = %" G_GINT64_FORMAT "\n",
-                               a->classes[i].name, a->classes[i].latency, a->classes[i].interval);
+        g_string_append_printf(out, "\n[inst.%s]\n", a->classes[i].name);
+        for (int k = 0; k < 2; k++) {
+            guint key = (guint) (NTABLE + 2 * (guint) i + (guint) k);
+            if (show) {
+                g_string_append_printf(out, "# from %s\n", arch_sources_get(sources, key));
+            }
+            g_string_append_printf(out, "%s = %" G_GINT64_FORMAT "\n", k == 0 ? "latency" : "interval",
+                                   (int64_t) arch_key_number(a, key));
+        }
     }
 }

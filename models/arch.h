@@ -102,8 +102,14 @@ typedef struct {
 } ArchParams;
 
 /* Loads an architecture by name (arch/NAME.ini in the data or source
- * directory) or by path, applies overrides (array of char* "section.key=value")
- * and validates.  Returns TRUE, or FALSE with *error set (SIM_ERROR_INPUT). */
+ * directory) or by path, applies overrides (array of char* "section.key=value",
+ * in order; a value xFACTOR scales the value before it) and validates.
+ *
+ * A file with `[arch] base = NAME|PATH` is derived: it starts from its base
+ * (a bundled name, or an .ini path relative to the file) and sets only the
+ * keys it has, which may be relative (xFACTOR, scaling the base's value);
+ * its name is its file's name unless it sets [arch] name.  A file without a
+ * base must have every key, and absolute values.  Returns TRUE, or FALSE with *error set (SIM_ERROR_INPUT). */
 bool arch_load(const char *name_or_path, const GPtrArray *overrides, ArchParams *out, GError **error);
 
 /* The largest architecture file read (the bundled ones have 8 KiB). */
@@ -116,6 +122,53 @@ bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArr
 
 /* Writes the resolved parameters as an .ini file (arch show). */
 void arch_format(const ArchParams *a, GString *out);
+
+/* Where each key's value came from: the file that set it (a derived file or
+ * one of its bases) or the --set assignment ("--set dram.latency=x2"). */
+typedef struct ArchSources ArchSources;
+/* Returns a new, empty record; free with arch_sources_free. */
+ArchSources *arch_sources_new(void);
+void arch_sources_free(ArchSources *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ArchSources, arch_sources_free)
+/* The source of key i (arch_key_name numbering); static or interned, "" if
+ * none was recorded. */
+const char *arch_sources_get(const ArchSources *s, guint key);
+
+/* arch_load, also recording in *sources (may be NULL) where each value
+ * came from. */
+bool arch_load_sourced(const char *name_or_path, const GPtrArray *overrides, ArchParams *out, ArchSources *sources,
+                       GError **error);
+bool arch_load_data_sourced(const char *path, const char *data, gsize len, const GPtrArray *overrides,
+                            ArchParams *out, ArchSources *sources, GError **error);
+
+/* arch_format with a "# from SOURCE" line for every key when some value
+ * came from elsewhere than the file itself (a base or a --set); sources
+ * may be NULL. */
+void arch_format_sources(const ArchParams *a, const ArchSources *sources, GString *out);
+
+/* Every key in one numbering, 0..arch_key_count()-1: the [section] keys in
+ * the order arch show prints them, then inst.CLASS.latency and .interval. */
+typedef enum {
+    ARCH_KEY_INT,     /* a whole quantity: cycles, bytes, counts */
+    ARCH_KEY_DOUBLE,  /* a fractional quantity: bytes per cycle, MHz */
+    ARCH_KEY_OTHER    /* a name, a choice, a boolean, or arch.sm_version: no quantity to scale */
+} ArchKeyKind;
+
+guint arch_key_count(void);
+/* "section.key" (newly allocated). */
+char *arch_key_name(guint i);
+/* The index of a "section.key", or -1. */
+int arch_key_find(const char *name);
+ArchKeyKind arch_key_kind(guint i);
+/* The key's valid range (numeric keys). */
+void arch_key_range(guint i, double *lo, double *hi);
+/* The value of a numeric key (0 for others). */
+double arch_key_number(const ArchParams *a, guint i);
+/* The value as arch show writes it (newly allocated). */
+char *arch_key_value(const ArchParams *a, guint i);
+
+/* Most levels of [arch] base a derived file may chain. */
+#define ARCH_MAX_BASE_DEPTH 16
 
 /* True when `name` (section.key) is an architecture key. */
 bool arch_has_key(const char *name);

@@ -3,6 +3,7 @@
 
 #include "sim/report.h"
 #include "sim/runner.h"
+#include "sim/sweep.h"
 #include "sim/timeline.h"
 
 int cli_run(int argc, char **argv);
@@ -17,6 +18,7 @@ int cli_arch(int argc, char **argv);
 int cli_cuda(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
+int cli_sensitivity(int argc, char **argv);
 
 /* Prints "smpipe: message" to stderr and returns the exit status. */
 int cli_fail(GError *error);
@@ -86,3 +88,21 @@ bool cli_plot_timeline(const char *data_dir, bool keep_data, const char *out, co
 
 /* cli_fail for the plot verbs: exit CLI_EXIT_NO_GNUPLOT when gnuplot is missing. */
 int cli_plot_fail(GError *error);
+
+/* One point of a list of points run as a sweep (cli_sweep_points). */
+typedef struct {
+    char *cells;        /* its axis columns' values, comma separated, as the row shows them (owned) */
+    GPtrArray *sets;    /* char*: assignments applied after the shared --set list (owned) */
+} CliPoint;
+
+void cli_point_free(CliPoint *p);
+
+/* Runs each point (CliPoint*) of points as a sweep runs its points, on
+ * jobs threads (0: one per core), and returns the table of the rows in
+ * point order (columns: point, the ncolumns names, status and the sweep's
+ * statistics), or NULL with *error set when the base configuration (sets
+ * alone) cannot be set up.  A point that fails has its status and error in
+ * its row.  The rows do not depend on jobs. */
+SweepTable *cli_sweep_points(const Trace *t, const char *trace_path, const char *arch, const GPtrArray *sets,
+                             const char *const *columns, guint ncolumns, const GPtrArray *points,
+                             const SmOptions *sm, gint jobs, GError **error);

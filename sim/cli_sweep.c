@@ -31,6 +31,7 @@ typedef struct {
     const char *arch;          /* name or path, NULL = h100 */
     const GPtrArray *sets;     /* char* --set assignments */
     const GPtrArray *axes;     /* SweepAxis* */
+    const GPtrArray *points;   /* CliPoint*: the points, when not the product of axes (cli_sweep_points) */
     SmOptions sm;
     guint nstats;              /* statistics columns of report_csv_header */
     GAsyncQueue *done;         /* PointResult*, pushed by the workers */
@@ -57,14 +58,23 @@ static const char *status_name(const GError *e)
 static char *point_row(const SweepCtx *c, guint point, bool *ok)
 {
     g_autofree guint *idx = g_new(guint, c->axes->len);
-    sweep_point_indices(c->axes, point, idx);
+    if (c->points == NULL) {
+        sweep_point_indices(c->axes, point, idx);
+    }
     g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; c->sets != NULL && i < c->sets->len; i++) {
         g_ptr_array_add(sets, g_strdup(g_ptr_array_index(c->sets, i)));
     }
     g_autoptr(GString) row = g_string_new(NULL);
     g_string_append_printf(row, "%u", point);
-    for (guint i = 0; i < c->axes->len; i++) {
+    if (c->points != NULL) {
+        const CliPoint *p = g_ptr_array_index(c->points, point);
+        g_string_append_printf(row, ",%s", p->cells);
+        for (guint i = 0; i < p->sets->len; i++) {
+            g_ptr_array_add(sets, g_strdup(g_ptr_array_index(p->sets, i)));
+        }
+    }
+    for (guint i = 0; c->points == NULL && i < c->axes->len; i++) {
         const SweepAxis *a = g_ptr_array_index(c->axes, i);
         const char *v = g_ptr_array_index(a->values, idx[i]);
         g_string_append_printf(row, ",%s", v);
@@ -544,6 +554,73 @@ static int sweep_execute(SweepRunState *s)
                 failed, todo);
     }
     return 0;
+}
+
+void cli_point_free(CliPoint *p)
+{
+    if (p != NULL) {
+        g_free(p->cells);
+        g_ptr_array_free(p->sets, TRUE);
+        g_free(p);
+    }
+}
+
+SweepTable *cli_sweep_points(const Trace *t, const char *trace_path, const char *arch, const GPtrArray *sets,
+                             const char *const *columns, guint ncolumns, const GPtrArray *points,
+                             const SmOptions *sm, gint jobs, GError **error)
+{
+    /* The header: axes that carry only their names. */
+    g_autoptr(GPtrArray) axes = g_ptr_array_new_with_free_func((GDestroyNotify) sweep_axis_free);
+    for (guint i = 0; i < ncolumns; i++) {
+        SweepAxis *a = g_new0(SweepAxis, 1);
+        a->name = g_strdup(columns[i]);
+        a->values = g_ptr_array_new_with_free_func(g_free);
+        g_ptr_array_add(axes, a);
+    }
+    guint nstats = 0;
+    g_autofree char *header = sweep_header(t, trace_path, arch, sets, axes, &nstats, error);
+    if (header == NULL) {
+        return NULL;
+    }
+    SweepCtx c;
+    memset(&c, 0, sizeof c);
+    c.trace = t;
+    c.trace_path = trace_path;
+    c.arch = arch;
+    c.sets = sets;
+    c.axes = axes;
+    c.points = points;
+    c.sm = *sm;
+    c.nstats = nstats;
+    c.done = g_async_queue_new();
+    g_autofree char **lines = g_new0(char *, points->len + 1);
+    if (points->len > 0) {
+        gint threads = jobs > 0 ? jobs : (gint) g_get_num_processors();
+        GThreadPool *pool = g_thread_pool_new(point_worker, &c, (gint) MIN((guint) threads, points->len), FALSE,
+                                              error);
+        if (pool == NULL) {
+            g_async_queue_unref(c.done);
+            return NULL;
+        }
+        for (guint p = 0; p < points->len; p++) {
+            g_thread_pool_push(pool, GUINT_TO_POINTER(p + 1), NULL);
+        }
+        for (guint got = 0; got < points->len; got++) {
+            PointResult *res = g_async_queue_pop(c.done);
+            lines[res->point] = res->line;
+            g_free(res);
+        }
+        g_thread_pool_free(pool, FALSE, TRUE);
+    }
+    g_async_queue_unref(c.done);
+    /* The rows in point order, as a sweep's CSV. */
+    g_autoptr(GString) text = g_string_new(NULL);
+    g_string_append_printf(text, "%s\n", header);
+    for (guint p = 0; p < points->len; p++) {
+        g_string_append_printf(text, "%s\n", lines[p]);
+        g_free(lines[p]);
+    }
+    return sweep_table_parse("points", text->str, text->len, false, NULL, error);
 }
 
 int cli_sweep(int argc, char **argv)

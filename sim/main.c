@@ -19,6 +19,7 @@ static const struct {
     { "check", cli_check, "parse, expand and validate a trace without simulating it" },
     { "sweep", cli_sweep, "run a trace over parameter ranges and recommend a stage count" },
     { "merge", cli_merge, "join the CSV files of sharded sweeps" },
+    { "sensitivity", cli_sensitivity, "rank the architecture keys by how much a trace's cycles depend on them" },
     { "plot", cli_plot, "draw an overlap timeline (or a sweep) with gnuplot" },
     { "arch", cli_arch, "list or show architecture files" },
     { "cuda", cli_cuda, "generate a CUDA program that implements a trace" },
@@ -32,7 +33,7 @@ static void usage(FILE *f)
                "smpipe simulates one GPU SM's asynchronous-copy pipeline hardware running a\n"
                "cuda::pipeline program described by a trace (docs/trace-format.md).\n\nVerbs:\n");
     for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++) {
-        fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].help);
+        fprintf(f, "  %-11s %s\n", verbs[i].name, verbs[i].help);
     }
     fprintf(f, "\n'smpipe VERB --help' describes a verb's options; 'smpipe --version' prints the version.\n");
 }

@@ -33,6 +33,11 @@ bool sim_split_sets(const GPtrArray *sets, GArray *params, GPtrArray *arch_sets,
         char *end = NULL;
         errno = 0;
         long long v = strtoll(eq + 1, &end, 0);
+        if (eq[1] == 'x') {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: relative values (xFACTOR) apply to architecture"
+                        " keys; trace parameters take integers", s);
+            return false;
+        }
         if (errno != 0 || end == eq + 1 || *end != '\0') {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--set %s: trace parameters take integers", s);
             return false;

@@ -94,6 +94,10 @@ bool sweep_parse_list(const char *list, bool integers, GPtrArray *values, GError
             }
         } else if (parse_int(item, &v)) {
             g_ptr_array_add(values, g_strdup_printf("%" G_GINT64_FORMAT, v));
+        } else if (integers && item[0] == 'x') {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "'%s': relative values (xFACTOR) apply to architecture"
+                        " keys; trace parameters take integers", item);
+            return false;
         } else if (integers) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "'%s' is not an integer (trace parameters take integers)",
                         item);

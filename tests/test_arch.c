@@ -4,6 +4,7 @@
 
 #include "models/arch.h"
 
+#include <math.h>
 #include <stdio.h>
 
 START_TEST(bundled_files_load)
@@ -110,6 +111,148 @@ START_TEST(every_value_cites_a_source)
 }
 END_TEST
 
+/* A scratch directory for derived files (newly allocated path). */
+static char *scratch_dir(void)
+{
+    char *dir = g_dir_make_tmp("smpipe-arch-XXXXXX", NULL);
+    ck_assert_ptr_nonnull(dir);
+    return dir;
+}
+
+static void write_in(const char *dir, const char *name, const char *text)
+{
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    ck_assert(g_file_set_contents(path, text, -1, NULL));
+}
+
+static void remove_dir(const char *dir)
+{
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *n;
+    while (d != NULL && (n = g_dir_read_name(d)) != NULL) {
+        g_autofree char *p = g_build_filename(dir, n, NULL);
+        remove(p);
+    }
+    if (d != NULL) {
+        g_dir_close(d);
+    }
+    remove(dir);
+}
+
+START_TEST(relative_values_scale_the_value_before_them)
+{
+    ArchParams h, a;
+    GError *err = NULL;
+    ck_assert(arch_load("h100", NULL, &h, &err));
+    g_autoptr(GPtrArray) sets = g_ptr_array_new();
+    g_ptr_array_add(sets, "dram.latency=x2");
+    g_ptr_array_add(sets, "l2.bytes_per_clk_sm=x0.5");
+    g_ptr_array_add(sets, "inst.imad.latency=x1.5");
+    g_ptr_array_add(sets, "dram.latency=x1.5");
+    ck_assert_msg(arch_load("h100", sets, &a, &err), "%s", err ? err->message : "");
+    /* In order: x2 then x1.5 of that; integers round to the nearest. */
+    ck_assert_int_eq(a.dram_latency, (int64_t) round((double) (h.dram_latency * 2) * 1.5));
+    ck_assert(a.l2_bytes_per_clk_sm == h.l2_bytes_per_clk_sm * 0.5);
+    int imad = arch_class_index(&h, "imad");
+    ck_assert_int_eq(a.classes[imad].latency, (int64_t) round((double) h.classes[imad].latency * 1.5));
+    g_ptr_array_set_size(sets, 0);
+    g_ptr_array_add(sets, "mem.source=x2");
+    ck_assert(!arch_load("h100", sets, &a, &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "applies to numeric keys only"));
+    g_clear_error(&err);
+    /* A name may start with x: it is no factor. */
+    g_ptr_array_set_size(sets, 0);
+    g_ptr_array_add(sets, "arch.name=x2");
+    ck_assert(arch_load("h100", sets, &a, &err));
+    ck_assert_str_eq(a.name, "x2");
+}
+END_TEST
+
+START_TEST(derived_file_is_its_base_with_its_overrides)
+{
+    g_autofree char *dir = scratch_dir();
+    write_in(dir, "wide.ini", "[arch]\nbase = h100\n\n[l2]\nbytes_per_clk_sm = x2\n\n[inst.ffma]\nlatency = 7\n");
+    /* A derived file may derive from another, by a path relative to it. */
+    write_in(dir, "wider.ini", "[arch]\nbase = wide.ini\nname = wider\n[dram]\nlatency = 1000\n");
+    g_autofree char *wide = g_build_filename(dir, "wide.ini", NULL);
+    g_autofree char *wider = g_build_filename(dir, "wider.ini", NULL);
+    ArchParams d, want;
+    GError *err = NULL;
+    g_autoptr(ArchSources) src = arch_sources_new();
+    ck_assert_msg(arch_load_sourced(wider, NULL, &d, src, &err), "%s", err ? err->message : "");
+    g_autoptr(GPtrArray) sets = g_ptr_array_new();
+    g_ptr_array_add(sets, "arch.name=wider");
+    g_ptr_array_add(sets, "l2.bytes_per_clk_sm=x2");
+    g_ptr_array_add(sets, "inst.ffma.latency=7");
+    g_ptr_array_add(sets, "dram.latency=1000");
+    ck_assert(arch_load("h100", sets, &want, &err));
+    ck_assert_int_eq(memcmp(&d, &want, sizeof d), 0);
+    /* Every value says where it came from. */
+    g_autofree char *h100 = arch_find_file("h100");
+    ck_assert_str_eq(arch_sources_get(src, (guint) arch_key_find("l2.bytes_per_clk_sm")), wide);
+    ck_assert_str_eq(arch_sources_get(src, (guint) arch_key_find("inst.ffma.latency")), wide);
+    ck_assert_str_eq(arch_sources_get(src, (guint) arch_key_find("dram.latency")), wider);
+    ck_assert_str_eq(arch_sources_get(src, (guint) arch_key_find("arch.name")), wider);
+    ck_assert_str_eq(arch_sources_get(src, (guint) arch_key_find("l2.latency")), h100);
+    ck_assert_str_eq(arch_sources_get(src, (guint) arch_key_find("inst.ffma.interval")), h100);
+    /* Without a name, a derived file is named after its file. */
+    ck_assert(arch_load(wide, NULL, &d, &err));
+    ck_assert_str_eq(d.name, "wide");
+    /* arch show of a derived file loads back to the same values. */
+    g_autoptr(GString) shown = g_string_new(NULL);
+    arch_format_sources(&d, src, shown);
+    ck_assert_ptr_nonnull(strstr(shown->str, "# from "));
+    write_in(dir, "shown.ini", shown->str);
+    g_autofree char *shown_path = g_build_filename(dir, "shown.ini", NULL);
+    ck_assert(arch_load(shown_path, NULL, &want, &err));
+    ck_assert_int_eq(memcmp(&d, &want, sizeof d), 0);
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(missing_and_circular_bases_are_refused)
+{
+    g_autofree char *dir = scratch_dir();
+    write_in(dir, "a.ini", "[arch]\nbase = b.ini\n");
+    write_in(dir, "b.ini", "[arch]\nbase = ./a.ini\n");
+    write_in(dir, "lost.ini", "[arch]\nbase = nowhere.ini\n");
+    g_autofree char *a = g_build_filename(dir, "a.ini", NULL);
+    g_autofree char *lost = g_build_filename(dir, "lost.ini", NULL);
+    ArchParams p;
+    GError *err = NULL;
+    ck_assert(!arch_load(a, NULL, &p, &err));
+    ck_assert_msg(strstr(err->message, "circular base (a.ini -> b.ini -> a.ini)") != NULL, "%s", err->message);
+    ck_assert(g_str_has_prefix(err->message, dir));
+    g_clear_error(&err);
+    ck_assert(!arch_load(lost, NULL, &p, &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "lost.ini: [arch] base = nowhere.ini: no such architecture"));
+    g_clear_error(&err);
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(base_chain_depth_is_limited)
+{
+    g_autofree char *dir = scratch_dir();
+    for (int i = 0; i <= ARCH_MAX_BASE_DEPTH + 1; i++) {
+        g_autofree char *name = g_strdup_printf("d%d.ini", i);
+        g_autofree char *text = i == 0 ? g_strdup("[arch]\nbase = h100\n")
+                                       : g_strdup_printf("[arch]\nbase = d%d.ini\n", i - 1);
+        write_in(dir, name, text);
+    }
+    ArchParams p;
+    GError *err = NULL;
+    /* d15 has 16 bases (d14 ... d0, h100), d16 one more. */
+    g_autofree char *ok = g_build_filename(dir, "d15.ini", NULL);
+    ck_assert_msg(arch_load(ok, NULL, &p, &err), "%s", err ? err->message : "");
+    g_autofree char *deep = g_build_filename(dir, "d16.ini", NULL);
+    ck_assert(!arch_load(deep, NULL, &p, &err));
+    ck_assert_msg(strstr(err->message, "more than 16 levels of base files") != NULL, "%s", err->message);
+    g_clear_error(&err);
+    remove_dir(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("arch");
@@ -118,6 +261,10 @@ int main(void)
     tcase_add_test(tc, overrides);
     tcase_add_test(tc, show_round_trips_and_files_are_checked);
     tcase_add_test(tc, every_value_cites_a_source);
+    tcase_add_test(tc, relative_values_scale_the_value_before_them);
+    tcase_add_test(tc, derived_file_is_its_base_with_its_overrides);
+    tcase_add_test(tc, missing_and_circular_bases_are_refused);
+    tcase_add_test(tc, base_chain_depth_is_limited);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
