@@ -97,42 +97,38 @@ def stage_picks(rows):
     return good, total
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--only", choices=["train", "test"])
-    ap.add_argument("--gpu", action="append")
-    ap.add_argument("--csv")
-    ap.add_argument("extra", nargs="*")
-    a = ap.parse_args()
-    gpus = a.gpu or sorted(d for d in os.listdir(CAMPAIGN) if os.path.isdir(os.path.join(CAMPAIGN, d)) and d != "raw")
-    todo = []
-    for f in folders(gpus):
-        gpu_name = "NVIDIA H100" if f["gpu"] == "h100" else f["gpu"].upper()
-        f["part"] = part(gpu_name, f["regime"], f["threads"], f["mode"], f["kernel"])
-        if a.only is None or f["part"] == a.only:
-            todo.append(f)
-    with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(a.jobs) as ex:
-        results = list(ex.map(lambda f: simulate(f, a.smpipe, a.extra, scratch), todo))
+POINT_FIELDS = ["gpu", "part", "regime", "kernel", "threads", "mode", "folder", "point", "params", "measured",
+                "simulated", "error_pct"]
 
-    points = []
+
+def point_rows(results):
+    """One dict per compared point, in folder then point order."""
+    out = []
     for f, rows in results:
         for r in rows:
-            points.append(dict(f, err=float(r["error_pct"]), measured=float(r["measured_cycles"]),
-                               simulated=float(r["simulated_cycles"]), row=r))
-    if a.csv:
-        with open(a.csv, "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["gpu", "part", "regime", "kernel", "threads", "mode", "label", "measured", "simulated", "error_pct"])
-            for p in points:
-                label = " ".join("%s=%s" % (k, v) for k, v in p["row"].items()
-                                 if k not in NOT_PARAMS - {"stages"} and k not in ("batches", "threads"))
-                w.writerow([p["gpu"], p["part"], p["regime"], p["kernel"], p["threads"], p["mode"], label,
-                            "%.0f" % p["measured"], "%.0f" % p["simulated"], "%.2f" % p["err"]])
+            params = ";".join("%s=%s" % (k, v) for k, v in r.items() if k not in NOT_PARAMS or k == "stages")
+            out.append(dict(gpu=f["gpu"], part=f["part"], regime=f["regime"], kernel=f["kernel"],
+                            threads=str(f["threads"]), mode=f["mode"],
+                            folder=os.path.relpath(f["dir"], CAMPAIGN), point=r["point"], params=params,
+                            measured=r["measured_cycles"], simulated=r["simulated_cycles"], error_pct=r["error_pct"]))
+    return out
 
+
+def groups_of(points):
+    """(folder key, params dicts with measured/simulated) per folder, for the stage picks."""
+    by = defaultdict(list)
+    for p in points:
+        row = dict(kv.split("=", 1) for kv in p["params"].split(";") if kv)
+        row["measured_cycles"] = p["measured"]
+        row["simulated_cycles"] = p["simulated"]
+        by[p["folder"]].append(row)
+    return by
+
+
+def render(points):
     out = io.StringIO()
-    for gpu in gpus:
+    picks = {folder: stage_picks(rows) for folder, rows in groups_of(points).items()}
+    for gpu in sorted({p["gpu"] for p in points}):
         for prt in ("train", "test"):
             sel = [p for p in points if p["gpu"] == gpu and p["part"] == prt]
             if not sel:
@@ -141,29 +137,97 @@ def main():
             out.write("\n### %s, %s: %d points\n\n" % (gpu.upper(), title, len(sel)))
             out.write("| regime | threads | mode | points | MAPE | signed mean | stage pick within 5% |\n")
             out.write("| --- | --- | --- | --- | --- | --- | --- |\n")
-            keys = sorted({(p["regime"], p["threads"], p["mode"]) for p in sel},
+            keys = sorted({(p["regime"], int(p["threads"]), p["mode"]) for p in sel},
                           key=lambda k: (REGIMES.index(k[0]), k[1], k[2]))
             for key in keys:
-                s = [p for p in sel if (p["regime"], p["threads"], p["mode"]) == key]
+                s = [p for p in sel if (p["regime"], int(p["threads"]), p["mode"]) == key]
                 good = total = 0
-                for f, rows in results:
-                    if f["gpu"] == gpu and f["part"] == prt and (f["regime"], f["threads"], f["mode"]) == key:
-                        g, t = stage_picks(rows)
-                        good += g
-                        total += t
-                errs = [p["err"] for p in s]
+                for folder in sorted({p["folder"] for p in s}):
+                    g, t = picks[folder]
+                    good += g
+                    total += t
+                errs = [float(p["error_pct"]) for p in s]
                 out.write("| %s | %d | %s | %d | %.1f%% | %+.1f%% | %s |\n" % (
                     key[0], key[1], key[2], len(s), mape(errs), smean(errs),
                     "%d / %d" % (good, total) if total else "n/a"))
             out.write("\n| kernel | points | MAPE | signed mean |\n| --- | --- | --- | --- |\n")
             for k in KERNELS:
-                errs = [p["err"] for p in sel if p["kernel"] == k]
+                errs = [float(p["error_pct"]) for p in sel if p["kernel"] == k]
                 if errs:
                     out.write("| %s | %d | %.1f%% | %+.1f%% |\n" % (k, len(errs), mape(errs), smean(errs)))
-            errs = [p["err"] for p in sel]
+            errs = [float(p["error_pct"]) for p in sel]
+            good = sum(picks[f][0] for f in {p["folder"] for p in sel})
+            total = sum(picks[f][1] for f in {p["folder"] for p in sel})
             out.write("| **all** | %d | **%.1f%%** | **%+.1f%%** |\n" % (len(errs), mape(errs), smean(errs)))
-    sys.stdout.write(out.getvalue())
+            if total:
+                out.write("\nStage pick within 5%% of the measured best: %d of %d groups (%.0f%%).\n"
+                          % (good, total, 100.0 * good / total))
+    return out.getvalue()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--only", choices=["train", "test"])
+    ap.add_argument("--gpu", action="append")
+    ap.add_argument("--csv", help="write every compared point here")
+    ap.add_argument("--from-csv", help="tables from a points CSV (no simulation)")
+    ap.add_argument("--check", type=int, metavar="N",
+                    help="with --from-csv: re-simulate every Nth folder and require its simulated cycles unchanged")
+    ap.add_argument("extra", nargs="*")
+    a = ap.parse_args()
+    if a.from_csv:
+        with open(a.from_csv) as fh:
+            points = list(csv.DictReader(fh))
+        if a.check:
+            return check(points, a)
+        sys.stdout.write(render(points))
+        return 0
+    gpus = a.gpu or sorted(d for d in os.listdir(CAMPAIGN) if os.path.isdir(os.path.join(CAMPAIGN, d))
+                           and d not in ("raw", "microbench"))
+    todo = []
+    for f in folders(gpus):
+        gpu_name = "NVIDIA H100" if f["gpu"] == "h100" else f["gpu"].upper()
+        f["part"] = part(gpu_name, f["regime"], f["threads"], f["mode"], f["kernel"])
+        if a.only is None or f["part"] == a.only:
+            todo.append(f)
+    with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(a.jobs) as ex:
+        results = list(ex.map(lambda f: simulate(f, a.smpipe, a.extra, scratch), todo))
+    points = point_rows(results)
+    if a.csv:
+        with open(a.csv, "w", newline="") as fh:
+            w = csv.DictWriter(fh, POINT_FIELDS, lineterminator="\n")
+            w.writeheader()
+            w.writerows(points)
+    sys.stdout.write(render(points))
+    return 0
+
+
+def check(points, a):
+    """Re-simulates every Nth folder of a points CSV: a model change that
+    moves the documented figures fails here until they are regenerated."""
+    folders_in = sorted({p["folder"] for p in points})
+    picked = folders_in[::a.check]
+    bad = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        for folder in picked:
+            gpu, regime, name = folder.split("/")
+            kernel, rest = name.rsplit("_t", 1)
+            f = dict(gpu=gpu, regime=regime, kernel=kernel, dir=os.path.join(CAMPAIGN, folder))
+            _, rows = simulate(f, a.smpipe, a.extra, scratch)
+            now = {r["point"]: r["simulated_cycles"] for r in rows}
+            for p in points:
+                if p["folder"] == folder and now.get(p["point"]) != p["simulated"]:
+                    print("%s point %s: simulated %s now, %s in the committed table" % (
+                        folder, p["point"], now.get(p["point"]), p["simulated"]))
+                    bad += 1
+    print("re-simulated %d of %d folders: %s" % (len(picked), len(folders_in),
+                                                   "%d points differ" % bad if bad else "unchanged"))
+    if bad:
+        print("the model moved the documented figures: regenerate them (docs/validation.md says how)")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
