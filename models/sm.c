@@ -559,7 +559,7 @@ static int32_t *fusable_computes(const Program *prog, const int32_t *op_divs)
             bool clash = false;
             for (guint k = i; k < j && !clash; k++) {
                 const Op *prev = &g_array_index(prog->ops, Op, k);
-                clash = op->obj == prev->var || op->var == prev->var || op->var == prev->obj;
+                clash = program_op_reads(op, prev->var) || op->var == prev->var || program_op_reads(prev, op->var);
             }
             if (clash) {
                 break;

@@ -1484,7 +1484,12 @@ static StepResult exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
 
 /* --------------------------------------------------------------- compute */
 
-/* Functional model of compute(x, n): n steps x = x * A + B on each word. */
+/* Functional model of compute(x, n): n steps x = x * A + B on each word.
+ * compute(CLASS, n, x [, y [, z]]) (COMPUTE_OPERANDS) is one step whatever
+ * CLASS and n: word k of the result is x[k] * A + B + y[k'] + z[k''] modulo
+ * 2^32, k' and k'' being k modulo the words of y and z (an absent operand
+ * adds 0).  All operands are read before the result is written, so the
+ * result may be one of them. */
 static void compute_values(Sm *sm, Warp *w, const Op *op, LaneMask m, int64_t count)
 {
     if (!sm->opt.functional || op->var < 0 || op->obj < 0) {
@@ -1495,13 +1500,28 @@ static void compute_values(Sm *sm, Warp *w, const Op *op, LaneMask m, int64_t co
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
         uint32_t *src = (m & (1u << l)) ? data_var(sm, w, op->obj, l) : NULL;
         uint32_t *dst = data_var(sm, w, op->var, l);
-        for (int64_t k = 0; src && dst && k < words; k++) {
-            uint32_t x = src[k];
-            for (int64_t it = 0; it < iters; it++) {
-                x = x * SM_COMPUTE_A + SM_COMPUTE_B;
-            }
-            dst[k] = x;
+        if (src == NULL || dst == NULL) {
+            continue;
         }
+        uint32_t out[4] = { 0, 0, 0, 0 };
+        for (int64_t k = 0; k < words && k < 4; k++) {
+            uint32_t x = src[k];
+            if (op->sub == COMPUTE_OPERANDS) {
+                x = x * SM_COMPUTE_A + SM_COMPUTE_B;
+                for (int i = 0; i < 2; i++) {
+                    if (op->in[i] >= 0) {
+                        int64_t in_words = MAX((int64_t) 1, var_at(sm, op->in[i])->type.elem.size / 4);
+                        x += data_var(sm, w, op->in[i], l)[k % in_words];
+                    }
+                }
+            } else {
+                for (int64_t it = 0; it < iters; it++) {
+                    x = x * SM_COMPUTE_A + SM_COMPUTE_B;
+                }
+            }
+            out[k] = x;
+        }
+        memcpy(dst, out, (size_t) MIN(words, (int64_t) 4) * sizeof(uint32_t));
     }
 }
 
@@ -1532,9 +1552,16 @@ static bool compute_count(Sm *sm, Warp *w, LaneMask m, const Op *op, int64_t *co
     return true;
 }
 
+/* When the last of op's input values is ready (0 without inputs). */
 static SimCycle input_ready(Sm *sm, const Warp *w, const Op *op)
 {
-    return op->obj >= 0 ? (SimCycle) w->vals[var_at(sm, op->obj)->slot] : 0;
+    SimCycle ready = op->obj >= 0 ? (SimCycle) w->vals[var_at(sm, op->obj)->slot] : 0;
+    for (int i = 0; i < 2; i++) {
+        if (op->in[i] >= 0) {
+            ready = MAX(ready, (SimCycle) w->vals[var_at(sm, op->in[i])->slot]);
+        }
+    }
+    return ready;
 }
 
 /* After the last instruction: each statement's result is ready when the

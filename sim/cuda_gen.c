@@ -581,6 +581,22 @@ static void emit_memcpy(Gen *g, const Op *op)
 static void emit_compute(Gen *g, const Op *op)
 {
     g_autofree char *count = NULL;
+    if (op->sub == COMPUTE_OPERANDS) {
+        /* compute(CLASS, n, x [, y [, z]]): the Program counts n per chain. */
+        const char *cls = g_ptr_array_index(g->prog->classes, op->value);
+        int64_t chains = op->e[1]->value;
+        count = ex_str(g, op->e[0]);
+        g_autofree char *call = g_strdup_printf("smp_op_%s<%" G_GINT64_FORMAT ">(%s, %s, %s, %s)", cls, chains, count,
+                                                g->var_name[op->obj], op->in[0] >= 0 ? g->var_name[op->in[0]] : "0u",
+                                                op->in[1] >= 0 ? g->var_name[op->in[1]] : "0u");
+        if (op->var >= 0 && g->read[op->var]) {
+            g_autofree char *l = lhs(g, op->var);
+            line(g, "%s%s;", l, call);
+        } else {
+            line(g, "smp_keep(smp_sink, %s);", call);
+        }
+        return;
+    }
     if (op->obj >= 0) {
         /* compute(x, n): the Program counts n instructions per 32-bit word. */
         const ProgVar *v = &g_array_index(g->prog->vars, ProgVar, op->obj);
@@ -836,7 +852,7 @@ bool cuda_gen_supported(const Program *prog, const ArchParams *arch, GError **er
             }
             break;
         case OP_COMPUTE:
-            if (op->obj < 0) {
+            if (op->obj < 0 || op->sub == COMPUTE_OPERANDS) {
                 const char *cls = g_ptr_array_index(prog->classes, op->value);
                 if (class_def(cls) == NULL) {
                     trace_set_error(error, SIM_ERROR_INPUT, t, op->loc,
@@ -844,7 +860,7 @@ bool cuda_gen_supported(const Program *prog, const ArchParams *arch, GError **er
                                     " fadd, fmul, mufu, dfma and hmma", cls);
                     return false;
                 }
-                if (op->e[1]->kind != EN_CONST) {
+                if (op->sub != COMPUTE_OPERANDS && op->e[1]->kind != EN_CONST) {
                     trace_set_error(error, SIM_ERROR_INPUT, t, op->loc,
                                     "compute(%s, n, k): the CUDA backend needs the number of chains k to be a"
                                     " constant expression of parameters (it becomes registers)", cls);
@@ -995,7 +1011,29 @@ static void define_string(GString *o, const char *name, const char *value)
     g_string_append(o, "\"\n");
 }
 
-static void emit_class_helpers(GString *o, const bool *used)
+/* Bits of emit_class_helpers' used[]: the class runs as compute(CLASS, n,
+ * k), as compute(CLASS, n, x, ...). */
+enum {
+    CLASS_USED = 1,
+    CLASS_USED_OPERANDS = 2
+};
+
+/* The wrapper of compute(CLASS, n, x [, y [, z]]): the chains start from
+ * the operands folded together, so they wait for every operand; the value
+ * is smp_mix's (the functional model's), tied to the end of the chains. */
+static void emit_operand_helper(GString *o, const char *cls)
+{
+    g_string_append_printf(o, "\n/* compute(%s, n, x [, y [, z]]): n %s instructions over K chains that wait for"
+                           " every operand;\n * the value is smp_mix's. */\n"
+                           "template <int K, class T, class U, class V>\n"
+                           "__device__ __forceinline__ T smp_op_%s(long long n, T x, const U &y, const V &z)\n{\n"
+                           "    unsigned dep = 0u;\n"
+                           "    smp_keep(dep, x);\n    smp_keep(dep, y);\n    smp_keep(dep, z);\n"
+                           "    smp_class_%s<K>(dep, n);\n"
+                           "    return smp_mix(dep, x, y, z);\n}\n", cls, cls, cls, cls);
+}
+
+static void emit_class_helpers(GString *o, const int *used)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(class_defs); i++) {
         const ClassDef *d = &class_defs[i];
@@ -1037,16 +1075,19 @@ static void emit_class_helpers(GString *o, const bool *used)
                 "    for (int c = 0; c < K; ++c) {\n"
                 "        sink ^= __float_as_uint(acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3]);\n"
                 "    }\n}\n");
-            continue;
+        } else {
+            g_string_append_printf(o, "    %s acc[K];\n#pragma unroll\n    for (int c = 0; c < K; ++c) {\n"
+                                   "        acc[c] = %s;\n    }\n    long long i = 0;\n"
+                                   "    for (; i + K <= n; i += K) {\n#pragma unroll\n        for (int c = 0; c < K; ++c) {\n"
+                                   "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n"
+                                   "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        if (i + c < n) {\n"
+                                   "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n"
+                                   "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        sink ^= %s;\n    }\n}\n",
+                                   d->type, d->init, d->asm_text, d->cons, d->asm_text, d->cons, d->fold);
         }
-        g_string_append_printf(o, "    %s acc[K];\n#pragma unroll\n    for (int c = 0; c < K; ++c) {\n"
-                               "        acc[c] = %s;\n    }\n    long long i = 0;\n"
-                               "    for (; i + K <= n; i += K) {\n#pragma unroll\n        for (int c = 0; c < K; ++c) {\n"
-                               "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n"
-                               "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        if (i + c < n) {\n"
-                               "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n"
-                               "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        sink ^= %s;\n    }\n}\n",
-                               d->type, d->init, d->asm_text, d->cons, d->asm_text, d->cons, d->fold);
+        if (used[i] & CLASS_USED_OPERANDS) {
+            emit_operand_helper(o, d->name);
+        }
     }
 }
 
@@ -1116,6 +1157,11 @@ static void gen_names(Gen *g)
         const Op *op = &g_array_index(p->ops, Op, i);
         if ((op->code == OP_STORE || op->code == OP_COMPUTE) && op->obj >= 0) {
             g->read[op->obj] = true;
+        }
+        for (int k = 0; k < 2 && op->code == OP_COMPUTE; k++) {
+            if (op->in[k] >= 0) {
+                g->read[op->in[k]] = true;
+            }
         }
         if (op->code == OP_MAKE_PIPE_THREAD || op->code == OP_MAKE_PIPE_BLOCK) {
             const char *n = find_var_name(g->trace->body, op->loc);
@@ -1311,16 +1357,16 @@ bool cuda_gen_program(CudaGenPoint *const *points, guint n, const CudaGenOptions
                            "#define SMP_NPOINTS %u\n\n", opt->flush_l2 ? "true" : "false", MAX(opt->repeats, 1),
                            MAX(opt->warmup, 0), n);
     g_string_append(o, cuda_harness_device);
-    bool used[G_N_ELEMENTS(class_defs)];
+    int used[G_N_ELEMENTS(class_defs)];
     memset(used, 0, sizeof used);
     for (guint k = 0; k < n; k++) {
         const Program *p = points[k]->run.prog;
         for (guint i = 0; i < p->ops->len; i++) {
             const Op *op = &g_array_index(p->ops, Op, i);
-            if (op->code == OP_COMPUTE && op->obj < 0) {
+            if (op->code == OP_COMPUTE && (op->obj < 0 || op->sub == COMPUTE_OPERANDS)) {
                 const ClassDef *d = class_def(g_ptr_array_index(p->classes, op->value));
                 if (d != NULL) {
-                    used[d - class_defs] = true;
+                    used[d - class_defs] |= op->sub == COMPUTE_OPERANDS ? CLASS_USED_OPERANDS : CLASS_USED;
                 }
             }
         }

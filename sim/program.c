@@ -853,6 +853,8 @@ static int emit(Compiler *c, OpCode code, SrcLoc loc)
     op.target = -1;
     op.join = -1;
     op.aux = -1;
+    op.in[0] = -1;
+    op.in[1] = -1;
     op.loc = loc;
     g_array_append_val(c->prog->ops, op);
     return (int) c->prog->ops->len - 1;
@@ -1116,6 +1118,50 @@ static bool compile_cl_pipe(Compiler *c, const Expr *call, const char *f, int de
     op->sub = sub;
     op->var = dest;
     return true;
+}
+
+/* The variable that expression e names when it is a variable holding a
+ * loaded value, otherwise -1. */
+static int32_t data_var_of(Compiler *c, const Expr *e)
+{
+    Sym *vs = e->kind == EX_NAME ? lookup(c, e->name) : NULL;
+    if (vs == NULL || vs->kind != SYM_VAR ||
+        g_array_index(c->prog->vars, ProgVar, vs->value).type.kind != TY_DATA) {
+        return -1;
+    }
+    return (int32_t) vs->value;
+}
+
+/* compute(CLASS, n, x [, y [, z]]): n dependent instructions of CLASS per
+ * chain that start when every operand is ready.  A lane-wise class runs one
+ * chain per 32-bit word of x (per 64-bit word for dfma); hmma, a warp-wide
+ * MMA on the whole fragment, runs one chain.  The result has x's element
+ * type (COMPUTE_OPERANDS in trace-format.md). */
+static bool compile_compute_operands(Compiler *c, const Expr *call, Op *op, ExprNode *cnt, const char *cls,
+                                     int dest, ValueType *result_type)
+{
+    SrcLoc loc = call->loc;
+    int32_t in[3] = { -1, -1, -1 };
+    for (guint i = 2; i < call->args->len; i++) {
+        in[i - 2] = data_var_of(c, arg(call, i));
+        if (in[i - 2] < 0) {
+            return failf(c, arg(call, i)->loc, "compute(CLASS, n, x, ...) takes loaded values as its operands"
+                         " (var x = load(p))");
+        }
+    }
+    const ProgVar *x = &g_array_index(c->prog->vars, ProgVar, in[0]);
+    int64_t width = strcmp(parser_strip_ns(cls), "dfma") == 0 ? 8 : 4;
+    int64_t chains = strcmp(parser_strip_ns(cls), "hmma") == 0 ? 1 : MAX(1, x->type.elem.size / width);
+    op->sub = COMPUTE_OPERANDS;
+    op->obj = in[0];
+    op->in[0] = in[1];
+    op->in[1] = in[2];
+    op->var = dest;
+    op->e[0] = fold_binary(c, loc, '*', cnt, const_node(c, loc, chains));
+    op->e[1] = const_node(c, loc, chains);
+    result_type->kind = TY_DATA;
+    result_type->elem = x->type.elem;
+    return op->e[0] != NULL;
 }
 
 /* The statement forms that have an effect.  dest is the variable receiving
@@ -1476,24 +1522,23 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         return true;
     }
     if (strcmp(f, "compute") == 0) {
-        if (!nargs(c, call, "compute", 2, 3)) {
+        if (!nargs(c, call, "compute", 2, 5)) {
             return false;
         }
         const Expr *first_arg = arg(call, 0);
-        Sym *vs = first_arg->kind == EX_NAME ? lookup(c, first_arg->name) : NULL;
+        int32_t first_data = data_var_of(c, first_arg);
         int k = emit(c, OP_COMPUTE, loc);
         if (k < 0) {
             return false;
         }
-        if (vs != NULL && vs->kind == SYM_VAR &&
-            g_array_index(c->prog->vars, ProgVar, vs->value).type.kind == TY_DATA) {
+        if (first_data >= 0) {
             /* compute(x, n): n dependent IMADs x = x * a + b on each 32-bit
              * word of x (the guide's compute()). */
-            const ProgVar *v = &g_array_index(c->prog->vars, ProgVar, vs->value);
+            const ProgVar *v = &g_array_index(c->prog->vars, ProgVar, first_data);
             if (call->args->len != 2) {
                 return failf(c, loc, "compute(value, n) takes two arguments");
             }
-            op_at(c, k)->obj = (int32_t) vs->value;
+            op_at(c, k)->obj = first_data;
             op_at(c, k)->var = dest;
             ExprNode *cnt = int_arg(c, arg(call, 1), "the instruction count");
             if (cnt == NULL) {
@@ -1513,9 +1558,18 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         }
         op_at(c, k)->value = class_index(c, first_arg->name);
         ExprNode *cnt = int_arg(c, arg(call, 1), "the instruction count");
-        ExprNode *ilp = cnt == NULL ? NULL
-                        : call->args->len == 3 ? int_arg(c, arg(call, 2), "the independent chains")
-                                               : const_node(c, loc, 1);
+        if (cnt == NULL) {
+            return false;
+        }
+        if (call->args->len >= 3 && data_var_of(c, arg(call, 2)) >= 0) {
+            return compile_compute_operands(c, call, op_at(c, k), cnt, first_arg->name, dest, result_type);
+        }
+        if (call->args->len > 3) {
+            return failf(c, arg(call, 2)->loc, "compute(CLASS, n, x, ...) takes loaded values as its operands"
+                         " (var x = load(p))");
+        }
+        ExprNode *ilp = call->args->len == 3 ? int_arg(c, arg(call, 2), "the independent chains")
+                                             : const_node(c, loc, 1);
         if (ilp == NULL) {
             return false;
         }

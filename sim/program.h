@@ -162,7 +162,9 @@ typedef enum {
 
     /* work */
     OP_COMPUTE,           /* [var =] compute(...): value = class index; e[0] count,
-                           * e[1] independent chains; obj = input data var or -1 */
+                           * e[1] independent chains; obj = input data var or -1;
+                           * sub COMPUTE_OPERANDS: compute(CLASS, n, obj [, in[0]
+                           * [, in[1]]]) */
     OP_LOAD,              /* var = load(e[0]) */
     OP_STORE,             /* store(e[0], data var obj) */
 
@@ -190,6 +192,12 @@ typedef enum {
     SYNC_NONE         /* cooperative_groups::memcpy_async */
 } SyncKind;
 
+/* OP_COMPUTE sub-operations. */
+enum {
+    COMPUTE_PLAIN = 0,    /* compute(x, n) or compute(CLASS, n [, ilp]) */
+    COMPUTE_OPERANDS = 1  /* compute(CLASS, n, x [, y [, z]]) */
+};
+
 /* OpenCL sub-operations (bit flags). */
 enum {
     CL_WRITE = 1,      /* otherwise read */
@@ -205,9 +213,16 @@ typedef struct {
     int32_t join;      /* reconvergence point of a branch or loop */
     int32_t aux;       /* OP_MEMCPY: SyncKind */
     int64_t value;     /* constant operand */
+    int32_t in[2];     /* OP_COMPUTE: further input data vars, or -1 */
     ExprNode *e[4];
     SrcLoc loc;
 } Op;
+
+/* Whether compute operation op reads variable var (var >= 0). */
+static inline bool program_op_reads(const Op *op, int32_t var)
+{
+    return var >= 0 && (op->obj == var || op->in[0] == var || op->in[1] == var);
+}
 
 /* The result of instantiating a trace. */
 typedef struct {

@@ -203,6 +203,67 @@ START_TEST(reference_is_the_functional_model)
 }
 END_TEST
 
+/* The words a generated program's check expects in buffer `buffer`. */
+static const uint32_t *check_words(const CudaGenPoint *p, int32_t buffer, gsize *words)
+{
+    for (guint i = 0; i < p->checks->len; i++) {
+        const CudaGenCheck *c = &g_array_index(p->checks, CudaGenCheck, i);
+        if (c->buffer == buffer) {
+            gsize len = 0;
+            const uint32_t *data = g_bytes_get_data(c->data, &len);
+            *words = len / 4;
+            return data;
+        }
+    }
+    ck_abort_msg("no check of buffer %d", buffer);
+    return NULL;
+}
+
+START_TEST(operand_compute_values)
+{
+    /* compute(CLASS, n, x, y, z): word k is x[k] * A + B + y[k'] + z[k'']
+     * whatever CLASS and n (k', k'' = k modulo the operand's words). */
+    const char *text =
+        "smpipe 1\nblock 64\nglobal int g[128]\nglobal int2 h[64]\nglobal int out[64]\nglobal int2 out2[64]\n"
+        "var a = load(g + threadIdx.x)\nvar b = load(g + 64 + threadIdx.x)\nvar c = load(h + threadIdx.x)\n"
+        "var r = compute(ffma, 7, a, b)\nstore(out + threadIdx.x, r)\n"
+        "var m = compute(hmma, 3, c, a, b)\nstore(out2 + threadIdx.x, m)\n"
+        "compute(dfma, 2, c)\n";
+    GError *err = NULL;
+    Trace *t = trace_parse_string("ops", text, strlen(text), &err);
+    ck_assert_ptr_nonnull(t);
+    CudaGenPoint *p = cuda_gen_point_new(t, NULL, NULL, "", &err);
+    ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+    gsize n = 0;
+    const uint32_t *out = check_words(p, 2, &n);
+    ck_assert_uint_eq(n, 64);
+    for (int64_t i = 0; i < 64; i++) {
+        uint32_t want = sm_initial_word(0, i) * SM_COMPUTE_A + SM_COMPUTE_B + sm_initial_word(0, 64 + i);
+        ck_assert_uint_eq(out[i], want);
+    }
+    const uint32_t *out2 = check_words(p, 3, &n);
+    ck_assert_uint_eq(n, 128);
+    for (int64_t i = 0; i < 128; i++) {
+        uint32_t want = sm_initial_word(1, i) * SM_COMPUTE_A + SM_COMPUTE_B + sm_initial_word(0, i / 2) +
+                        sm_initial_word(0, 64 + i / 2);
+        ck_assert_uint_eq(out2[i], want);
+    }
+    GString *s = g_string_new(NULL);
+    CudaGenOptions opt = { "ops", "out.cu", false, 5, 0 };
+    ck_assert(cuda_gen_program(&p, 1, &opt, s, &err));
+    /* n per chain: one chain of int, one MMA chain, one dfma chain of int2. */
+    ck_assert_ptr_nonnull(strstr(s->str, "r = smp_op_ffma<1>(7, a, b, 0u);"));
+    ck_assert_ptr_nonnull(strstr(s->str, "m = smp_op_hmma<1>(3, c, a, b);"));
+    ck_assert_ptr_nonnull(strstr(s->str, "smp_keep(smp_sink, smp_op_dfma<1>(2, c, 0u, 0u));"));
+    ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ T smp_op_hmma(long long n, T x, const U &y, const V &z)"));
+    ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ void smp_class_ffma(unsigned &sink, long long n)"));
+    ck_assert_ptr_null(strstr(s->str, "smp_op_imad"));
+    g_string_free(s, TRUE);
+    cuda_gen_point_free(p);
+    trace_free(t);
+}
+END_TEST
+
 static void list_is(const char *text, const int64_t *want, guint n)
 {
     GArray *a = g_array_new(FALSE, FALSE, sizeof(int64_t));
@@ -295,6 +356,7 @@ int main(void)
     tcase_add_test(tc, barriers_tx_and_classes);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, reference_is_the_functional_model);
+    tcase_add_test(tc, operand_compute_values);
     suite_add_tcase(s, tc);
     TCase *tv = tcase_create("validate");
     tcase_add_test(tv, value_lists);
