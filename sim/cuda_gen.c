@@ -129,6 +129,30 @@ static void indent(Gen *g)
     }
 }
 
+/* Whether the program's blocks (grid) have more than one dimension. */
+static bool block_is_multi_dim(const Program *p)
+{
+    return p->block_dim[1] > 1 || p->block_dim[2] > 1;
+}
+
+static bool grid_is_multi_dim(const Program *p)
+{
+    return p->grid_dim[1] > 1 || p->grid_dim[2] > 1;
+}
+
+/* The thread's rank in its block (the block's rank in the grid) as the
+ * kernel spells it: threadIdx.x in a one-dimensional block, else smp_rank,
+ * which the kernel computes in CUDA's order (x fastest). */
+static const char *thread_rank_text(const Program *p)
+{
+    return block_is_multi_dim(p) ? "smp_rank" : "threadIdx.x";
+}
+
+static const char *block_rank_text(const Program *p)
+{
+    return grid_is_multi_dim(p) ? "smp_block_rank" : "blockIdx.x";
+}
+
 static void line(Gen *g, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static void line(Gen *g, const char *fmt, ...)
 {
@@ -383,16 +407,24 @@ static void ex(Gen *g, GString *s, const ExprNode *n)
         g_string_append(s, var_of_slot(g, n->var));
         return;
     case EN_TID:
-        g_string_append(s, "(long long) threadIdx.x");
+        if (n->value > 0) {
+            g_string_append_printf(s, "(long long) threadIdx.%c", "xyz"[n->value - 1]);
+        } else {
+            g_string_append_printf(s, "(long long) %s", thread_rank_text(g->prog));
+        }
         return;
     case EN_LANE:
-        g_string_append(s, "(long long) (threadIdx.x % 32)");
+        g_string_append_printf(s, "(long long) (%s %% 32)", thread_rank_text(g->prog));
         return;
     case EN_WARP:
-        g_string_append(s, "(long long) (threadIdx.x / 32)");
+        g_string_append_printf(s, "(long long) (%s / 32)", thread_rank_text(g->prog));
         return;
     case EN_BLOCK_ID:
-        g_string_append(s, "(long long) blockIdx.x");
+        if (n->value > 0) {
+            g_string_append_printf(s, "(long long) blockIdx.%c", "xyz"[n->value - 1]);
+        } else {
+            g_string_append_printf(s, "(long long) %s", block_rank_text(g->prog));
+        }
         return;
     case EN_UNARY: {
         const char *t = op_text(n->op);
@@ -1220,6 +1252,12 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
     line(g, "const unsigned long long smp_t0 = smp_clock();");
     line(g, "extern __shared__ __align__(128) unsigned char smp_smem[];");
     line(g, "unsigned smp_sink = 0;");
+    if (block_is_multi_dim(p)) {
+        line(g, "const unsigned smp_rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);");
+    }
+    if (grid_is_multi_dim(p)) {
+        line(g, "const unsigned smp_block_rank = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);");
+    }
     line(g, "[&]() {");
     g->depth = 2;
     if (tx) {
@@ -1257,12 +1295,13 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
     g->depth = 1;
     line(g, "}();");
     line(g, "const unsigned long long smp_t1 = smp_clock();");
-    line(g, "const unsigned smp_gtid = blockIdx.x * blockDim.x + threadIdx.x;");
+    line(g, "const unsigned smp_gtid = %s * %s + %s;", block_rank_text(p),
+         block_is_multi_dim(p) ? "(blockDim.x * blockDim.y * blockDim.z)" : "blockDim.x", thread_rank_text(p));
     line(g, "smp_times[2 * smp_gtid] = smp_t0;");
     line(g, "smp_times[2 * smp_gtid + 1] = smp_t1;");
     line(g, "smp_sinks[smp_gtid] = smp_sink;");
-    line(g, "if (threadIdx.x == 0) {");
-    line(g, "    smp_smids[blockIdx.x] = smp_smid();");
+    line(g, "if (%s == 0) {", thread_rank_text(p));
+    line(g, "    smp_smids[%s] = smp_smid();", block_rank_text(p));
     line(g, "}");
     g_string_append(o, "}\n\nstatic const SmpBuffer buffers[] = {\n");
     guint nglobal = 0;
@@ -1289,8 +1328,15 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
                            G_GINT64_FORMAT ");\n}\n\n", p->smem_bytes);
     g_string_append(o, "static void launch(void *const *b, unsigned long long *times, unsigned *sinks, unsigned *smids,"
                        " int *fail)\n{\n");
-    g_string_append_printf(o, "    kernel<<<%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ">>>(",
-                           p->grid_blocks, p->block_threads, p->smem_bytes);
+    if (block_is_multi_dim(p) || grid_is_multi_dim(p)) {
+        g_string_append_printf(o, "    kernel<<<dim3(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "), dim3(%"
+                               G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "), %" G_GINT64_FORMAT ">>>(",
+                               p->grid_dim[0], p->grid_dim[1], p->grid_dim[2], p->block_dim[0], p->block_dim[1],
+                               p->block_dim[2], p->smem_bytes);
+    } else {
+        g_string_append_printf(o, "    kernel<<<%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ">>>(",
+                               p->grid_blocks, p->block_threads, p->smem_bytes);
+    }
     guint gi = 0;
     for (guint i = 0; i < p->buffers->len; i++) {
         const ProgBuffer *b = &g_array_index(p->buffers, ProgBuffer, i);

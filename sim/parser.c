@@ -1000,7 +1000,7 @@ static Stmt *parse_for(Parser *p, SrcLoc loc)
     return parse_loop_body(p, s);
 }
 
-static const char *decl_words[] = { "param", "block", "type", "shared", "__shared__", "global",
+static const char *decl_words[] = { "param", "block", "grid", "type", "shared", "__shared__", "global",
                                     "pipeline_shared_state", "cuda::pipeline_shared_state",
                                     "barrier", "def", "pipe" };
 
@@ -1015,6 +1015,10 @@ static bool is_decl_start(Parser *p)
     for (size_t i = 0; i < G_N_ELEMENTS(decl_words); i++) {
         if (strcmp(tk->text, decl_words[i]) == 0) {
             int k = peek_at(p, 1)->kind;
+            if (strcmp(tk->text, "grid") == 0) {
+                /* `grid 2, 2`; `grid.sync()` and `grid = ...` are statements. */
+                return k == TK_INT || k == TK_IDENT || k == '(';
+            }
             return k == TK_IDENT || k == '<' || (strcmp(tk->text, "block") == 0 && k != '.' && k != '=');
         }
     }
@@ -1204,10 +1208,17 @@ static bool parse_decl(Parser *p)
             ok = (d->b = parse_expr(p)) != NULL && expect(p, TK_DOTDOT, "'..'") &&
                  (d->c = parse_expr(p)) != NULL;
         }
-    } else if (strcmp(w, "block") == 0) {
-        d->kind = DECL_BLOCK;
-        d->name = g_strdup("block");
+    } else if (strcmp(w, "block") == 0 || strcmp(w, "grid") == 0) {
+        /* block X [, Y [, Z]], grid X [, Y [, Z]] */
+        d->kind = strcmp(w, "block") == 0 ? DECL_BLOCK : DECL_GRID;
+        d->name = g_strdup(w);
         ok = (d->a = parse_expr(p)) != NULL;
+        if (ok && accept(p, ',')) {
+            ok = (d->b = parse_expr(p)) != NULL;
+            if (ok && accept(p, ',')) {
+                ok = (d->c = parse_expr(p)) != NULL;
+            }
+        }
     } else if (strcmp(w, "type") == 0) {
         d->kind = DECL_TYPE;
         d->name = expect_name(p, "the type's name");

@@ -78,6 +78,7 @@ typedef struct {
     bool params_only;      /* instantiate the parameters, nothing else (program_peek_param) */
     int pipeline_sites;    /* make_pipeline operations emitted in this pass */
     int64_t mbarriers;     /* declared: barriers and two per pipeline stage */
+    bool grid_read;        /* an expression used the grid's shape (gridDim, blockIdx) */
 } Compiler;
 
 /* ------------------------------------------------------------ utilities */
@@ -307,62 +308,105 @@ static bool group_of(Compiler *c, const Expr *e, GroupKind *out)
     return false;
 }
 
+/* The axis (0, 1, 2) that member name x, y or z stands for, or -1. */
+static int axis_of(const char *name)
+{
+    return strcmp(name, "x") == 0 ? 0 : strcmp(name, "y") == 0 ? 1 : strcmp(name, "z") == 0 ? 2 : -1;
+}
+
+/* An index along an axis of a shape (threadIdx.y from the block's shape,
+ * blockIdx.y from the grid's), from the linear index node kind: CUDA's
+ * order, x fastest.  In a one-dimensional shape the x index is the linear
+ * one itself; along an axis of size 1 it is 0. */
+static ExprNode *index_node(Compiler *c, SrcLoc loc, ExprNodeKind kind, const int64_t *shape, int axis)
+{
+    if (shape[axis] == 1) {
+        return const_node(c, loc, 0);
+    }
+    ExprNode *n = node_new(c, kind, loc);
+    n->varying = kind == EN_TID;
+    if (axis == 0 && shape[1] == 1 && shape[2] == 1) {
+        return n;
+    }
+    n->value = axis + 1;
+    n->op = (int32_t) (axis == 0 ? 1 : axis == 1 ? shape[0] : shape[0] * shape[1]);
+    n->var = (int32_t) shape[axis];
+    return n;
+}
+
+static ExprNode *thread_index(Compiler *c, SrcLoc loc, int axis)
+{
+    return index_node(c, loc, EN_TID, c->prog->block_dim, axis);
+}
+
+static ExprNode *block_index(Compiler *c, SrcLoc loc, int axis)
+{
+    c->grid_read = true;
+    return index_node(c, loc, EN_BLOCK_ID, c->prog->grid_dim, axis);
+}
+
+/* blockDim.AXIS (what names it, for the error) */
+static ExprNode *block_dim(Compiler *c, SrcLoc loc, const char *what, int axis)
+{
+    if (c->prog->block_threads == 0) {
+        failf(c, loc, "%s is used before the 'block' declaration", what);
+        return NULL;
+    }
+    return const_node(c, loc, c->prog->block_dim[axis]);
+}
+
+static ExprNode *grid_dim(Compiler *c, SrcLoc loc, int axis)
+{
+    c->grid_read = true;
+    return const_node(c, loc, c->prog->grid_dim[axis]);
+}
+
 static ExprNode *cx_member(Compiler *c, const Expr *e)
 {
-    /* threadIdx.x, blockIdx.x, blockDim.x, gridDim.x */
+    /* threadIdx.x, blockIdx.y, blockDim.z, gridDim.x */
+    int axis = axis_of(e->name);
     if (e->a->kind == EX_NAME) {
         const char *base = e->a->name;
-        bool x = strcmp(e->name, "x") == 0;
-        bool yz = strcmp(e->name, "y") == 0 || strcmp(e->name, "z") == 0;
         if (strcmp(base, "threadIdx") == 0 || strcmp(base, "blockIdx") == 0 ||
             strcmp(base, "blockDim") == 0 || strcmp(base, "gridDim") == 0) {
-            bool dim = strcmp(base, "blockDim") == 0 || strcmp(base, "gridDim") == 0;
-            if (yz) {
-                return const_node(c, e->loc, dim ? 1 : 0);
-            }
-            if (!x) {
+            if (axis < 0) {
                 failf(c, e->loc, "%s has members x, y and z", base);
                 return NULL;
             }
             if (strcmp(base, "threadIdx") == 0) {
-                ExprNode *n = node_new(c, EN_TID, e->loc);
-                n->varying = true;
-                return n;
+                return thread_index(c, e->loc, axis);
             }
             if (strcmp(base, "blockIdx") == 0) {
-                return node_new(c, EN_BLOCK_ID, e->loc);
+                return block_index(c, e->loc, axis);
             }
-            if (strcmp(base, "blockDim") == 0 && c->prog->block_threads == 0) {
-                failf(c, e->loc, "blockDim.x is used before the 'block' declaration");
-                return NULL;
+            if (strcmp(base, "blockDim") == 0) {
+                g_autofree char *what = g_strdup_printf("blockDim.%s", e->name);
+                return block_dim(c, e->loc, what, axis);
             }
-            return const_node(c, e->loc, strcmp(base, "blockDim") == 0 ? c->prog->block_threads
-                                                                        : c->prog->grid_blocks);
+            return grid_dim(c, e->loc, axis);
         }
     }
-    /* group.group_index().x, group.group_dim().x, ... */
-    if (e->a->kind == EX_CALL && e->a->a->kind == EX_MEMBER) {
+    /* group.group_index().x, group.group_dim().y, ... */
+    if (e->a->kind == EX_CALL && e->a->a->kind == EX_MEMBER && axis >= 0) {
         const Expr *m = e->a->a;
         GroupKind g;
         if (group_of(c, m->a, &g) && e->a->args->len == 0) {
-            bool yz = strcmp(e->name, "y") == 0 || strcmp(e->name, "z") == 0;
             if (strcmp(m->name, "group_index") == 0 || strcmp(m->name, "block_index") == 0) {
-                return yz ? const_node(c, e->loc, 0) : node_new(c, EN_BLOCK_ID, e->loc);
+                return block_index(c, e->loc, axis);
             }
             if (strcmp(m->name, "thread_index") == 0) {
-                if (yz) {
-                    return const_node(c, e->loc, 0);
-                }
-                ExprNode *n = node_new(c, EN_TID, e->loc);
-                n->varying = true;
-                return n;
+                return thread_index(c, e->loc, axis);
+            }
+            if (g == GROUP_GRID && (strcmp(m->name, "group_dim") == 0 || strcmp(m->name, "dim_threads") == 0 ||
+                                    strcmp(m->name, "dim_blocks") == 0)) {
+                return grid_dim(c, e->loc, axis);
             }
             if (strcmp(m->name, "group_dim") == 0 || strcmp(m->name, "dim_threads") == 0) {
-                return const_node(c, e->loc, yz ? 1 : g == GROUP_GRID ? c->prog->grid_blocks
-                                                                       : c->prog->block_threads);
+                g_autofree char *what = g_strdup_printf("%s().%s", m->name, e->name);
+                return block_dim(c, e->loc, what, axis);
             }
             if (strcmp(m->name, "dim_blocks") == 0) {
-                return const_node(c, e->loc, yz ? 1 : c->prog->grid_blocks);
+                return grid_dim(c, e->loc, axis);
             }
         }
     }
@@ -483,8 +527,7 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
         return n;
     }
     {
-        /* OpenCL work-item functions; dimension 0 is the x dimension,
-         * 1 and 2 have size 1. */
+        /* OpenCL work-item functions; dimensions 0, 1, 2 are x, y, z. */
         static const char *wi[] = { "get_local_id", "get_group_id", "get_global_id", "get_local_size",
                                     "get_num_groups", "get_global_size" };
         for (size_t i = 0; i < G_N_ELEMENTS(wi); i++) {
@@ -500,35 +543,29 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
                 failf(c, e->loc, "%s: dimension %" G_GINT64_FORMAT " is not 0, 1 or 2", f, dim);
                 return NULL;
             }
-            bool size = i >= 3;
-            if (dim > 0) {
-                return const_node(c, e->loc, size ? 1 : 0);
-            }
             if ((i == 3 || i == 5) && c->prog->block_threads == 0) {
                 failf(c, e->loc, "%s(0) is used before the 'block' declaration", f);
                 return NULL;
             }
+            int axis = (int) dim;
             switch (i) {
-            case 0: {
-                ExprNode *n = node_new(c, EN_TID, e->loc);
-                n->varying = true;
-                return n;
-            }
+            case 0:
+                return thread_index(c, e->loc, axis);
             case 1:
-                return node_new(c, EN_BLOCK_ID, e->loc);
+                return block_index(c, e->loc, axis);
             case 2: {
-                ExprNode *tid = node_new(c, EN_TID, e->loc);
-                tid->varying = true;
-                ExprNode *bid = node_new(c, EN_BLOCK_ID, e->loc);
-                ExprNode *off = fold_binary(c, e->loc, '*', bid, const_node(c, e->loc, c->prog->block_threads));
+                ExprNode *tid = thread_index(c, e->loc, axis);
+                ExprNode *bid = block_index(c, e->loc, axis);
+                ExprNode *off = fold_binary(c, e->loc, '*', bid, const_node(c, e->loc, c->prog->block_dim[axis]));
                 return off ? fold_binary(c, e->loc, '+', off, tid) : NULL;
             }
             case 3:
-                return const_node(c, e->loc, c->prog->block_threads);
+                return const_node(c, e->loc, c->prog->block_dim[axis]);
             case 4:
-                return const_node(c, e->loc, c->prog->grid_blocks);
+                return grid_dim(c, e->loc, axis);
             default:
-                return const_node(c, e->loc, c->prog->grid_blocks * c->prog->block_threads);
+                c->grid_read = true;
+                return const_node(c, e->loc, c->prog->grid_dim[axis] * c->prog->block_dim[axis]);
             }
         }
     }
@@ -1935,11 +1972,43 @@ static bool param_override(const GArray *ov, const char *name, int64_t *out)
     return false;
 }
 
+/* The x, y, z sizes of a `block` or `grid` declaration (absent ones are 1)
+ * into dim.  CUDA's limits: a block's x and y at most 1024 and z at most 64;
+ * a grid's x at most 2^31 - 1, y and z at most 65535. */
+static bool shape_of(Compiler *c, const Decl *d, const char *what, int64_t *dim)
+{
+    const Expr *e[3] = { d->a, d->b, d->c };
+    static const char *const axis[3] = { "x", "y", "z" };
+    bool block = strcmp(what, "block") == 0;
+    const int64_t max[3] = { block ? MAX_BLOCK_THREADS : INT32_MAX, block ? MAX_BLOCK_THREADS : 65535,
+                             block ? 64 : 65535 };
+    for (int i = 0; i < 3; i++) {
+        dim[i] = 1;
+        if (e[i] == NULL) {
+            continue;
+        }
+        g_autofree char *name = g_strdup_printf("the %s's %s size", what, axis[i]);
+        if (!const_value(c, e[i], name, &dim[i])) {
+            return false;
+        }
+        if (dim[i] < 1 || dim[i] > max[i]) {
+            if (block && d->b == NULL) {
+                return failf(c, d->loc, "a block has 1 to %d threads, not %" G_GINT64_FORMAT, MAX_BLOCK_THREADS,
+                             dim[i]);
+            }
+            return failf(c, e[i]->loc, "the %s's %s size must be 1 to %" G_GINT64_FORMAT ", not %" G_GINT64_FORMAT,
+                         what, axis[i], max[i], dim[i]);
+        }
+    }
+    return true;
+}
+
 static bool instantiate(Compiler *c, const GArray *overrides)
 {
     Program *p = c->prog;
     const Trace *t = c->trace;
     bool have_block = false;
+    bool have_grid = false;
     int64_t smem = 0;
     int64_t gmem = GLOBAL_BASE;
     /* Roles and the groups are predeclared. */
@@ -1987,16 +2056,39 @@ static bool instantiate(Compiler *c, const GArray *overrides)
             if (have_block) {
                 return failf(c, d->loc, "the block size is declared twice");
             }
-            int64_t v;
-            if (!const_value(c, d->a, "the block size", &v)) {
+            int64_t dim[3];
+            if (!shape_of(c, d, "block", dim)) {
                 return false;
             }
-            if (v < 1 || v > MAX_BLOCK_THREADS) {
+            int64_t v = dim[0] * dim[1] * dim[2];
+            if (v > MAX_BLOCK_THREADS) {
                 return failf(c, d->loc, "a block has 1 to %d threads, not %" G_GINT64_FORMAT, MAX_BLOCK_THREADS, v);
             }
+            memcpy(p->block_dim, dim, sizeof dim);
             p->block_threads = v;
             p->warps = (v + SIM_WARP_SIZE - 1) / SIM_WARP_SIZE;
             have_block = true;
+            break;
+        }
+        case DECL_GRID: {
+            if (have_grid) {
+                return failf(c, d->loc, "the grid is declared twice");
+            }
+            if (c->grid_read) {
+                return failf(c, d->loc, "the grid's shape is used before the 'grid' declaration");
+            }
+            int64_t dim[3];
+            if (!shape_of(c, d, "grid", dim)) {
+                return false;
+            }
+            if (dim[0] * dim[1] * dim[2] != p->grid_blocks) {
+                return failf(c, d->loc, "the grid has %" G_GINT64_FORMAT " blocks (%" G_GINT64_FORMAT " x %"
+                             G_GINT64_FORMAT " x %" G_GINT64_FORMAT ") but the SM runs %" G_GINT64_FORMAT
+                             " (sm.blocks): declare param blocks = %" G_GINT64_FORMAT, dim[0] * dim[1] * dim[2],
+                             dim[0], dim[1], dim[2], p->grid_blocks, dim[0] * dim[1] * dim[2]);
+            }
+            memcpy(p->grid_dim, dim, sizeof dim);
+            have_grid = true;
             break;
         }
         case DECL_TYPE: {
@@ -2236,6 +2328,9 @@ static Program *program_alloc(const Trace *trace, int64_t grid_blocks)
     Program *p = g_new0(Program, 1);
     p->trace = trace;
     p->grid_blocks = grid_blocks;
+    p->block_dim[1] = p->block_dim[2] = 1;
+    p->grid_dim[0] = grid_blocks;
+    p->grid_dim[1] = p->grid_dim[2] = 1;
     p->params = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->param_names = g_ptr_array_new_with_free_func(g_free);
     p->unused_params = g_ptr_array_new_with_free_func(g_free);

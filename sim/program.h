@@ -54,10 +54,10 @@ typedef struct {
 typedef enum {
     EN_CONST,      /* value */
     EN_VAR,        /* var: Program.vars index */
-    EN_TID,        /* threadIdx.x == block.thread_rank() */
+    EN_TID,        /* block.thread_rank(); value 1, 2, 3: threadIdx.x, .y, .z */
     EN_LANE,       /* lane id */
     EN_WARP,       /* warp id within the block */
-    EN_BLOCK_ID,   /* blockIdx.x */
+    EN_BLOCK_ID,   /* grid.block_rank(); value 1, 2, 3: blockIdx.x, .y, .z */
     EN_UNARY,      /* op a: '-', '!', '~' */
     EN_BINARY,     /* a op b */
     EN_TERNARY     /* a ? b : c */
@@ -67,9 +67,11 @@ typedef struct ExprNode ExprNode;
 struct ExprNode {
     uint8_t kind;      /* ExprNodeKind */
     bool varying;      /* value may differ between lanes of a warp */
-    int32_t op;        /* operator token */
-    int32_t var;       /* EN_VAR: the variable's first value slot */
-    int64_t value;     /* EN_CONST */
+    int32_t op;        /* operator token; EN_TID, EN_BLOCK_ID with an axis: its stride */
+    int32_t var;       /* EN_VAR: the variable's first value slot; EN_TID,
+                        * EN_BLOCK_ID with an axis: its size */
+    int64_t value;     /* EN_CONST; EN_TID, EN_BLOCK_ID: 0 the linear index,
+                        * 1, 2, 3 its x, y or z component */
     ExprNode *a, *b, *c;
     SrcLoc loc;
     ValueType type;
@@ -218,6 +220,13 @@ typedef struct {
     SrcLoc loc;
 } Op;
 
+/* The value of an EN_TID or EN_BLOCK_ID node n where the linear index
+ * (thread rank, block rank) is `linear`: CUDA's order, x fastest. */
+static inline int64_t program_index_value(const ExprNode *n, int64_t linear)
+{
+    return n->value == 0 ? linear : (linear / n->op) % n->var;
+}
+
 /* Whether compute operation op reads variable var (var >= 0). */
 static inline bool program_op_reads(const Op *op, int32_t var)
 {
@@ -243,7 +252,9 @@ typedef struct {
     GArray *ops;           /* Op */
     GPtrArray *classes;    /* compute class names used, char* (owned) */
     GPtrArray *nodes;      /* every ExprNode (owned) */
-    int64_t grid_blocks;   /* gridDim.x */
+    int64_t grid_blocks;   /* resident blocks: gridDim.x * gridDim.y * gridDim.z */
+    int64_t block_dim[3];  /* blockDim.x, .y, .z (x * y * z == block_threads) */
+    int64_t grid_dim[3];   /* gridDim.x, .y, .z: `grid`, else grid_blocks, 1, 1 */
     bool uses_bulk;        /* memcpy_async_tx or barrier copies on >= 16 bytes */
 } Program;
 

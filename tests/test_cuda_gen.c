@@ -264,6 +264,29 @@ START_TEST(operand_compute_values)
 }
 END_TEST
 
+START_TEST(block_and_grid_shapes)
+{
+    /* A 3-D block and a 2-D grid: a dim3 launch, CUDA's own indices, and
+     * the linear rank (x fastest) wherever the simulator uses it. */
+    g_autofree char *text = read_source("tests/cuda/block_grid_dims.trace");
+    g_autofree char *a = generate_ok("dims", text, NULL);
+    ck_assert_ptr_nonnull(strstr(a, "kernel<<<dim3(1, 2, 1), dim3(8, 4, 2), "));
+    ck_assert_ptr_nonnull(strstr(a, "const unsigned smp_rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);"));
+    ck_assert_ptr_nonnull(strstr(a, "const unsigned smp_block_rank = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);"));
+    ck_assert_ptr_nonnull(strstr(a, "long long row = ((long long) threadIdx.y + ((long long) threadIdx.z * 4));"));
+    ck_assert_ptr_nonnull(strstr(a, "long long base = ((long long) blockIdx.y * 64);"));
+    ck_assert_ptr_nonnull(strstr(a, "(long long) (smp_rank % 32)"));
+    ck_assert_ptr_nonnull(strstr(a, "(long long) (smp_rank / 32)"));
+    ck_assert_ptr_nonnull(strstr(a, "const unsigned smp_gtid = smp_block_rank * (blockDim.x * blockDim.y * blockDim.z) + smp_rank;"));
+    /* One-dimensional blocks keep the plain launch and threadIdx.x. */
+    g_autofree char *t2 = read_source("traces/with_staging_unified.trace");
+    g_autofree char *b = generate_ok("wsu", t2, NULL);
+    ck_assert_ptr_nonnull(strstr(b, "kernel<<<1, 128, "));
+    ck_assert_ptr_nonnull(strstr(b, "const unsigned smp_gtid = blockIdx.x * blockDim.x + threadIdx.x;"));
+    ck_assert_ptr_null(strstr(b, "smp_rank"));
+}
+END_TEST
+
 static void list_is(const char *text, const int64_t *want, guint n)
 {
     GArray *a = g_array_new(FALSE, FALSE, sizeof(int64_t));
@@ -357,6 +380,7 @@ int main(void)
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, reference_is_the_functional_model);
     tcase_add_test(tc, operand_compute_values);
+    tcase_add_test(tc, block_and_grid_shapes);
     suite_add_tcase(s, tc);
     TCase *tv = tcase_create("validate");
     tcase_add_test(tv, value_lists);
