@@ -2081,13 +2081,11 @@ static bool instantiate(Compiler *c, const GArray *overrides)
             if (!shape_of(c, d, "grid", dim)) {
                 return false;
             }
-            if (dim[0] * dim[1] * dim[2] != p->grid_blocks) {
-                return failf(c, d->loc, "the grid has %" G_GINT64_FORMAT " blocks (%" G_GINT64_FORMAT " x %"
-                             G_GINT64_FORMAT " x %" G_GINT64_FORMAT ") but the SM runs %" G_GINT64_FORMAT
-                             " (sm.blocks): declare param blocks = %" G_GINT64_FORMAT, dim[0] * dim[1] * dim[2],
-                             dim[0], dim[1], dim[2], p->grid_blocks, dim[0] * dim[1] * dim[2]);
-            }
+            /* The runner checks the shape against the resident blocks
+             * (sim_run_prepare), which it takes from here when unset. */
             memcpy(p->grid_dim, dim, sizeof dim);
+            p->grid_declared = true;
+            p->grid_loc = d->loc;
             have_grid = true;
             break;
         }
@@ -2330,6 +2328,7 @@ static Program *program_alloc(const Trace *trace, int64_t grid_blocks)
     p->grid_blocks = grid_blocks;
     p->block_dim[1] = p->block_dim[2] = 1;
     p->grid_dim[0] = grid_blocks;
+    p->grid_declared = false;
     p->grid_dim[1] = p->grid_dim[2] = 1;
     p->params = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->param_names = g_ptr_array_new_with_free_func(g_free);

@@ -255,6 +255,9 @@ typedef struct {
     int64_t grid_blocks;   /* resident blocks: gridDim.x * gridDim.y * gridDim.z */
     int64_t block_dim[3];  /* blockDim.x, .y, .z (x * y * z == block_threads) */
     int64_t grid_dim[3];   /* gridDim.x, .y, .z: `grid`, else grid_blocks, 1, 1 */
+    bool grid_declared;    /* the trace declares `grid` (its product may differ from
+                            * grid_blocks: sim_run_prepare checks it) */
+    SrcLoc grid_loc;       /* the `grid` declaration */
     bool uses_bulk;        /* memcpy_async_tx or barrier copies on >= 16 bytes */
 } Program;
 

@@ -80,14 +80,23 @@ START_TEST(block_and_grid_shapes)
     ck_assert_int_eq(g_array_index(p->buffers, ProgBuffer, 0).count, 128);
     ck_assert(var_named(p, "y")->varying);
     ck_assert(!var_named(p, "by")->varying);
+    ck_assert(p->grid_declared);
     program_free(p);
-    /* Another number of resident blocks than the grid has is an error. */
-    p = program_new(t, NULL, 4, &err);
-    ck_assert_ptr_null(p);
-    ck_assert_msg(strstr(err->message, "test.trace:4:1: the grid has 6 blocks (3 x 2 x 1) but the SM runs 4") != NULL,
-                  "%s", err->message);
-    g_clear_error(&err);
     trace_free(t);
+    /* The runner checks the grid against the resident blocks, and takes
+     * their number from it when neither sm.blocks nor blocks says. */
+    TestRun tr;
+    const char *run = "smpipe 1\nblock 32\ngrid 2, 2\nassert(gridDim.y == 2 && blockIdx.y == grid.block_rank() / 2)\n";
+    ck_assert_msg(run_text(&tr, run, NULL), "%s", tr.msg);
+    ck_assert_int_eq(tr_stats(&tr)->blocks, 4);
+    ck_assert_int_eq(tr.run.arch.blocks, 4);
+    test_run_clear(&tr);
+    const char *three[] = { "sm.blocks=3", NULL };
+    ck_assert(!run_text(&tr, run, three));
+    ck_assert_int_eq(tr.status, 2);
+    ck_assert_msg(strstr(tr.msg, "test.trace:3:1: the grid has 4 blocks (2 x 2 x 1) but the SM runs 3") != NULL, "%s",
+                  tr.msg);
+    test_run_clear(&tr);
     /* Without a grid declaration the grid is sm.blocks blocks along x; y and
      * z of a one-dimensional block are 0 and 1. */
     char *msg;
