@@ -84,6 +84,25 @@ START_TEST(declarations)
 }
 END_TEST
 
+START_TEST(block_and_grid_shapes)
+{
+    /* block X, Y, Z and grid X, Y, Z are declarations; grid.sync() and an
+     * assignment to a variable named grid are statements. */
+    Trace *t = parse_ok("smpipe 1\nblock 8, 4, 2\ngrid 3, 2\ngrid.sync()\nvar grid = 1\ngrid = 2\n");
+    ck_assert_uint_eq(t->decls->len, 2);
+    const Decl *b = g_ptr_array_index(t->decls, 0);
+    const Decl *g = g_ptr_array_index(t->decls, 1);
+    ck_assert_int_eq(b->kind, DECL_BLOCK);
+    ck_assert(b->a != NULL && b->b != NULL && b->c != NULL);
+    ck_assert_int_eq(g->kind, DECL_GRID);
+    ck_assert(g->a != NULL && g->b != NULL && g->c == NULL);
+    ck_assert_uint_eq(t->body->len, 3);
+    trace_free(t);
+    g_autofree char *m = parse_err("smpipe 1\nblock 8, 4,\n");
+    ck_assert_msg(strstr(m, "test.trace:2:") != NULL && strstr(m, "expected an expression") != NULL, "%s", m);
+}
+END_TEST
+
 START_TEST(deep_nesting_is_an_error)
 {
     GString *s = g_string_new("smpipe 1\nblock 32\nvar a = ");
@@ -122,6 +141,7 @@ int main(void)
     tcase_add_test(tc, statement_forms_parse);
     tcase_add_test(tc, numbers_and_names);
     tcase_add_test(tc, declarations);
+    tcase_add_test(tc, block_and_grid_shapes);
     tcase_add_test(tc, deep_nesting_is_an_error);
     tcase_add_test(tc, binary_input_is_rejected);
     suite_add_tcase(s, tc);
