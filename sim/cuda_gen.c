@@ -583,8 +583,11 @@ static void emit_range(Gen *g, int from, int to);
 
 static void emit_memcpy(Gen *g, const Op *op)
 {
-    g_autofree char *dst = ptr_str(g, op->e[0]);
-    g_autofree char *src = ptr_str(g, op->e[1]);
+    g_autofree char *dst_t = ptr_str(g, op->e[0]);
+    g_autofree char *src_t = ptr_str(g, op->e[1]);
+    /* (void *) p in the trace: the void* overloads. */
+    g_autofree char *dst = op->untyped ? g_strdup_printf("(void *) (%s)", dst_t) : g_strdup(dst_t);
+    g_autofree char *src = op->untyped ? g_strdup_printf("(const void *) (%s)", src_t) : g_strdup(src_t);
     g_autofree char *n = ex_str(g, op->e[2]);
     const ElemType *elem = &op->e[0]->type.elem;
     /* SPEC memcpy-1: the alignment is max(alignof(T), N); aligned_size_t<N>
@@ -674,6 +677,12 @@ static void emit_op(Gen *g, const Op *op, int index)
         line(g, "return;");
         return;
     case OP_ASSERT:
+        if (op->sub == ASSERT_EXPECT) {
+            a = ptr_str(g, op->e[0]);
+            b = ex_str(g, op->e[1]);
+            line(g, "smp_expect(%s, (long long) (%s), smp_fail, %u);", a, b, op->loc.line);
+            return;
+        }
         a = ex_str(g, op->e[0]);
         line(g, "if (!%s) {", a);
         line(g, "    smp_assert_failed(smp_fail, %u);", op->loc.line);
@@ -785,6 +794,17 @@ static void emit_op(Gen *g, const Op *op, int index)
         return;
     case OP_STORE:
         a = ptr_str(g, op->e[0]);
+        if (op->sub == STORE_VALUE) {
+            b = ex_str(g, op->e[1]);
+            line(g, "*%s = smp_element<%s>((long long) (%s));", a, op->e[0]->type.elem.name, b);
+            return;
+        }
+        if (op->sub == STORE_FILL) {
+            b = ex_str(g, op->e[1]);
+            l = ex_str(g, op->e[2]);
+            line(g, "smp_fill(%s, (long long) (%s), (long long) (%s));", a, b, l);
+            return;
+        }
         line(g, "*%s = %s;", a, g->var_name[op->obj]);
         return;
     default:

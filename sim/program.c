@@ -466,6 +466,10 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
         failf(c, e->loc, "this cannot be called");
         return NULL;
     }
+    if (strcmp(e->a->name, PARSER_VOID_CAST) == 0) {
+        failf(c, e->loc, "a (void *) cast is only for memcpy_async's destination and source (its untyped overloads)");
+        return NULL;
+    }
     const char *f = parser_strip_ns(e->a->name);
     if (g_str_has_prefix(f, "std::")) {
         f += 5;
@@ -993,6 +997,17 @@ static ExprNode *ptr_arg(Compiler *c, const Expr *e, const char *what)
     return n;
 }
 
+/* A copy's pointer argument without its (void *) cast; sets *untyped when
+ * it has one. */
+static const Expr *untyped_arg(const Expr *e, bool *untyped)
+{
+    if (e->kind == EX_CALL && e->a->kind == EX_NAME && strcmp(e->a->name, PARSER_VOID_CAST) == 0) {
+        *untyped = true;
+        return g_ptr_array_index(e->args, 0);
+    }
+    return e;
+}
+
 /* The size argument of a copy: n, or aligned_size_t<A>(n). */
 static ExprNode *size_arg(Compiler *c, const Expr *e, int64_t *align)
 {
@@ -1397,13 +1412,23 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
             return false;
         }
         int64_t align;
-        ExprNode *dst = ptr_arg(c, arg(call, first), "the destination");
-        ExprNode *src = dst ? ptr_arg(c, arg(call, first + 1), "the source") : NULL;
+        /* (void *) p: the void* overloads, which assume no alignment beyond
+         * aligned_size_t's (either pointer untyped makes the call untyped,
+         * as T* converts to void* in C++). */
+        bool untyped = false;
+        const Expr *dst_e = untyped_arg(arg(call, first), &untyped);
+        const Expr *src_e = untyped_arg(arg(call, first + 1), &untyped);
+        if (tx && untyped) {
+            return failf(c, loc, "memcpy_async_tx copies typed pointers: leave out the (void *) cast");
+        }
+        ExprNode *dst = ptr_arg(c, dst_e, "the destination");
+        ExprNode *src = dst ? ptr_arg(c, src_e, "the source") : NULL;
         ExprNode *size = src ? size_arg(c, arg(call, first + 2), &align) : NULL;
         if (size == NULL) {
             return false;
         }
-        if (dst->type.elem.size != src->type.elem.size || dst->type.elem.align != src->type.elem.align) {
+        if (!untyped &&
+            (dst->type.elem.size != src->type.elem.size || dst->type.elem.align != src->type.elem.align)) {
             return failf(c, loc, "memcpy_async copies between one element type: the destination holds %s, the"
                          " source %s", dst->type.elem.name, src->type.elem.name);
         }
@@ -1413,8 +1438,10 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         op->e[1] = src;
         op->e[2] = size;
         /* SPEC memcpy-1: the alignment the library assumes is the larger of
-         * alignof(T) and aligned_size_t's N (a plain size counts as 1). */
-        op->value = MAX((int64_t) dst->type.elem.align, align);
+         * alignof(T) and aligned_size_t's N (a plain size counts as 1);
+         * void* has no alignof. */
+        op->value = untyped ? align : MAX((int64_t) dst->type.elem.align, align);
+        op->untyped = untyped;
         if (n - first == 3) {
             if (tx) {
                 return failf(c, loc, "memcpy_async_tx needs a barrier");
@@ -1642,7 +1669,19 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         Sym *vs = ve->kind == EX_NAME ? lookup(c, ve->name) : NULL;
         if (vs == NULL || vs->kind != SYM_VAR ||
             g_array_index(c->prog->vars, ProgVar, vs->value).type.kind != TY_DATA) {
-            return failf(c, ve->loc, "store's value must be a variable holding a loaded value (var x = load(p))");
+            /* An integer: p[i] = 5, store(p, i * 2). */
+            ExprNode *v = cx(c, ve);
+            if (v == NULL) {
+                return false;
+            }
+            if (v->type.kind != TY_INT) {
+                return failf(c, ve->loc, "store's value must be an integer or a variable holding a loaded value"
+                             " (var x = load(p))");
+            }
+            op_at(c, k)->e[0] = p;
+            op_at(c, k)->e[1] = v;
+            op_at(c, k)->sub = STORE_VALUE;
+            return true;
         }
         const ProgVar *v = &g_array_index(c->prog->vars, ProgVar, vs->value);
         if (v->type.elem.size != p->type.elem.size) {
@@ -1650,6 +1689,51 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         }
         op_at(c, k)->e[0] = p;
         op_at(c, k)->obj = (int32_t) vs->value;
+        return true;
+    }
+    if (strcmp(f, "fill") == 0 || strcmp(f, "memset") == 0) {
+        /* fill(p, v, n): n elements set to v; memset(p, byte, bytes): the
+         * elements bytes covers set to byte in each of their bytes. */
+        bool is_memset = strcmp(f, "memset") == 0;
+        if (!nargs(c, call, f, 3, 3)) {
+            return false;
+        }
+        int k = emit(c, OP_STORE, loc);
+        ExprNode *p = k >= 0 ? ptr_arg(c, arg(call, 0), is_memset ? "memset's address" : "fill's address") : NULL;
+        ExprNode *v = p != NULL ? int_arg(c, arg(call, 1), is_memset ? "memset's byte" : "fill's value") : NULL;
+        ExprNode *n = v != NULL ? int_arg(c, arg(call, 2), is_memset ? "memset's byte count" : "fill's count")
+                                : NULL;
+        if (n == NULL) {
+            return false;
+        }
+        Op *op = op_at(c, k);
+        op->sub = STORE_FILL;
+        op->e[0] = p;
+        op->e[1] = v;
+        op->e[2] = n;
+        if (is_memset) {
+            ExprNode *byte = fold_binary(c, loc, '&', v, const_node(c, loc, 255));
+            op->e[1] = byte != NULL ? fold_binary(c, loc, '*', byte, const_node(c, loc, 0x01010101)) : NULL;
+            op->e[2] = fold_binary(c, loc, '/', n, const_node(c, loc, p->type.elem.size));
+            op->e[3] = n;
+        }
+        return op->e[1] != NULL && op->e[2] != NULL;
+    }
+    if (strcmp(f, "expect") == 0) {
+        /* expect p[i] == v (the parser's expect(p + i, v)). */
+        if (!nargs(c, call, "expect", 2, 2)) {
+            return false;
+        }
+        int k = emit(c, OP_ASSERT, loc);
+        ExprNode *p = k >= 0 ? ptr_arg(c, arg(call, 0), "expect's element") : NULL;
+        ExprNode *v = p != NULL ? int_arg(c, arg(call, 1), "expect's value") : NULL;
+        if (v == NULL) {
+            return false;
+        }
+        op_at(c, k)->sub = ASSERT_EXPECT;
+        op_at(c, k)->e[0] = p;
+        op_at(c, k)->e[1] = v;
+        c->prog->uses_expect = true;
         return true;
     }
     if (obj == NULL && is_cl_pipe_call(f)) {
@@ -2506,7 +2590,15 @@ void program_dump(const Program *p, GString *out)
     }
     for (guint i = 0; i < p->ops->len; i++) {
         const Op *op = &g_array_index(p->ops, Op, i);
-        g_string_append_printf(out, "%4u  %-28s line %u", i, op_code_name(op->code), op->loc.line);
+        const char *name = op_code_name(op->code);
+        if (op->code == OP_ASSERT && op->sub == ASSERT_EXPECT) {
+            name = "expect";
+        } else if (op->code == OP_STORE && op->sub != STORE_DATA) {
+            name = op->sub == STORE_FILL ? "fill" : "store value";
+        } else if (op->code == OP_MEMCPY && op->untyped) {
+            name = "memcpy_async (void *)";
+        }
+        g_string_append_printf(out, "%4u  %-28s line %u", i, name, op->loc.line);
         if (op->target >= 0) {
             g_string_append_printf(out, "  -> %d", op->target);
         }

@@ -127,7 +127,7 @@ typedef enum {
     OP_BRANCH,         /* if !e[0] goto target; reconverge at join */
     OP_LOOP,           /* loop head: if !e[0] goto target (the exit == join) */
     OP_RETURN,         /* the thread exits */
-    OP_ASSERT,         /* e[0] must hold */
+    OP_ASSERT,         /* e[0] must hold; sub ASSERT_EXPECT: expect(ptr e[0], value e[1]) */
     OP_LOOP_ENTER,     /* opens the reconvergence frame of the loop ending at join */
 
     /* cuda::pipeline */
@@ -168,7 +168,9 @@ typedef enum {
                            * sub COMPUTE_OPERANDS: compute(CLASS, n, obj [, in[0]
                            * [, in[1]]]) */
     OP_LOAD,              /* var = load(e[0]) */
-    OP_STORE,             /* store(e[0], data var obj) */
+    OP_STORE,             /* store(e[0], data var obj); sub STORE_VALUE: store(e[0],
+                           * integer e[1]); STORE_FILL: fill(e[0], e[1], count
+                           * e[2]) or memset (e[3] the byte count, else NULL) */
 
     /* OpenCL work-group pipes, obj = pipe */
     OP_CL_RESERVE,        /* var = [work_group_]reserve_{read,write}_pipe(p, e[0]); sub: CL_* */
@@ -200,6 +202,30 @@ enum {
     COMPUTE_OPERANDS = 1  /* compute(CLASS, n, x [, y [, z]]) */
 };
 
+/* OP_STORE sub-operations. */
+enum {
+    STORE_DATA = 0,       /* store(p, x): a loaded value */
+    STORE_VALUE = 1,      /* store(p, v), p[i] = v: an integer */
+    STORE_FILL = 2        /* fill(p, v, n), memset(p, byte, bytes): n elements */
+};
+
+/* OP_ASSERT sub-operations. */
+enum {
+    ASSERT_COND = 0,      /* assert(cond) */
+    ASSERT_EXPECT = 1     /* expect p[i] == v: checked on the functional model */
+};
+
+/* The bytes that storing integer v writes into an element of `size` bytes
+ * (1, 2, 4, 8 or 16; out holds 16): elements of 1 and 2 bytes take v's low
+ * bytes, wider ones take v's low 32 bits in each 32-bit word, as the
+ * functional model treats every element as 32-bit words. */
+static inline void program_element_bytes(int64_t v, int64_t size, uint8_t *out)
+{
+    for (int64_t i = 0; i < size && i < 16; i++) {
+        out[i] = (uint8_t) ((uint64_t) v >> (8 * (size < 4 ? i : i % 4)));
+    }
+}
+
 /* OpenCL sub-operations (bit flags). */
 enum {
     CL_WRITE = 1,      /* otherwise read */
@@ -216,6 +242,7 @@ typedef struct {
     int32_t aux;       /* OP_MEMCPY: SyncKind */
     int64_t value;     /* constant operand */
     int32_t in[2];     /* OP_COMPUTE: further input data vars, or -1 */
+    bool untyped;      /* OP_MEMCPY: (void *) pointers, the void* overloads */
     ExprNode *e[4];
     SrcLoc loc;
 } Op;
@@ -259,6 +286,7 @@ typedef struct {
                             * grid_blocks: sim_run_prepare checks it) */
     SrcLoc grid_loc;       /* the `grid` declaration */
     bool uses_bulk;        /* memcpy_async_tx or barrier copies on >= 16 bytes */
+    bool uses_expect;      /* expect statements: runs need the functional model */
 } Program;
 
 typedef struct {

@@ -264,6 +264,57 @@ START_TEST(operand_compute_values)
 }
 END_TEST
 
+START_TEST(stores_fills_and_expects)
+{
+    /* Integer stores, fill and memset write what the functional model
+     * holds; each becomes one element store (smp_element), expect a device
+     * check reported as its line. */
+    g_autofree char *text = read_source("tests/cuda/stores_expect.trace");
+    GError *err = NULL;
+    Trace *t = trace_parse_string("stores", text, strlen(text), &err);
+    ck_assert_ptr_nonnull(t);
+    CudaGenPoint *p = cuda_gen_point_new(t, NULL, NULL, "", &err);
+    ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+    gsize n = 0;
+    const uint32_t *src = check_words(p, 0, &n);
+    ck_assert_uint_eq(n, 64);
+    const uint32_t *out = check_words(p, 1, &n);
+    for (int64_t i = 0; i < 64; i++) {
+        ck_assert_uint_eq(src[i], (uint32_t) (i * 3 - 5));
+        ck_assert_uint_eq(out[i], (uint32_t) (i * 3 - 5));
+    }
+    const uint8_t *bytes = (const uint8_t *) check_words(p, 2, &n);
+    ck_assert_uint_eq(n, 32);
+    for (int i = 0; i < 128; i++) {
+        ck_assert_uint_eq(bytes[i], i < 64 ? (uint8_t) (i + 250) : 0xab);
+    }
+    GString *s = g_string_new(NULL);
+    CudaGenOptions opt = { "stores", "out.cu", false, 5, 0 };
+    ck_assert(cuda_gen_program(&p, 1, &opt, s, &err));
+    const char *want[] = {
+        "*(src + (long long) threadIdx.x) = smp_element<int>((long long) ((((long long) threadIdx.x * 3) - 5)));",
+        "*(bytes + (long long) threadIdx.x) = smp_element<char>((long long) (((long long) threadIdx.x + 250)));",
+        "smp_fill(v, (long long) (-7), (long long) (3));",
+        "smp_fill(s, (long long) (4294967295LL), (long long) (32));",
+        "smp_expect((s + (long long) threadIdx.x), (long long) ((((long long) threadIdx.x * 3) - 5)), smp_fail, 16);",
+        "__device__ __forceinline__ void smp_expect(const T *p, long long v, int *fail, int line)",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+        ck_assert_msg(strstr(s->str, want[i]) != NULL, "no '%s'", want[i]);
+    }
+    g_string_free(s, TRUE);
+    cuda_gen_point_free(p);
+    trace_free(t);
+    /* (void *) pointers: the void* overloads, aligned_size_t kept. */
+    g_autofree char *u = read_source("tests/cuda/untyped_copies.trace");
+    g_autofree char *c = generate_ok("untyped", u, NULL);
+    ck_assert_ptr_nonnull(strstr(c, "cuda::memcpy_async((void *) ((dst + ((long long) threadIdx.x * 4))), (const void *)"
+                                    " ((src + ((long long) threadIdx.x * 4))), cuda::aligned_size_t<16>((size_t) 16),"
+                                    " pipe);"));
+    ck_assert_ptr_nonnull(strstr(c, "cg::memcpy_async(warp, (void *) (odd), (const void *) (src), (size_t) 255);"));
+}
+END_TEST
+
 START_TEST(block_and_grid_shapes)
 {
     /* A 3-D block and a 2-D grid: a dim3 launch, CUDA's own indices, and
@@ -381,6 +432,7 @@ int main(void)
     tcase_add_test(tc, reference_is_the_functional_model);
     tcase_add_test(tc, operand_compute_values);
     tcase_add_test(tc, block_and_grid_shapes);
+    tcase_add_test(tc, stores_fills_and_expects);
     suite_add_tcase(s, tc);
     TCase *tv = tcase_create("validate");
     tcase_add_test(tv, value_lists);
