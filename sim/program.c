@@ -305,6 +305,16 @@ static bool group_of(Compiler *c, const Expr *e, GroupKind *out)
             return true;
         }
     }
+    /* tiled_partition<32>(block) is the warp, tiled_partition<1>(g) the
+     * thread; other tiles are refused where the expression is compiled. */
+    GroupKind parent;
+    if (e->kind == EX_TEMPLATE && strcmp(e->name, "tiled_partition") == 0 && e->args->len == 1 &&
+        e->targ->kind == EX_INT && (e->targ->value == 32 || e->targ->value == 1) &&
+        group_of(c, g_ptr_array_index(e->args, 0), &parent) &&
+        (parent == GROUP_BLOCK || parent == GROUP_WARP || e->targ->value == 1)) {
+        *out = e->targ->value == 32 ? GROUP_WARP : GROUP_THREAD;
+        return true;
+    }
     return false;
 }
 
@@ -710,6 +720,11 @@ static ExprNode *cx(Compiler *c, const Expr *e)
     case EX_CALL:
         return cx_call(c, e);
     case EX_TEMPLATE:
+        if (strcmp(e->name, "tiled_partition") == 0) {
+            failf(c, e->loc, "tiled_partition<N>(group) is simulated for N = 32 of the block or a warp (the warp)"
+                  " and N = 1 (the thread) only, written with a number");
+            return NULL;
+        }
         failf(c, e->loc, "%s<...>(...) is only allowed as an argument of memcpy_async", e->name);
         return NULL;
     case EX_UNARY: {
