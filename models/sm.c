@@ -559,7 +559,7 @@ static int32_t *fusable_computes(const Program *prog, const int32_t *op_divs)
             bool clash = false;
             for (guint k = i; k < j && !clash; k++) {
                 const Op *prev = &g_array_index(prog->ops, Op, k);
-                clash = op->obj == prev->var || op->var == prev->var || op->var == prev->obj;
+                clash = program_op_reads(op, prev->var) || op->var == prev->var || program_op_reads(prev, op->var);
             }
             if (clash) {
                 break;
@@ -576,10 +576,19 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     if (!check_fit(prog, arch, error)) {
         return NULL;
     }
+    /* expect statements are checked on the functional model, which holds
+     * every global array in memory. */
+    if (prog->uses_expect && prog->global_bytes > SM_FUNCTIONAL_MAX_GLOBAL) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: expect checks values on the functional model, which holds"
+                    " every global array: %" G_GINT64_FORMAT " bytes of global arrays are more than its %"
+                    G_GINT64_FORMAT, prog->trace->path, prog->global_bytes, (int64_t) SM_FUNCTIONAL_MAX_GLOBAL);
+        return NULL;
+    }
     g_autoptr(Sm) sm = g_new0(Sm, 1);
     sm->prog = prog;
     sm->arch = *arch;
     sm->opt = *opt;
+    sm->opt.functional = opt->functional || prog->uses_expect;
     sm->tl = opt->timeline;
     sim_engine_init(&sm->engine, opt->engine);
     sm->engine.live = warp_event_live;
@@ -694,11 +703,11 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         blk->cl_dir = g_new0(uint8_t, MAX(prog->pipes->len, 1u));
         blk->cl_dir_line = g_new0(uint32_t, MAX(prog->pipes->len, 1u));
         blk->thread_role = g_new0(uint8_t, prog->block_threads);
-        if (opt->functional) {
+        if (sm->opt.functional) {
             blk->data_smem = g_new0(uint8_t, MAX(prog->smem_bytes, 1));
         }
     }
-    if (opt->functional) {
+    if (sm->opt.functional) {
         sm->data_global_bytes = prog->global_bytes;
         sm->data_global = g_new0(uint8_t, MAX(prog->global_bytes, 1));
         for (guint i = 0; i < prog->buffers->len; i++) {
@@ -736,7 +745,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         w->exists = n >= 32 ? 0xffffffffu : ((1u << n) - 1);
         w->live = w->exists;
         w->vals = g_new0(int64_t, MAX(prog->value_slots, 1));
-        if (opt->functional) {
+        if (sm->opt.functional) {
             w->data = g_new0(uint32_t, (size_t) MAX(prog->vars->len, 1u) * SIM_WARP_SIZE * 4);
         }
         w->groups = g_array_new(FALSE, FALSE, sizeof(CpGroup));

@@ -17,7 +17,8 @@ typedef struct {
     SimCycle max_cycles;     /* watchdog, 0 = none */
     uint64_t max_ops;        /* operations interpreted, 0 = none */
     bool race_check;         /* the pipeline race detector */
-    bool functional;         /* track data values (for CUDA reference outputs) */
+    bool functional;         /* track data values (for CUDA reference outputs); a
+                              * program with expect statements always does */
     SimTimeline *timeline;   /* may be NULL; not owned */
 } SmOptions;
 
@@ -37,6 +38,10 @@ bool sm_run(Sm *sm, GError **error);
 
 /* The statistics (valid after sm_run; partial after a failure). */
 const SimStats *sm_stats(const Sm *sm);
+
+/* The most global-array bytes a run of a program with expect statements
+ * holds for the functional model (1 GiB). */
+#define SM_FUNCTIONAL_MAX_GLOBAL (INT64_C(1) << 30)
 
 /* Functional model (opt.functional): bytes of a global buffer after the run. */
 const uint8_t *sm_global_data(const Sm *sm, int32_t buffer, int64_t *bytes);

@@ -1420,32 +1420,12 @@ static StepResult exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
     return STEP_ISSUED;
 }
 
-static StepResult exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+/* The timing of one warp store of `size` bytes at lanes' addresses in buf
+ * (shared memory through its banks, global memory a write per line), and
+ * the race detector's record of it.  Returns the bank-conflict replays. */
+static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, const int64_t *addr, LaneMask m,
+                           int64_t size)
 {
-    Split *s = &w->split[si];
-    LaneMask m = s->mask;
-    const ProgVar *v = var_at(sm, op->obj);
-    SimCycle operand = (SimCycle) w->vals[v->slot];
-    if (operand > t) {
-        /* The value is not there yet: wait for it (scoreboard). */
-        s->ready_at = operand;
-        s->wait_state = operand > t + 100 ? WS_MEMORY : WS_DEPENDENCY;
-        return STEP_WAIT;
-    }
-    const ExprNode *ptr = op->e[0];
-    const ProgBuffer *buf = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
-    int64_t size = ptr->type.elem.size;
-    SimLaneValue a;
-    if (!eval(sm, w, m, op, ptr, &a)) {
-        return STEP_STOP;
-    }
-    int64_t addr[SIM_WARP_SIZE];
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        addr[l] = sim_lane_value(&a, l);
-    }
-    if (!check_bounds(sm, w, op, m, ptr, addr, size, "store")) {
-        return STEP_STOP;
-    }
     int64_t replays = 0;
     if (buf->space == SPACE_SHARED) {
         smem_access(&sm->smem, t, addr, m, size, &replays);
@@ -1481,6 +1461,106 @@ static StepResult exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             }
         }
     }
+    return replays;
+}
+
+/* store(p, v), p[i] = v, fill(p, v, n) and memset(p, byte, bytes): integer
+ * values, one warp store per element (a fill of n elements issues n, as
+ * the loop `for k: p[k] = v` does), with no operand to wait for. */
+static StepResult exec_store_value(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    LaneMask m = s->mask;
+    const ExprNode *ptr = op->e[0];
+    const ProgBuffer *buf = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
+    int64_t size = ptr->type.elem.size;
+    SimLaneValue a, v, n;
+    if (!eval(sm, w, m, op, ptr, &a) || !eval(sm, w, m, op, op->e[1], &v)) {
+        return STEP_STOP;
+    }
+    int64_t iters = 1;
+    if (op->sub == STORE_FILL) {
+        if (!eval(sm, w, m, op, op->e[3] != NULL ? op->e[3] : op->e[2], &n)) {
+            return STEP_STOP;
+        }
+        iters = 0;
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (!(m & (1u << l))) {
+                continue;
+            }
+            int64_t c = sim_lane_value(&n, l);
+            if (c < 0 && op->e[3] == NULL) {
+                return RULE(sm, w, 1u << l, op, "fill's count %" G_GINT64_FORMAT " is negative", c);
+            }
+            if (c < 0 || (op->e[3] != NULL && c % size != 0)) {
+                return RULE(sm, w, 1u << l, op, "memset's byte count %" G_GINT64_FORMAT " is not a whole number of"
+                            " %" G_GINT64_FORMAT "-byte elements", c, size);
+            }
+            iters = MAX(iters, op->e[3] != NULL ? c / size : c);
+        }
+        if (op->e[3] != NULL && !eval(sm, w, m, op, op->e[2], &n)) {
+            return STEP_STOP;
+        }
+    }
+    int64_t replays = 0;
+    for (int64_t k = 0; k < iters; k++) {
+        int64_t addr[SIM_WARP_SIZE];
+        LaneMask km = 0;
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            addr[l] = sim_lane_value(&a, l) + k * size;
+            if ((m & (1u << l)) && (op->sub != STORE_FILL || k < sim_lane_value(&n, l))) {
+                km |= 1u << l;
+            }
+        }
+        if (!check_bounds(sm, w, op, km, ptr, addr, size, op->sub == STORE_FILL ? "fill" : "store")) {
+            return STEP_STOP;
+        }
+        replays += store_issue(sm, w, buf, t + (SimCycle) k, addr, km, size);
+        for (int l = 0; sm->opt.functional && l < SIM_WARP_SIZE; l++) {
+            uint8_t *dst = (km & (1u << l)) ? data_at(sm, w, buf->space, addr[l]) : NULL;
+            if (dst != NULL) {
+                program_element_bytes(sim_lane_value(&v, l), size, dst);
+            }
+        }
+    }
+    s->pc++;
+    *cost = MAX((int64_t) 1, iters);
+    s->ready_at = t + (SimCycle) *cost + (SimCycle) replays;
+    s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
+    sm->stats.instructions += (uint64_t) iters;
+    return STEP_ISSUED;
+}
+
+static StepResult exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    if (op->sub != STORE_DATA) {
+        return exec_store_value(sm, w, si, op, t, cost);
+    }
+    Split *s = &w->split[si];
+    LaneMask m = s->mask;
+    const ProgVar *v = var_at(sm, op->obj);
+    SimCycle operand = (SimCycle) w->vals[v->slot];
+    if (operand > t) {
+        /* The value is not there yet: wait for it (scoreboard). */
+        s->ready_at = operand;
+        s->wait_state = operand > t + 100 ? WS_MEMORY : WS_DEPENDENCY;
+        return STEP_WAIT;
+    }
+    const ExprNode *ptr = op->e[0];
+    const ProgBuffer *buf = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
+    int64_t size = ptr->type.elem.size;
+    SimLaneValue a;
+    if (!eval(sm, w, m, op, ptr, &a)) {
+        return STEP_STOP;
+    }
+    int64_t addr[SIM_WARP_SIZE];
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        addr[l] = sim_lane_value(&a, l);
+    }
+    if (!check_bounds(sm, w, op, m, ptr, addr, size, "store")) {
+        return STEP_STOP;
+    }
+    int64_t replays = store_issue(sm, w, buf, t, addr, m, size);
     if (sm->opt.functional) {
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             uint8_t *dst = (m & (1u << l)) ? data_at(sm, w, buf->space, addr[l]) : NULL;
@@ -1500,9 +1580,64 @@ static StepResult exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     return STEP_ISSUED;
 }
 
+/* expect p[i] == v: the element's bytes are those that p[i] = v writes
+ * (program_element_bytes), on the functional model. */
+static StepResult exec_expect(Sm *sm, Warp *w, LaneMask m, const Op *op)
+{
+    const ExprNode *ptr = op->e[0];
+    const ProgBuffer *buf = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
+    int64_t size = ptr->type.elem.size;
+    SimLaneValue a, v;
+    if (!eval(sm, w, m, op, ptr, &a) || !eval(sm, w, m, op, op->e[1], &v)) {
+        return STEP_STOP;
+    }
+    int64_t addr[SIM_WARP_SIZE];
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        addr[l] = sim_lane_value(&a, l);
+    }
+    if (!check_bounds(sm, w, op, m, ptr, addr, size, "expect")) {
+        return STEP_STOP;
+    }
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        const uint8_t *got = (m & (1u << l)) ? data_at(sm, w, buf->space, addr[l]) : NULL;
+        uint8_t want[16];
+        program_element_bytes(sim_lane_value(&v, l), size, want);
+        if (got == NULL || memcmp(got, want, (size_t) size) == 0) {
+            continue;
+        }
+        /* Both as the signed integers of the element's first word (its
+         * low bytes), and every word when the words differ. */
+        int64_t wbytes = MIN(size, (int64_t) 4);
+        g_autoptr(GString) shown = g_string_new(NULL);
+        for (int64_t k = 0; k < size; k += wbytes) {
+            uint32_t word = 0;
+            memcpy(&word, got + k, (size_t) wbytes);
+            int64_t sv = wbytes == 1 ? (int8_t) word : wbytes == 2 ? (int16_t) word : (int32_t) word;
+            g_string_append_printf(shown, "%s%" G_GINT64_FORMAT, k ? ", " : "", sv);
+        }
+        bool same_words = true;
+        for (int64_t k = wbytes; k < size; k += wbytes) {
+            same_words &= memcmp(got, got + k, (size_t) wbytes) == 0;
+        }
+        uint32_t wword = 0;
+        memcpy(&wword, want, (size_t) wbytes);
+        int64_t expected = wbytes == 1 ? (int8_t) wword : wbytes == 2 ? (int16_t) wword : (int32_t) wword;
+        g_autofree char *value = same_words ? g_strndup(shown->str, strcspn(shown->str, ","))
+                                            : g_strdup_printf("{%s}", shown->str);
+        return RULE(sm, w, 1u << l, op, "expect failed: %s[%" G_GINT64_FORMAT "] is %s, expected %" G_GINT64_FORMAT,
+                    buf->name, (addr[l] - buf->base) / size, value, expected);
+    }
+    return STEP_CONTINUE;
+}
+
 /* --------------------------------------------------------------- compute */
 
-/* Functional model of compute(x, n): n steps x = x * A + B on each word. */
+/* Functional model of compute(x, n): n steps x = x * A + B on each word.
+ * compute(CLASS, n, x [, y [, z]]) (COMPUTE_OPERANDS) is one step whatever
+ * CLASS and n: word k of the result is x[k] * A + B + y[k'] + z[k''] modulo
+ * 2^32, k' and k'' being k modulo the words of y and z (an absent operand
+ * adds 0).  All operands are read before the result is written, so the
+ * result may be one of them. */
 static void compute_values(Sm *sm, Warp *w, const Op *op, LaneMask m, int64_t count)
 {
     if (!sm->opt.functional || op->var < 0 || op->obj < 0) {
@@ -1513,13 +1648,28 @@ static void compute_values(Sm *sm, Warp *w, const Op *op, LaneMask m, int64_t co
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
         uint32_t *src = (m & (1u << l)) ? data_var(sm, w, op->obj, l) : NULL;
         uint32_t *dst = data_var(sm, w, op->var, l);
-        for (int64_t k = 0; src && dst && k < words; k++) {
-            uint32_t x = src[k];
-            for (int64_t it = 0; it < iters; it++) {
-                x = x * SM_COMPUTE_A + SM_COMPUTE_B;
-            }
-            dst[k] = x;
+        if (src == NULL || dst == NULL) {
+            continue;
         }
+        uint32_t out[4] = { 0, 0, 0, 0 };
+        for (int64_t k = 0; k < words && k < 4; k++) {
+            uint32_t x = src[k];
+            if (op->sub == COMPUTE_OPERANDS) {
+                x = x * SM_COMPUTE_A + SM_COMPUTE_B;
+                for (int i = 0; i < 2; i++) {
+                    if (op->in[i] >= 0) {
+                        int64_t in_words = MAX((int64_t) 1, var_at(sm, op->in[i])->type.elem.size / 4);
+                        x += data_var(sm, w, op->in[i], l)[k % in_words];
+                    }
+                }
+            } else {
+                for (int64_t it = 0; it < iters; it++) {
+                    x = x * SM_COMPUTE_A + SM_COMPUTE_B;
+                }
+            }
+            out[k] = x;
+        }
+        memcpy(dst, out, (size_t) MIN(words, (int64_t) 4) * sizeof(uint32_t));
     }
 }
 
@@ -1550,9 +1700,16 @@ static bool compute_count(Sm *sm, Warp *w, LaneMask m, const Op *op, int64_t *co
     return true;
 }
 
+/* When the last of op's input values is ready (0 without inputs). */
 static SimCycle input_ready(Sm *sm, const Warp *w, const Op *op)
 {
-    return op->obj >= 0 ? (SimCycle) w->vals[var_at(sm, op->obj)->slot] : 0;
+    SimCycle ready = op->obj >= 0 ? (SimCycle) w->vals[var_at(sm, op->obj)->slot] : 0;
+    for (int i = 0; i < 2; i++) {
+        if (op->in[i] >= 0) {
+            ready = MAX(ready, (SimCycle) w->vals[var_at(sm, op->in[i])->slot]);
+        }
+    }
+    return ready;
 }
 
 /* After the last instruction: each statement's result is ready when the
@@ -3169,6 +3326,14 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
         warp_lanes_exit(sm, w, si, m, t);
         return STEP_CONTINUE;
     case OP_ASSERT: {
+        if (op->sub == ASSERT_EXPECT) {
+            if (exec_expect(sm, w, m, op) == STEP_STOP) {
+                return STEP_STOP;
+            }
+            *cost = ctrl;
+            goto_pc(w, si, s->pc + 1, t);
+            return STEP_CONTINUE;
+        }
         SimLaneValue c;
         if (!eval(sm, w, m, op, op->e[0], &c)) {
             return STEP_STOP;

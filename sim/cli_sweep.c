@@ -366,6 +366,29 @@ static void summary(const SweepTable *t, GString *out)
     }
 }
 
+/* The architecture of a point into *ap: --set (sets) plus the point's
+ * varied architecture keys.  Returns false with *error set. */
+static bool row_arch(const SweepTable *t, const SweepRow *r, const char *arch, const GPtrArray *sets, ArchParams *ap,
+                     GError **error)
+{
+    g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
+    g_autoptr(GPtrArray) base_arch = g_ptr_array_new();
+    if (!sim_split_sets(sets, params, base_arch, error)) {
+        return false;
+    }
+    g_autoptr(GPtrArray) arch_sets = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < base_arch->len; i++) {
+        g_ptr_array_add(arch_sets, g_strdup(g_ptr_array_index(base_arch, i)));
+    }
+    for (guint c = 1; c <= t->naxes; c++) {
+        const char *name = g_ptr_array_index(t->columns, c);
+        if (strchr(name, '.') != NULL) {
+            g_ptr_array_add(arch_sets, g_strdup_printf("%s=%s", name, (const char *) g_ptr_array_index(r->fields, c)));
+        }
+    }
+    return arch_load(arch ? arch : "h100", arch_sets, ap, error);
+}
+
 /* Recommends a stage count per combination of the other axes. */
 static bool recommend(const SweepTable *t, const char *arch, const GPtrArray *sets, double tolerance, GString *out,
                       GError **error)
@@ -374,37 +397,39 @@ static bool recommend(const SweepTable *t, const char *arch, const GPtrArray *se
     if (groups == NULL) {
         return false;
     }
-    g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
-    g_autoptr(GPtrArray) base_arch = g_ptr_array_new();
-    if (!sim_split_sets(sets, params, base_arch, error)) {
-        return false;
-    }
     for (guint k = 0; k < groups->len; k++) {
         const SweepGroup *g = g_ptr_array_index(groups, k);
         ArchParams ap;
         memset(&ap, 0, sizeof ap);
-        if (g->rows->len > 0) {
-            /* The group's architecture: --set plus its varied keys. */
-            const SweepRow *r = g_ptr_array_index(t->rows, g_array_index(g->rows, guint, 0));
-            g_autoptr(GPtrArray) arch_sets = g_ptr_array_new_with_free_func(g_free);
-            for (guint i = 0; i < base_arch->len; i++) {
-                g_ptr_array_add(arch_sets, g_strdup(g_ptr_array_index(base_arch, i)));
-            }
-            for (guint c = 1; c <= t->naxes; c++) {
-                const char *name = g_ptr_array_index(t->columns, c);
-                if (strchr(name, '.') != NULL) {
-                    g_ptr_array_add(arch_sets, g_strdup_printf("%s=%s", name,
-                                                               (const char *) g_ptr_array_index(r->fields, c)));
-                }
-            }
-            if (!arch_load(arch ? arch : "h100", arch_sets, &ap, error)) {
-                return false;
-            }
+        /* The group's architecture: --set plus its varied keys. */
+        if (g->rows->len > 0 &&
+            !row_arch(t, g_ptr_array_index(t->rows, g_array_index(g->rows, guint, 0)), arch, sets, &ap, error)) {
+            return false;
         }
         if (k > 0) {
             g_string_append_c(out, '\n');
         }
         sweep_explain(t, "stages", g, &ap, tolerance, out);
+    }
+    return true;
+}
+
+/* When an axis picks the copy engine: the faster engine per combination
+ * of the other axes (the stage axis aside) and what bounds each. */
+static bool compare_engines(const SweepTable *t, const char *arch, const GPtrArray *sets, double tolerance,
+                            GString *out, GError **error)
+{
+    g_autoptr(GPtrArray) engines = sweep_engines(t, "stages");
+    for (guint k = 0; k < engines->len; k++) {
+        const SweepEngines *e = g_ptr_array_index(engines, k);
+        ArchParams ap[2];
+        for (int i = 0; i < 2; i++) {
+            if (!row_arch(t, g_ptr_array_index(t->rows, (guint) e->row[i]), arch, sets, &ap[i], error)) {
+                return false;
+            }
+        }
+        g_string_append_c(out, '\n');
+        sweep_explain_engines(t, e, &ap[0], &ap[1], tolerance, out);
     }
     return true;
 }
@@ -541,9 +566,14 @@ static int sweep_execute(SweepRunState *s)
         g_string_append_printf(human, "\nshard %u/%u: no recommendation from part of the points; merge the shards,"
                                " then run this sweep with --resume MERGED.csv (nothing is simulated again)\n",
                                s->shard.index, s->shard.count);
-    } else if (stages > 0 && stages <= (int) table->naxes) {
-        g_string_append_c(human, '\n');
-        if (!recommend(table, s->ctx.arch, s->ctx.sets, s->tolerance, human, &err)) {
+    } else {
+        if (stages > 0 && stages <= (int) table->naxes) {
+            g_string_append_c(human, '\n');
+            if (!recommend(table, s->ctx.arch, s->ctx.sets, s->tolerance, human, &err)) {
+                return cli_fail(err);
+            }
+        }
+        if (s->shard.count == 1 && !compare_engines(table, s->ctx.arch, s->ctx.sets, s->tolerance, human, &err)) {
             return cli_fail(err);
         }
     }

@@ -129,6 +129,30 @@ static void indent(Gen *g)
     }
 }
 
+/* Whether the program's blocks (grid) have more than one dimension. */
+static bool block_is_multi_dim(const Program *p)
+{
+    return p->block_dim[1] > 1 || p->block_dim[2] > 1;
+}
+
+static bool grid_is_multi_dim(const Program *p)
+{
+    return p->grid_dim[1] > 1 || p->grid_dim[2] > 1;
+}
+
+/* The thread's rank in its block (the block's rank in the grid) as the
+ * kernel spells it: threadIdx.x in a one-dimensional block, else smp_rank,
+ * which the kernel computes in CUDA's order (x fastest). */
+static const char *thread_rank_text(const Program *p)
+{
+    return block_is_multi_dim(p) ? "smp_rank" : "threadIdx.x";
+}
+
+static const char *block_rank_text(const Program *p)
+{
+    return grid_is_multi_dim(p) ? "smp_block_rank" : "blockIdx.x";
+}
+
 static void line(Gen *g, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static void line(Gen *g, const char *fmt, ...)
 {
@@ -383,16 +407,24 @@ static void ex(Gen *g, GString *s, const ExprNode *n)
         g_string_append(s, var_of_slot(g, n->var));
         return;
     case EN_TID:
-        g_string_append(s, "(long long) threadIdx.x");
+        if (n->value > 0) {
+            g_string_append_printf(s, "(long long) threadIdx.%c", "xyz"[n->value - 1]);
+        } else {
+            g_string_append_printf(s, "(long long) %s", thread_rank_text(g->prog));
+        }
         return;
     case EN_LANE:
-        g_string_append(s, "(long long) (threadIdx.x % 32)");
+        g_string_append_printf(s, "(long long) (%s %% 32)", thread_rank_text(g->prog));
         return;
     case EN_WARP:
-        g_string_append(s, "(long long) (threadIdx.x / 32)");
+        g_string_append_printf(s, "(long long) (%s / 32)", thread_rank_text(g->prog));
         return;
     case EN_BLOCK_ID:
-        g_string_append(s, "(long long) blockIdx.x");
+        if (n->value > 0) {
+            g_string_append_printf(s, "(long long) blockIdx.%c", "xyz"[n->value - 1]);
+        } else {
+            g_string_append_printf(s, "(long long) %s", block_rank_text(g->prog));
+        }
         return;
     case EN_UNARY: {
         const char *t = op_text(n->op);
@@ -551,8 +583,11 @@ static void emit_range(Gen *g, int from, int to);
 
 static void emit_memcpy(Gen *g, const Op *op)
 {
-    g_autofree char *dst = ptr_str(g, op->e[0]);
-    g_autofree char *src = ptr_str(g, op->e[1]);
+    g_autofree char *dst_t = ptr_str(g, op->e[0]);
+    g_autofree char *src_t = ptr_str(g, op->e[1]);
+    /* (void *) p in the trace: the void* overloads. */
+    g_autofree char *dst = op->untyped ? g_strdup_printf("(void *) (%s)", dst_t) : g_strdup(dst_t);
+    g_autofree char *src = op->untyped ? g_strdup_printf("(const void *) (%s)", src_t) : g_strdup(src_t);
     g_autofree char *n = ex_str(g, op->e[2]);
     const ElemType *elem = &op->e[0]->type.elem;
     /* SPEC memcpy-1: the alignment is max(alignof(T), N); aligned_size_t<N>
@@ -581,6 +616,22 @@ static void emit_memcpy(Gen *g, const Op *op)
 static void emit_compute(Gen *g, const Op *op)
 {
     g_autofree char *count = NULL;
+    if (op->sub == COMPUTE_OPERANDS) {
+        /* compute(CLASS, n, x [, y [, z]]): the Program counts n per chain. */
+        const char *cls = g_ptr_array_index(g->prog->classes, op->value);
+        int64_t chains = op->e[1]->value;
+        count = ex_str(g, op->e[0]);
+        g_autofree char *call = g_strdup_printf("smp_op_%s<%" G_GINT64_FORMAT ">(%s, %s, %s, %s)", cls, chains, count,
+                                                g->var_name[op->obj], op->in[0] >= 0 ? g->var_name[op->in[0]] : "0u",
+                                                op->in[1] >= 0 ? g->var_name[op->in[1]] : "0u");
+        if (op->var >= 0 && g->read[op->var]) {
+            g_autofree char *l = lhs(g, op->var);
+            line(g, "%s%s;", l, call);
+        } else {
+            line(g, "smp_keep(smp_sink, %s);", call);
+        }
+        return;
+    }
     if (op->obj >= 0) {
         /* compute(x, n): the Program counts n instructions per 32-bit word. */
         const ProgVar *v = &g_array_index(g->prog->vars, ProgVar, op->obj);
@@ -626,6 +677,12 @@ static void emit_op(Gen *g, const Op *op, int index)
         line(g, "return;");
         return;
     case OP_ASSERT:
+        if (op->sub == ASSERT_EXPECT) {
+            a = ptr_str(g, op->e[0]);
+            b = ex_str(g, op->e[1]);
+            line(g, "smp_expect(%s, (long long) (%s), smp_fail, %u);", a, b, op->loc.line);
+            return;
+        }
         a = ex_str(g, op->e[0]);
         line(g, "if (!%s) {", a);
         line(g, "    smp_assert_failed(smp_fail, %u);", op->loc.line);
@@ -737,6 +794,17 @@ static void emit_op(Gen *g, const Op *op, int index)
         return;
     case OP_STORE:
         a = ptr_str(g, op->e[0]);
+        if (op->sub == STORE_VALUE) {
+            b = ex_str(g, op->e[1]);
+            line(g, "*%s = smp_element<%s>((long long) (%s));", a, op->e[0]->type.elem.name, b);
+            return;
+        }
+        if (op->sub == STORE_FILL) {
+            b = ex_str(g, op->e[1]);
+            l = ex_str(g, op->e[2]);
+            line(g, "smp_fill(%s, (long long) (%s), (long long) (%s));", a, b, l);
+            return;
+        }
         line(g, "*%s = %s;", a, g->var_name[op->obj]);
         return;
     default:
@@ -836,7 +904,7 @@ bool cuda_gen_supported(const Program *prog, const ArchParams *arch, GError **er
             }
             break;
         case OP_COMPUTE:
-            if (op->obj < 0) {
+            if (op->obj < 0 || op->sub == COMPUTE_OPERANDS) {
                 const char *cls = g_ptr_array_index(prog->classes, op->value);
                 if (class_def(cls) == NULL) {
                     trace_set_error(error, SIM_ERROR_INPUT, t, op->loc,
@@ -844,7 +912,7 @@ bool cuda_gen_supported(const Program *prog, const ArchParams *arch, GError **er
                                     " fadd, fmul, mufu, dfma and hmma", cls);
                     return false;
                 }
-                if (op->e[1]->kind != EN_CONST) {
+                if (op->sub != COMPUTE_OPERANDS && op->e[1]->kind != EN_CONST) {
                     trace_set_error(error, SIM_ERROR_INPUT, t, op->loc,
                                     "compute(%s, n, k): the CUDA backend needs the number of chains k to be a"
                                     " constant expression of parameters (it becomes registers)", cls);
@@ -1007,7 +1075,29 @@ static void define_string(GString *o, const char *name, const char *value)
     g_string_append(o, "\"\n");
 }
 
-static void emit_class_helpers(GString *o, const bool *used)
+/* Bits of emit_class_helpers' used[]: the class runs as compute(CLASS, n,
+ * k), as compute(CLASS, n, x, ...). */
+enum {
+    CLASS_USED = 1,
+    CLASS_USED_OPERANDS = 2
+};
+
+/* The wrapper of compute(CLASS, n, x [, y [, z]]): the chains start from
+ * the operands folded together, so they wait for every operand; the value
+ * is smp_mix's (the functional model's), tied to the end of the chains. */
+static void emit_operand_helper(GString *o, const char *cls)
+{
+    g_string_append_printf(o, "\n/* compute(%s, n, x [, y [, z]]): n %s instructions over K chains that wait for"
+                           " every operand;\n * the value is smp_mix's. */\n"
+                           "template <int K, class T, class U, class V>\n"
+                           "__device__ __forceinline__ T smp_op_%s(long long n, T x, const U &y, const V &z)\n{\n"
+                           "    unsigned dep = 0u;\n"
+                           "    smp_keep(dep, x);\n    smp_keep(dep, y);\n    smp_keep(dep, z);\n"
+                           "    smp_class_%s<K>(dep, n);\n"
+                           "    return smp_mix(dep, x, y, z);\n}\n", cls, cls, cls, cls);
+}
+
+static void emit_class_helpers(GString *o, const int *used)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(class_defs); i++) {
         const ClassDef *d = &class_defs[i];
@@ -1049,16 +1139,19 @@ static void emit_class_helpers(GString *o, const bool *used)
                 "    for (int c = 0; c < K; ++c) {\n"
                 "        sink ^= __float_as_uint(acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3]);\n"
                 "    }\n}\n");
-            continue;
+        } else {
+            g_string_append_printf(o, "    %s acc[K];\n#pragma unroll\n    for (int c = 0; c < K; ++c) {\n"
+                                   "        acc[c] = %s;\n    }\n    long long i = 0;\n"
+                                   "    for (; i + K <= n; i += K) {\n#pragma unroll\n        for (int c = 0; c < K; ++c) {\n"
+                                   "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n"
+                                   "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        if (i + c < n) {\n"
+                                   "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n"
+                                   "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        sink ^= %s;\n    }\n}\n",
+                                   d->type, d->init, d->asm_text, d->cons, d->asm_text, d->cons, d->fold);
         }
-        g_string_append_printf(o, "    %s acc[K];\n#pragma unroll\n    for (int c = 0; c < K; ++c) {\n"
-                               "        acc[c] = %s;\n    }\n    long long i = 0;\n"
-                               "    for (; i + K <= n; i += K) {\n#pragma unroll\n        for (int c = 0; c < K; ++c) {\n"
-                               "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n"
-                               "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        if (i + c < n) {\n"
-                               "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n"
-                               "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        sink ^= %s;\n    }\n}\n",
-                               d->type, d->init, d->asm_text, d->cons, d->asm_text, d->cons, d->fold);
+        if (used[i] & CLASS_USED_OPERANDS) {
+            emit_operand_helper(o, d->name);
+        }
     }
 }
 
@@ -1129,6 +1222,11 @@ static void gen_names(Gen *g)
         if ((op->code == OP_STORE || op->code == OP_COMPUTE) && op->obj >= 0) {
             g->read[op->obj] = true;
         }
+        for (int k = 0; k < 2 && op->code == OP_COMPUTE; k++) {
+            if (op->in[k] >= 0) {
+                g->read[op->in[k]] = true;
+            }
+        }
         if (op->code == OP_MAKE_PIPE_THREAD || op->code == OP_MAKE_PIPE_BLOCK) {
             const char *n = find_var_name(g->trace->body, op->loc);
             g_hash_table_insert(g->pipe_name, GINT_TO_POINTER(i), unique_name(g->used, n != NULL ? n : "pipe"));
@@ -1186,6 +1284,12 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
     line(g, "const unsigned long long smp_t0 = smp_clock();");
     line(g, "extern __shared__ __align__(128) unsigned char smp_smem[];");
     line(g, "unsigned smp_sink = 0;");
+    if (block_is_multi_dim(p)) {
+        line(g, "const unsigned smp_rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);");
+    }
+    if (grid_is_multi_dim(p)) {
+        line(g, "const unsigned smp_block_rank = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);");
+    }
     line(g, "[&]() {");
     g->depth = 2;
     if (tx) {
@@ -1223,12 +1327,13 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
     g->depth = 1;
     line(g, "}();");
     line(g, "const unsigned long long smp_t1 = smp_clock();");
-    line(g, "const unsigned smp_gtid = blockIdx.x * blockDim.x + threadIdx.x;");
+    line(g, "const unsigned smp_gtid = %s * %s + %s;", block_rank_text(p),
+         block_is_multi_dim(p) ? "(blockDim.x * blockDim.y * blockDim.z)" : "blockDim.x", thread_rank_text(p));
     line(g, "smp_times[2 * smp_gtid] = smp_t0;");
     line(g, "smp_times[2 * smp_gtid + 1] = smp_t1;");
     line(g, "smp_sinks[smp_gtid] = smp_sink;");
-    line(g, "if (threadIdx.x == 0) {");
-    line(g, "    smp_smids[blockIdx.x] = smp_smid();");
+    line(g, "if (%s == 0) {", thread_rank_text(p));
+    line(g, "    smp_smids[%s] = smp_smid();", block_rank_text(p));
     line(g, "}");
     g_string_append(o, "}\n\nstatic const SmpBuffer buffers[] = {\n");
     guint nglobal = 0;
@@ -1255,8 +1360,15 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
                            G_GINT64_FORMAT ");\n}\n\n", p->smem_bytes);
     g_string_append(o, "static void launch(void *const *b, unsigned long long *times, unsigned *sinks, unsigned *smids,"
                        " int *fail)\n{\n");
-    g_string_append_printf(o, "    kernel<<<%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ">>>(",
-                           p->grid_blocks, p->block_threads, p->smem_bytes);
+    if (block_is_multi_dim(p) || grid_is_multi_dim(p)) {
+        g_string_append_printf(o, "    kernel<<<dim3(%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "), dim3(%"
+                               G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "), %" G_GINT64_FORMAT ">>>(",
+                               p->grid_dim[0], p->grid_dim[1], p->grid_dim[2], p->block_dim[0], p->block_dim[1],
+                               p->block_dim[2], p->smem_bytes);
+    } else {
+        g_string_append_printf(o, "    kernel<<<%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ">>>(",
+                               p->grid_blocks, p->block_threads, p->smem_bytes);
+    }
     guint gi = 0;
     for (guint i = 0; i < p->buffers->len; i++) {
         const ProgBuffer *b = &g_array_index(p->buffers, ProgBuffer, i);
@@ -1323,16 +1435,16 @@ bool cuda_gen_program(CudaGenPoint *const *points, guint n, const CudaGenOptions
                            "#define SMP_NPOINTS %u\n\n", opt->flush_l2 ? "true" : "false", MAX(opt->repeats, 1),
                            MAX(opt->warmup, 0), n);
     g_string_append(o, cuda_harness_device);
-    bool used[G_N_ELEMENTS(class_defs)];
+    int used[G_N_ELEMENTS(class_defs)];
     memset(used, 0, sizeof used);
     for (guint k = 0; k < n; k++) {
         const Program *p = points[k]->run.prog;
         for (guint i = 0; i < p->ops->len; i++) {
             const Op *op = &g_array_index(p->ops, Op, i);
-            if (op->code == OP_COMPUTE && op->obj < 0) {
+            if (op->code == OP_COMPUTE && (op->obj < 0 || op->sub == COMPUTE_OPERANDS)) {
                 const ClassDef *d = class_def(g_ptr_array_index(p->classes, op->value));
                 if (d != NULL) {
-                    used[d - class_defs] = true;
+                    used[d - class_defs] |= op->sub == COMPUTE_OPERANDS ? CLASS_USED_OPERANDS : CLASS_USED;
                 }
             }
         }

@@ -127,7 +127,7 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
     case EN_TID:
         out->uniform = false;
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            out->v[l] = env->tid0 + l;
+            out->v[l] = program_index_value(n, env->tid0 + l);
         }
         return SIM_ARITH_OK;
     case EN_LANE:
@@ -142,7 +142,7 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
         return SIM_ARITH_OK;
     case EN_BLOCK_ID:
         out->uniform = true;
-        out->s = env->block_id;
+        out->s = program_index_value(n, env->block_id);
         return SIM_ARITH_OK;
     case EN_UNARY: {
         st = sim_eval(n->a, env, mask, out, bad_node, bad_lane);

@@ -469,6 +469,24 @@ static bool is_template_name(const char *name)
            strcmp(n, "pipeline_consumer_wait_prior") == 0 || strcmp(n, "tiled_partition") == 0;
 }
 
+static Expr *parse_unary(Parser *p);
+
+/* After '(': whether the tokens are `[const] void [const] * )`. */
+static bool is_void_cast(Parser *p)
+{
+    guint i = 0;
+    if (is_word(peek_at(p, i), "const")) {
+        i++;
+    }
+    if (!is_word(peek_at(p, i++), "void")) {
+        return false;
+    }
+    if (is_word(peek_at(p, i), "const")) {
+        i++;
+    }
+    return peek_at(p, i)->kind == '*' && peek_at(p, i + 1)->kind == ')';
+}
+
 static Expr *parse_primary(Parser *p)
 {
     Token *tk = next(p);
@@ -500,6 +518,23 @@ static Expr *parse_primary(Parser *p)
         e->name = g_strdup(tk->text);
         break;
     case '(': {
+        if (is_void_cast(p)) {
+            /* (void *) p, (const void *) p: the untyped pointers of
+             * memcpy_async's void* overloads (program.c takes them there). */
+            while (!accept(p, ')')) {
+                next(p);
+            }
+            Expr *operand = parse_unary(p);
+            if (operand == NULL) {
+                return NULL;
+            }
+            e = expr_new(EX_CALL, tk->loc);
+            e->a = expr_new(EX_NAME, tk->loc);
+            e->a->name = g_strdup(PARSER_VOID_CAST);
+            e->args = expr_array_new();
+            g_ptr_array_add(e->args, operand);
+            return e;
+        }
         e = parse_expr(p);
         if (e == NULL || !expect(p, ')', "')'")) {
             expr_free(e);
@@ -698,11 +733,83 @@ static bool is_assign_op(int kind)
     }
 }
 
+/* An element NAME[INDEX], at NAME: returns a new `NAME + (INDEX)` (the
+ * element's address), or NULL after an error. */
+static Expr *parse_element(Parser *p)
+{
+    Token *nm = next(p);
+    Expr *ptr = expr_new(EX_BINARY, nm->loc);
+    ptr->op = '+';
+    ptr->a = expr_new(EX_NAME, nm->loc);
+    ptr->a->name = g_strdup(nm->text);
+    if (!expect(p, '[', "'['")) {
+        expr_free(ptr);
+        return NULL;
+    }
+    ptr->b = parse_expr(p);
+    if (ptr->b == NULL || !expect(p, ']', "']'")) {
+        expr_free(ptr);
+        return NULL;
+    }
+    return ptr;
+}
+
+/* A call statement f(a, b) at loc; takes a and b. */
+static Stmt *call_stmt(const char *f, SrcLoc loc, Expr *a, Expr *b)
+{
+    Expr *call = expr_new(EX_CALL, loc);
+    call->a = expr_new(EX_NAME, loc);
+    call->a->name = g_strdup(f);
+    call->args = expr_array_new();
+    g_ptr_array_add(call->args, a);
+    g_ptr_array_add(call->args, b);
+    Stmt *s = stmt_new(ST_EXPR, loc);
+    s->a = call;
+    return s;
+}
+
+/* NAME[INDEX] = VALUE (a store of an integer or a loaded value, as
+ * store(NAME + INDEX, VALUE)) or, after the word expect, NAME[INDEX] ==
+ * VALUE (as expect(NAME + INDEX, VALUE)). */
+static Stmt *parse_element_statement(Parser *p, bool is_expect)
+{
+    SrcLoc loc = peek(p)->loc;
+    if (is_expect) {
+        next(p);
+        if (peek(p)->kind != TK_IDENT || peek_at(p, 1)->kind != '[') {
+            fail(p, peek(p)->loc, "expect takes an element and a value: expect buf[i] == value");
+            return NULL;
+        }
+    }
+    Expr *ptr = parse_element(p);
+    if (ptr == NULL) {
+        return NULL;
+    }
+    if (!expect(p, is_expect ? TK_EQ : '=', is_expect ? "'==' (expect buf[i] == value)"
+                                                      : "'=' (an element is written with buf[i] = value)")) {
+        expr_free(ptr);
+        return NULL;
+    }
+    Expr *value = parse_expr(p);
+    if (value == NULL) {
+        expr_free(ptr);
+        return NULL;
+    }
+    return call_stmt(is_expect ? "expect" : "store", loc, ptr, value);
+}
+
 /* A simple statement: var declaration, assignment, increment, or call.
  * Does not consume the end of line. */
 static Stmt *parse_simple(Parser *p)
 {
     Token *tk = peek(p);
+    if (tk->kind == TK_IDENT && peek_at(p, 1)->kind == '[') {
+        return parse_element_statement(p, false);
+    }
+    if (is_word(tk, "expect") && peek_at(p, 1)->kind != '(' && !is_assign_op(peek_at(p, 1)->kind) &&
+        peek_at(p, 1)->kind != TK_INC && peek_at(p, 1)->kind != TK_DEC) {
+        return parse_element_statement(p, true);
+    }
     if (is_var_word(tk)) {
         /* Skip any run of type words: const auto, unsigned long, ... */
         while (is_var_word(peek(p)) && peek_at(p, 1)->kind == TK_IDENT) {
@@ -1000,7 +1107,7 @@ static Stmt *parse_for(Parser *p, SrcLoc loc)
     return parse_loop_body(p, s);
 }
 
-static const char *decl_words[] = { "param", "block", "type", "shared", "__shared__", "global",
+static const char *decl_words[] = { "param", "block", "grid", "type", "shared", "__shared__", "global",
                                     "pipeline_shared_state", "cuda::pipeline_shared_state",
                                     "barrier", "def", "pipe" };
 
@@ -1015,6 +1122,10 @@ static bool is_decl_start(Parser *p)
     for (size_t i = 0; i < G_N_ELEMENTS(decl_words); i++) {
         if (strcmp(tk->text, decl_words[i]) == 0) {
             int k = peek_at(p, 1)->kind;
+            if (strcmp(tk->text, "grid") == 0) {
+                /* `grid 2, 2`; `grid.sync()` and `grid = ...` are statements. */
+                return k == TK_INT || k == TK_IDENT || k == '(';
+            }
             return k == TK_IDENT || k == '<' || (strcmp(tk->text, "block") == 0 && k != '.' && k != '=');
         }
     }
@@ -1204,10 +1315,17 @@ static bool parse_decl(Parser *p)
             ok = (d->b = parse_expr(p)) != NULL && expect(p, TK_DOTDOT, "'..'") &&
                  (d->c = parse_expr(p)) != NULL;
         }
-    } else if (strcmp(w, "block") == 0) {
-        d->kind = DECL_BLOCK;
-        d->name = g_strdup("block");
+    } else if (strcmp(w, "block") == 0 || strcmp(w, "grid") == 0) {
+        /* block X [, Y [, Z]], grid X [, Y [, Z]] */
+        d->kind = strcmp(w, "block") == 0 ? DECL_BLOCK : DECL_GRID;
+        d->name = g_strdup(w);
         ok = (d->a = parse_expr(p)) != NULL;
+        if (ok && accept(p, ',')) {
+            ok = (d->b = parse_expr(p)) != NULL;
+            if (ok && accept(p, ',')) {
+                ok = (d->c = parse_expr(p)) != NULL;
+            }
+        }
     } else if (strcmp(w, "type") == 0) {
         d->kind = DECL_TYPE;
         d->name = expect_name(p, "the type's name");

@@ -20,3 +20,7 @@ const char *parser_token_name(int kind);
 /* The name without a leading cuda::, cuda::device::, cuda::std::,
  * cooperative_groups:: or cg:: qualifier; points into name. */
 const char *parser_strip_ns(const char *name);
+
+/* The name of the call a cast `(void *) p` or `(const void *) p` parses
+ * into: one argument, p; only memcpy_async's pointers take it. */
+#define PARSER_VOID_CAST "(void *)"

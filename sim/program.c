@@ -78,6 +78,7 @@ typedef struct {
     bool params_only;      /* instantiate the parameters, nothing else (program_peek_param) */
     int pipeline_sites;    /* make_pipeline operations emitted in this pass */
     int64_t mbarriers;     /* declared: barriers and two per pipeline stage */
+    bool grid_read;        /* an expression used the grid's shape (gridDim, blockIdx) */
 } Compiler;
 
 /* ------------------------------------------------------------ utilities */
@@ -304,65 +305,118 @@ static bool group_of(Compiler *c, const Expr *e, GroupKind *out)
             return true;
         }
     }
+    /* tiled_partition<32>(block) is the warp, tiled_partition<1>(g) the
+     * thread; other tiles are refused where the expression is compiled. */
+    GroupKind parent;
+    if (e->kind == EX_TEMPLATE && strcmp(e->name, "tiled_partition") == 0 && e->args->len == 1 &&
+        e->targ->kind == EX_INT && (e->targ->value == 32 || e->targ->value == 1) &&
+        group_of(c, g_ptr_array_index(e->args, 0), &parent) &&
+        (parent == GROUP_BLOCK || parent == GROUP_WARP || e->targ->value == 1)) {
+        *out = e->targ->value == 32 ? GROUP_WARP : GROUP_THREAD;
+        return true;
+    }
     return false;
+}
+
+/* The axis (0, 1, 2) that member name x, y or z stands for, or -1. */
+static int axis_of(const char *name)
+{
+    return strcmp(name, "x") == 0 ? 0 : strcmp(name, "y") == 0 ? 1 : strcmp(name, "z") == 0 ? 2 : -1;
+}
+
+/* An index along an axis of a shape (threadIdx.y from the block's shape,
+ * blockIdx.y from the grid's), from the linear index node kind: CUDA's
+ * order, x fastest.  In a one-dimensional shape the x index is the linear
+ * one itself; along an axis of size 1 it is 0. */
+static ExprNode *index_node(Compiler *c, SrcLoc loc, ExprNodeKind kind, const int64_t *shape, int axis)
+{
+    if (shape[axis] == 1) {
+        return const_node(c, loc, 0);
+    }
+    ExprNode *n = node_new(c, kind, loc);
+    n->varying = kind == EN_TID;
+    if (axis == 0 && shape[1] == 1 && shape[2] == 1) {
+        return n;
+    }
+    n->value = axis + 1;
+    n->op = (int32_t) (axis == 0 ? 1 : axis == 1 ? shape[0] : shape[0] * shape[1]);
+    n->var = (int32_t) shape[axis];
+    return n;
+}
+
+static ExprNode *thread_index(Compiler *c, SrcLoc loc, int axis)
+{
+    return index_node(c, loc, EN_TID, c->prog->block_dim, axis);
+}
+
+static ExprNode *block_index(Compiler *c, SrcLoc loc, int axis)
+{
+    c->grid_read = true;
+    return index_node(c, loc, EN_BLOCK_ID, c->prog->grid_dim, axis);
+}
+
+/* blockDim.AXIS (what names it, for the error) */
+static ExprNode *block_dim(Compiler *c, SrcLoc loc, const char *what, int axis)
+{
+    if (c->prog->block_threads == 0) {
+        failf(c, loc, "%s is used before the 'block' declaration", what);
+        return NULL;
+    }
+    return const_node(c, loc, c->prog->block_dim[axis]);
+}
+
+static ExprNode *grid_dim(Compiler *c, SrcLoc loc, int axis)
+{
+    c->grid_read = true;
+    return const_node(c, loc, c->prog->grid_dim[axis]);
 }
 
 static ExprNode *cx_member(Compiler *c, const Expr *e)
 {
-    /* threadIdx.x, blockIdx.x, blockDim.x, gridDim.x */
+    /* threadIdx.x, blockIdx.y, blockDim.z, gridDim.x */
+    int axis = axis_of(e->name);
     if (e->a->kind == EX_NAME) {
         const char *base = e->a->name;
-        bool x = strcmp(e->name, "x") == 0;
-        bool yz = strcmp(e->name, "y") == 0 || strcmp(e->name, "z") == 0;
         if (strcmp(base, "threadIdx") == 0 || strcmp(base, "blockIdx") == 0 ||
             strcmp(base, "blockDim") == 0 || strcmp(base, "gridDim") == 0) {
-            bool dim = strcmp(base, "blockDim") == 0 || strcmp(base, "gridDim") == 0;
-            if (yz) {
-                return const_node(c, e->loc, dim ? 1 : 0);
-            }
-            if (!x) {
+            if (axis < 0) {
                 failf(c, e->loc, "%s has members x, y and z", base);
                 return NULL;
             }
             if (strcmp(base, "threadIdx") == 0) {
-                ExprNode *n = node_new(c, EN_TID, e->loc);
-                n->varying = true;
-                return n;
+                return thread_index(c, e->loc, axis);
             }
             if (strcmp(base, "blockIdx") == 0) {
-                return node_new(c, EN_BLOCK_ID, e->loc);
+                return block_index(c, e->loc, axis);
             }
-            if (strcmp(base, "blockDim") == 0 && c->prog->block_threads == 0) {
-                failf(c, e->loc, "blockDim.x is used before the 'block' declaration");
-                return NULL;
+            if (strcmp(base, "blockDim") == 0) {
+                g_autofree char *what = g_strdup_printf("blockDim.%s", e->name);
+                return block_dim(c, e->loc, what, axis);
             }
-            return const_node(c, e->loc, strcmp(base, "blockDim") == 0 ? c->prog->block_threads
-                                                                        : c->prog->grid_blocks);
+            return grid_dim(c, e->loc, axis);
         }
     }
-    /* group.group_index().x, group.group_dim().x, ... */
-    if (e->a->kind == EX_CALL && e->a->a->kind == EX_MEMBER) {
+    /* group.group_index().x, group.group_dim().y, ... */
+    if (e->a->kind == EX_CALL && e->a->a->kind == EX_MEMBER && axis >= 0) {
         const Expr *m = e->a->a;
         GroupKind g;
         if (group_of(c, m->a, &g) && e->a->args->len == 0) {
-            bool yz = strcmp(e->name, "y") == 0 || strcmp(e->name, "z") == 0;
             if (strcmp(m->name, "group_index") == 0 || strcmp(m->name, "block_index") == 0) {
-                return yz ? const_node(c, e->loc, 0) : node_new(c, EN_BLOCK_ID, e->loc);
+                return block_index(c, e->loc, axis);
             }
             if (strcmp(m->name, "thread_index") == 0) {
-                if (yz) {
-                    return const_node(c, e->loc, 0);
-                }
-                ExprNode *n = node_new(c, EN_TID, e->loc);
-                n->varying = true;
-                return n;
+                return thread_index(c, e->loc, axis);
+            }
+            if (g == GROUP_GRID && (strcmp(m->name, "group_dim") == 0 || strcmp(m->name, "dim_threads") == 0 ||
+                                    strcmp(m->name, "dim_blocks") == 0)) {
+                return grid_dim(c, e->loc, axis);
             }
             if (strcmp(m->name, "group_dim") == 0 || strcmp(m->name, "dim_threads") == 0) {
-                return const_node(c, e->loc, yz ? 1 : g == GROUP_GRID ? c->prog->grid_blocks
-                                                                       : c->prog->block_threads);
+                g_autofree char *what = g_strdup_printf("%s().%s", m->name, e->name);
+                return block_dim(c, e->loc, what, axis);
             }
             if (strcmp(m->name, "dim_blocks") == 0) {
-                return const_node(c, e->loc, yz ? 1 : c->prog->grid_blocks);
+                return grid_dim(c, e->loc, axis);
             }
         }
     }
@@ -420,6 +474,10 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
     }
     if (e->a->kind != EX_NAME) {
         failf(c, e->loc, "this cannot be called");
+        return NULL;
+    }
+    if (strcmp(e->a->name, PARSER_VOID_CAST) == 0) {
+        failf(c, e->loc, "a (void *) cast is only for memcpy_async's destination and source (its untyped overloads)");
         return NULL;
     }
     const char *f = parser_strip_ns(e->a->name);
@@ -483,8 +541,7 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
         return n;
     }
     {
-        /* OpenCL work-item functions; dimension 0 is the x dimension,
-         * 1 and 2 have size 1. */
+        /* OpenCL work-item functions; dimensions 0, 1, 2 are x, y, z. */
         static const char *wi[] = { "get_local_id", "get_group_id", "get_global_id", "get_local_size",
                                     "get_num_groups", "get_global_size" };
         for (size_t i = 0; i < G_N_ELEMENTS(wi); i++) {
@@ -500,35 +557,29 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
                 failf(c, e->loc, "%s: dimension %" G_GINT64_FORMAT " is not 0, 1 or 2", f, dim);
                 return NULL;
             }
-            bool size = i >= 3;
-            if (dim > 0) {
-                return const_node(c, e->loc, size ? 1 : 0);
-            }
             if ((i == 3 || i == 5) && c->prog->block_threads == 0) {
                 failf(c, e->loc, "%s(0) is used before the 'block' declaration", f);
                 return NULL;
             }
+            int axis = (int) dim;
             switch (i) {
-            case 0: {
-                ExprNode *n = node_new(c, EN_TID, e->loc);
-                n->varying = true;
-                return n;
-            }
+            case 0:
+                return thread_index(c, e->loc, axis);
             case 1:
-                return node_new(c, EN_BLOCK_ID, e->loc);
+                return block_index(c, e->loc, axis);
             case 2: {
-                ExprNode *tid = node_new(c, EN_TID, e->loc);
-                tid->varying = true;
-                ExprNode *bid = node_new(c, EN_BLOCK_ID, e->loc);
-                ExprNode *off = fold_binary(c, e->loc, '*', bid, const_node(c, e->loc, c->prog->block_threads));
+                ExprNode *tid = thread_index(c, e->loc, axis);
+                ExprNode *bid = block_index(c, e->loc, axis);
+                ExprNode *off = fold_binary(c, e->loc, '*', bid, const_node(c, e->loc, c->prog->block_dim[axis]));
                 return off ? fold_binary(c, e->loc, '+', off, tid) : NULL;
             }
             case 3:
-                return const_node(c, e->loc, c->prog->block_threads);
+                return const_node(c, e->loc, c->prog->block_dim[axis]);
             case 4:
-                return const_node(c, e->loc, c->prog->grid_blocks);
+                return grid_dim(c, e->loc, axis);
             default:
-                return const_node(c, e->loc, c->prog->grid_blocks * c->prog->block_threads);
+                c->grid_read = true;
+                return const_node(c, e->loc, c->prog->grid_dim[axis] * c->prog->block_dim[axis]);
             }
         }
     }
@@ -669,6 +720,11 @@ static ExprNode *cx(Compiler *c, const Expr *e)
     case EX_CALL:
         return cx_call(c, e);
     case EX_TEMPLATE:
+        if (strcmp(e->name, "tiled_partition") == 0) {
+            failf(c, e->loc, "tiled_partition<N>(group) is simulated for N = 32 of the block or a warp (the warp)"
+                  " and N = 1 (the thread) only, written with a number");
+            return NULL;
+        }
         failf(c, e->loc, "%s<...>(...) is only allowed as an argument of memcpy_async", e->name);
         return NULL;
     case EX_UNARY: {
@@ -853,6 +909,8 @@ static int emit(Compiler *c, OpCode code, SrcLoc loc)
     op.target = -1;
     op.join = -1;
     op.aux = -1;
+    op.in[0] = -1;
+    op.in[1] = -1;
     op.loc = loc;
     g_array_append_val(c->prog->ops, op);
     return (int) c->prog->ops->len - 1;
@@ -952,6 +1010,17 @@ static ExprNode *ptr_arg(Compiler *c, const Expr *e, const char *what)
         return NULL;
     }
     return n;
+}
+
+/* A copy's pointer argument without its (void *) cast; sets *untyped when
+ * it has one. */
+static const Expr *untyped_arg(const Expr *e, bool *untyped)
+{
+    if (e->kind == EX_CALL && e->a->kind == EX_NAME && strcmp(e->a->name, PARSER_VOID_CAST) == 0) {
+        *untyped = true;
+        return g_ptr_array_index(e->args, 0);
+    }
+    return e;
 }
 
 /* The size argument of a copy: n, or aligned_size_t<A>(n). */
@@ -1116,6 +1185,50 @@ static bool compile_cl_pipe(Compiler *c, const Expr *call, const char *f, int de
     op->sub = sub;
     op->var = dest;
     return true;
+}
+
+/* The variable that expression e names when it is a variable holding a
+ * loaded value, otherwise -1. */
+static int32_t data_var_of(Compiler *c, const Expr *e)
+{
+    Sym *vs = e->kind == EX_NAME ? lookup(c, e->name) : NULL;
+    if (vs == NULL || vs->kind != SYM_VAR ||
+        g_array_index(c->prog->vars, ProgVar, vs->value).type.kind != TY_DATA) {
+        return -1;
+    }
+    return (int32_t) vs->value;
+}
+
+/* compute(CLASS, n, x [, y [, z]]): n dependent instructions of CLASS per
+ * chain that start when every operand is ready.  A lane-wise class runs one
+ * chain per 32-bit word of x (per 64-bit word for dfma); hmma, a warp-wide
+ * MMA on the whole fragment, runs one chain.  The result has x's element
+ * type (COMPUTE_OPERANDS in trace-format.md). */
+static bool compile_compute_operands(Compiler *c, const Expr *call, Op *op, ExprNode *cnt, const char *cls,
+                                     int dest, ValueType *result_type)
+{
+    SrcLoc loc = call->loc;
+    int32_t in[3] = { -1, -1, -1 };
+    for (guint i = 2; i < call->args->len; i++) {
+        in[i - 2] = data_var_of(c, arg(call, i));
+        if (in[i - 2] < 0) {
+            return failf(c, arg(call, i)->loc, "compute(CLASS, n, x, ...) takes loaded values as its operands"
+                         " (var x = load(p))");
+        }
+    }
+    const ProgVar *x = &g_array_index(c->prog->vars, ProgVar, in[0]);
+    int64_t width = strcmp(parser_strip_ns(cls), "dfma") == 0 ? 8 : 4;
+    int64_t chains = strcmp(parser_strip_ns(cls), "hmma") == 0 ? 1 : MAX(1, x->type.elem.size / width);
+    op->sub = COMPUTE_OPERANDS;
+    op->obj = in[0];
+    op->in[0] = in[1];
+    op->in[1] = in[2];
+    op->var = dest;
+    op->e[0] = fold_binary(c, loc, '*', cnt, const_node(c, loc, chains));
+    op->e[1] = const_node(c, loc, chains);
+    result_type->kind = TY_DATA;
+    result_type->elem = x->type.elem;
+    return op->e[0] != NULL;
 }
 
 /* The statement forms that have an effect.  dest is the variable receiving
@@ -1314,13 +1427,23 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
             return false;
         }
         int64_t align;
-        ExprNode *dst = ptr_arg(c, arg(call, first), "the destination");
-        ExprNode *src = dst ? ptr_arg(c, arg(call, first + 1), "the source") : NULL;
+        /* (void *) p: the void* overloads, which assume no alignment beyond
+         * aligned_size_t's (either pointer untyped makes the call untyped,
+         * as T* converts to void* in C++). */
+        bool untyped = false;
+        const Expr *dst_e = untyped_arg(arg(call, first), &untyped);
+        const Expr *src_e = untyped_arg(arg(call, first + 1), &untyped);
+        if (tx && untyped) {
+            return failf(c, loc, "memcpy_async_tx copies typed pointers: leave out the (void *) cast");
+        }
+        ExprNode *dst = ptr_arg(c, dst_e, "the destination");
+        ExprNode *src = dst ? ptr_arg(c, src_e, "the source") : NULL;
         ExprNode *size = src ? size_arg(c, arg(call, first + 2), &align) : NULL;
         if (size == NULL) {
             return false;
         }
-        if (dst->type.elem.size != src->type.elem.size || dst->type.elem.align != src->type.elem.align) {
+        if (!untyped &&
+            (dst->type.elem.size != src->type.elem.size || dst->type.elem.align != src->type.elem.align)) {
             return failf(c, loc, "memcpy_async copies between one element type: the destination holds %s, the"
                          " source %s", dst->type.elem.name, src->type.elem.name);
         }
@@ -1330,8 +1453,10 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         op->e[1] = src;
         op->e[2] = size;
         /* SPEC memcpy-1: the alignment the library assumes is the larger of
-         * alignof(T) and aligned_size_t's N (a plain size counts as 1). */
-        op->value = MAX((int64_t) dst->type.elem.align, align);
+         * alignof(T) and aligned_size_t's N (a plain size counts as 1);
+         * void* has no alignof. */
+        op->value = untyped ? align : MAX((int64_t) dst->type.elem.align, align);
+        op->untyped = untyped;
         if (n - first == 3) {
             if (tx) {
                 return failf(c, loc, "memcpy_async_tx needs a barrier");
@@ -1476,24 +1601,23 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         return true;
     }
     if (strcmp(f, "compute") == 0) {
-        if (!nargs(c, call, "compute", 2, 3)) {
+        if (!nargs(c, call, "compute", 2, 5)) {
             return false;
         }
         const Expr *first_arg = arg(call, 0);
-        Sym *vs = first_arg->kind == EX_NAME ? lookup(c, first_arg->name) : NULL;
+        int32_t first_data = data_var_of(c, first_arg);
         int k = emit(c, OP_COMPUTE, loc);
         if (k < 0) {
             return false;
         }
-        if (vs != NULL && vs->kind == SYM_VAR &&
-            g_array_index(c->prog->vars, ProgVar, vs->value).type.kind == TY_DATA) {
+        if (first_data >= 0) {
             /* compute(x, n): n dependent IMADs x = x * a + b on each 32-bit
              * word of x (the guide's compute()). */
-            const ProgVar *v = &g_array_index(c->prog->vars, ProgVar, vs->value);
+            const ProgVar *v = &g_array_index(c->prog->vars, ProgVar, first_data);
             if (call->args->len != 2) {
                 return failf(c, loc, "compute(value, n) takes two arguments");
             }
-            op_at(c, k)->obj = (int32_t) vs->value;
+            op_at(c, k)->obj = first_data;
             op_at(c, k)->var = dest;
             ExprNode *cnt = int_arg(c, arg(call, 1), "the instruction count");
             if (cnt == NULL) {
@@ -1513,9 +1637,18 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         }
         op_at(c, k)->value = class_index(c, first_arg->name);
         ExprNode *cnt = int_arg(c, arg(call, 1), "the instruction count");
-        ExprNode *ilp = cnt == NULL ? NULL
-                        : call->args->len == 3 ? int_arg(c, arg(call, 2), "the independent chains")
-                                               : const_node(c, loc, 1);
+        if (cnt == NULL) {
+            return false;
+        }
+        if (call->args->len >= 3 && data_var_of(c, arg(call, 2)) >= 0) {
+            return compile_compute_operands(c, call, op_at(c, k), cnt, first_arg->name, dest, result_type);
+        }
+        if (call->args->len > 3) {
+            return failf(c, arg(call, 2)->loc, "compute(CLASS, n, x, ...) takes loaded values as its operands"
+                         " (var x = load(p))");
+        }
+        ExprNode *ilp = call->args->len == 3 ? int_arg(c, arg(call, 2), "the independent chains")
+                                             : const_node(c, loc, 1);
         if (ilp == NULL) {
             return false;
         }
@@ -1551,7 +1684,19 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         Sym *vs = ve->kind == EX_NAME ? lookup(c, ve->name) : NULL;
         if (vs == NULL || vs->kind != SYM_VAR ||
             g_array_index(c->prog->vars, ProgVar, vs->value).type.kind != TY_DATA) {
-            return failf(c, ve->loc, "store's value must be a variable holding a loaded value (var x = load(p))");
+            /* An integer: p[i] = 5, store(p, i * 2). */
+            ExprNode *v = cx(c, ve);
+            if (v == NULL) {
+                return false;
+            }
+            if (v->type.kind != TY_INT) {
+                return failf(c, ve->loc, "store's value must be an integer or a variable holding a loaded value"
+                             " (var x = load(p))");
+            }
+            op_at(c, k)->e[0] = p;
+            op_at(c, k)->e[1] = v;
+            op_at(c, k)->sub = STORE_VALUE;
+            return true;
         }
         const ProgVar *v = &g_array_index(c->prog->vars, ProgVar, vs->value);
         if (v->type.elem.size != p->type.elem.size) {
@@ -1559,6 +1704,51 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         }
         op_at(c, k)->e[0] = p;
         op_at(c, k)->obj = (int32_t) vs->value;
+        return true;
+    }
+    if (strcmp(f, "fill") == 0 || strcmp(f, "memset") == 0) {
+        /* fill(p, v, n): n elements set to v; memset(p, byte, bytes): the
+         * elements bytes covers set to byte in each of their bytes. */
+        bool is_memset = strcmp(f, "memset") == 0;
+        if (!nargs(c, call, f, 3, 3)) {
+            return false;
+        }
+        int k = emit(c, OP_STORE, loc);
+        ExprNode *p = k >= 0 ? ptr_arg(c, arg(call, 0), is_memset ? "memset's address" : "fill's address") : NULL;
+        ExprNode *v = p != NULL ? int_arg(c, arg(call, 1), is_memset ? "memset's byte" : "fill's value") : NULL;
+        ExprNode *n = v != NULL ? int_arg(c, arg(call, 2), is_memset ? "memset's byte count" : "fill's count")
+                                : NULL;
+        if (n == NULL) {
+            return false;
+        }
+        Op *op = op_at(c, k);
+        op->sub = STORE_FILL;
+        op->e[0] = p;
+        op->e[1] = v;
+        op->e[2] = n;
+        if (is_memset) {
+            ExprNode *byte = fold_binary(c, loc, '&', v, const_node(c, loc, 255));
+            op->e[1] = byte != NULL ? fold_binary(c, loc, '*', byte, const_node(c, loc, 0x01010101)) : NULL;
+            op->e[2] = fold_binary(c, loc, '/', n, const_node(c, loc, p->type.elem.size));
+            op->e[3] = n;
+        }
+        return op->e[1] != NULL && op->e[2] != NULL;
+    }
+    if (strcmp(f, "expect") == 0) {
+        /* expect p[i] == v (the parser's expect(p + i, v)). */
+        if (!nargs(c, call, "expect", 2, 2)) {
+            return false;
+        }
+        int k = emit(c, OP_ASSERT, loc);
+        ExprNode *p = k >= 0 ? ptr_arg(c, arg(call, 0), "expect's element") : NULL;
+        ExprNode *v = p != NULL ? int_arg(c, arg(call, 1), "expect's value") : NULL;
+        if (v == NULL) {
+            return false;
+        }
+        op_at(c, k)->sub = ASSERT_EXPECT;
+        op_at(c, k)->e[0] = p;
+        op_at(c, k)->e[1] = v;
+        c->prog->uses_expect = true;
         return true;
     }
     if (obj == NULL && is_cl_pipe_call(f)) {
@@ -1881,11 +2071,43 @@ static bool param_override(const GArray *ov, const char *name, int64_t *out)
     return false;
 }
 
+/* The x, y, z sizes of a `block` or `grid` declaration (absent ones are 1)
+ * into dim.  CUDA's limits: a block's x and y at most 1024 and z at most 64;
+ * a grid's x at most 2^31 - 1, y and z at most 65535. */
+static bool shape_of(Compiler *c, const Decl *d, const char *what, int64_t *dim)
+{
+    const Expr *e[3] = { d->a, d->b, d->c };
+    static const char *const axis[3] = { "x", "y", "z" };
+    bool block = strcmp(what, "block") == 0;
+    const int64_t max[3] = { block ? MAX_BLOCK_THREADS : INT32_MAX, block ? MAX_BLOCK_THREADS : 65535,
+                             block ? 64 : 65535 };
+    for (int i = 0; i < 3; i++) {
+        dim[i] = 1;
+        if (e[i] == NULL) {
+            continue;
+        }
+        g_autofree char *name = g_strdup_printf("the %s's %s size", what, axis[i]);
+        if (!const_value(c, e[i], name, &dim[i])) {
+            return false;
+        }
+        if (dim[i] < 1 || dim[i] > max[i]) {
+            if (block && d->b == NULL) {
+                return failf(c, d->loc, "a block has 1 to %d threads, not %" G_GINT64_FORMAT, MAX_BLOCK_THREADS,
+                             dim[i]);
+            }
+            return failf(c, e[i]->loc, "the %s's %s size must be 1 to %" G_GINT64_FORMAT ", not %" G_GINT64_FORMAT,
+                         what, axis[i], max[i], dim[i]);
+        }
+    }
+    return true;
+}
+
 static bool instantiate(Compiler *c, const GArray *overrides)
 {
     Program *p = c->prog;
     const Trace *t = c->trace;
     bool have_block = false;
+    bool have_grid = false;
     int64_t smem = 0;
     int64_t gmem = GLOBAL_BASE;
     /* Roles and the groups are predeclared. */
@@ -1933,16 +2155,37 @@ static bool instantiate(Compiler *c, const GArray *overrides)
             if (have_block) {
                 return failf(c, d->loc, "the block size is declared twice");
             }
-            int64_t v;
-            if (!const_value(c, d->a, "the block size", &v)) {
+            int64_t dim[3];
+            if (!shape_of(c, d, "block", dim)) {
                 return false;
             }
-            if (v < 1 || v > MAX_BLOCK_THREADS) {
+            int64_t v = dim[0] * dim[1] * dim[2];
+            if (v > MAX_BLOCK_THREADS) {
                 return failf(c, d->loc, "a block has 1 to %d threads, not %" G_GINT64_FORMAT, MAX_BLOCK_THREADS, v);
             }
+            memcpy(p->block_dim, dim, sizeof dim);
             p->block_threads = v;
             p->warps = (v + SIM_WARP_SIZE - 1) / SIM_WARP_SIZE;
             have_block = true;
+            break;
+        }
+        case DECL_GRID: {
+            if (have_grid) {
+                return failf(c, d->loc, "the grid is declared twice");
+            }
+            if (c->grid_read) {
+                return failf(c, d->loc, "the grid's shape is used before the 'grid' declaration");
+            }
+            int64_t dim[3];
+            if (!shape_of(c, d, "grid", dim)) {
+                return false;
+            }
+            /* The runner checks the shape against the resident blocks
+             * (sim_run_prepare), which it takes from here when unset. */
+            memcpy(p->grid_dim, dim, sizeof dim);
+            p->grid_declared = true;
+            p->grid_loc = d->loc;
+            have_grid = true;
             break;
         }
         case DECL_TYPE: {
@@ -2182,6 +2425,10 @@ static Program *program_alloc(const Trace *trace, int64_t grid_blocks)
     Program *p = g_new0(Program, 1);
     p->trace = trace;
     p->grid_blocks = grid_blocks;
+    p->block_dim[1] = p->block_dim[2] = 1;
+    p->grid_dim[0] = grid_blocks;
+    p->grid_declared = false;
+    p->grid_dim[1] = p->grid_dim[2] = 1;
     p->params = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     p->param_names = g_ptr_array_new_with_free_func(g_free);
     p->unused_params = g_ptr_array_new_with_free_func(g_free);
@@ -2358,7 +2605,15 @@ void program_dump(const Program *p, GString *out)
     }
     for (guint i = 0; i < p->ops->len; i++) {
         const Op *op = &g_array_index(p->ops, Op, i);
-        g_string_append_printf(out, "%4u  %-28s line %u", i, op_code_name(op->code), op->loc.line);
+        const char *name = op_code_name(op->code);
+        if (op->code == OP_ASSERT && op->sub == ASSERT_EXPECT) {
+            name = "expect";
+        } else if (op->code == OP_STORE && op->sub != STORE_DATA) {
+            name = op->sub == STORE_FILL ? "fill" : "store value";
+        } else if (op->code == OP_MEMCPY && op->untyped) {
+            name = "memcpy_async (void *)";
+        }
+        g_string_append_printf(out, "%4u  %-28s line %u", i, name, op->loc.line);
         if (op->target >= 0) {
             g_string_append_printf(out, "  -> %d", op->target);
         }

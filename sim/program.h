@@ -54,10 +54,10 @@ typedef struct {
 typedef enum {
     EN_CONST,      /* value */
     EN_VAR,        /* var: Program.vars index */
-    EN_TID,        /* threadIdx.x == block.thread_rank() */
+    EN_TID,        /* block.thread_rank(); value 1, 2, 3: threadIdx.x, .y, .z */
     EN_LANE,       /* lane id */
     EN_WARP,       /* warp id within the block */
-    EN_BLOCK_ID,   /* blockIdx.x */
+    EN_BLOCK_ID,   /* grid.block_rank(); value 1, 2, 3: blockIdx.x, .y, .z */
     EN_UNARY,      /* op a: '-', '!', '~' */
     EN_BINARY,     /* a op b */
     EN_TERNARY     /* a ? b : c */
@@ -67,9 +67,11 @@ typedef struct ExprNode ExprNode;
 struct ExprNode {
     uint8_t kind;      /* ExprNodeKind */
     bool varying;      /* value may differ between lanes of a warp */
-    int32_t op;        /* operator token */
-    int32_t var;       /* EN_VAR: the variable's first value slot */
-    int64_t value;     /* EN_CONST */
+    int32_t op;        /* operator token; EN_TID, EN_BLOCK_ID with an axis: its stride */
+    int32_t var;       /* EN_VAR: the variable's first value slot; EN_TID,
+                        * EN_BLOCK_ID with an axis: its size */
+    int64_t value;     /* EN_CONST; EN_TID, EN_BLOCK_ID: 0 the linear index,
+                        * 1, 2, 3 its x, y or z component */
     ExprNode *a, *b, *c;
     SrcLoc loc;
     ValueType type;
@@ -125,7 +127,7 @@ typedef enum {
     OP_BRANCH,         /* if !e[0] goto target; reconverge at join */
     OP_LOOP,           /* loop head: if !e[0] goto target (the exit == join) */
     OP_RETURN,         /* the thread exits */
-    OP_ASSERT,         /* e[0] must hold */
+    OP_ASSERT,         /* e[0] must hold; sub ASSERT_EXPECT: expect(ptr e[0], value e[1]) */
     OP_LOOP_ENTER,     /* opens the reconvergence frame of the loop ending at join */
 
     /* cuda::pipeline */
@@ -162,9 +164,13 @@ typedef enum {
 
     /* work */
     OP_COMPUTE,           /* [var =] compute(...): value = class index; e[0] count,
-                           * e[1] independent chains; obj = input data var or -1 */
+                           * e[1] independent chains; obj = input data var or -1;
+                           * sub COMPUTE_OPERANDS: compute(CLASS, n, obj [, in[0]
+                           * [, in[1]]]) */
     OP_LOAD,              /* var = load(e[0]) */
-    OP_STORE,             /* store(e[0], data var obj) */
+    OP_STORE,             /* store(e[0], data var obj); sub STORE_VALUE: store(e[0],
+                           * integer e[1]); STORE_FILL: fill(e[0], e[1], count
+                           * e[2]) or memset (e[3] the byte count, else NULL) */
 
     /* OpenCL work-group pipes, obj = pipe */
     OP_CL_RESERVE,        /* var = [work_group_]reserve_{read,write}_pipe(p, e[0]); sub: CL_* */
@@ -190,6 +196,36 @@ typedef enum {
     SYNC_NONE         /* cooperative_groups::memcpy_async */
 } SyncKind;
 
+/* OP_COMPUTE sub-operations. */
+enum {
+    COMPUTE_PLAIN = 0,    /* compute(x, n) or compute(CLASS, n [, ilp]) */
+    COMPUTE_OPERANDS = 1  /* compute(CLASS, n, x [, y [, z]]) */
+};
+
+/* OP_STORE sub-operations. */
+enum {
+    STORE_DATA = 0,       /* store(p, x): a loaded value */
+    STORE_VALUE = 1,      /* store(p, v), p[i] = v: an integer */
+    STORE_FILL = 2        /* fill(p, v, n), memset(p, byte, bytes): n elements */
+};
+
+/* OP_ASSERT sub-operations. */
+enum {
+    ASSERT_COND = 0,      /* assert(cond) */
+    ASSERT_EXPECT = 1     /* expect p[i] == v: checked on the functional model */
+};
+
+/* The bytes that storing integer v writes into an element of `size` bytes
+ * (1, 2, 4, 8 or 16; out holds 16): elements of 1 and 2 bytes take v's low
+ * bytes, wider ones take v's low 32 bits in each 32-bit word, as the
+ * functional model treats every element as 32-bit words. */
+static inline void program_element_bytes(int64_t v, int64_t size, uint8_t *out)
+{
+    for (int64_t i = 0; i < size && i < 16; i++) {
+        out[i] = (uint8_t) ((uint64_t) v >> (8 * (size < 4 ? i : i % 4)));
+    }
+}
+
 /* OpenCL sub-operations (bit flags). */
 enum {
     CL_WRITE = 1,      /* otherwise read */
@@ -205,9 +241,24 @@ typedef struct {
     int32_t join;      /* reconvergence point of a branch or loop */
     int32_t aux;       /* OP_MEMCPY: SyncKind */
     int64_t value;     /* constant operand */
+    int32_t in[2];     /* OP_COMPUTE: further input data vars, or -1 */
+    bool untyped;      /* OP_MEMCPY: (void *) pointers, the void* overloads */
     ExprNode *e[4];
     SrcLoc loc;
 } Op;
+
+/* The value of an EN_TID or EN_BLOCK_ID node n where the linear index
+ * (thread rank, block rank) is `linear`: CUDA's order, x fastest. */
+static inline int64_t program_index_value(const ExprNode *n, int64_t linear)
+{
+    return n->value == 0 ? linear : (linear / n->op) % n->var;
+}
+
+/* Whether compute operation op reads variable var (var >= 0). */
+static inline bool program_op_reads(const Op *op, int32_t var)
+{
+    return var >= 0 && (op->obj == var || op->in[0] == var || op->in[1] == var);
+}
 
 /* The result of instantiating a trace. */
 typedef struct {
@@ -228,8 +279,14 @@ typedef struct {
     GArray *ops;           /* Op */
     GPtrArray *classes;    /* compute class names used, char* (owned) */
     GPtrArray *nodes;      /* every ExprNode (owned) */
-    int64_t grid_blocks;   /* gridDim.x */
+    int64_t grid_blocks;   /* resident blocks: gridDim.x * gridDim.y * gridDim.z */
+    int64_t block_dim[3];  /* blockDim.x, .y, .z (x * y * z == block_threads) */
+    int64_t grid_dim[3];   /* gridDim.x, .y, .z: `grid`, else grid_blocks, 1, 1 */
+    bool grid_declared;    /* the trace declares `grid` (its product may differ from
+                            * grid_blocks: sim_run_prepare checks it) */
+    SrcLoc grid_loc;       /* the `grid` declaration */
     bool uses_bulk;        /* memcpy_async_tx or barrier copies on >= 16 bytes */
+    bool uses_expect;      /* expect statements: runs need the functional model */
 } Program;
 
 typedef struct {

@@ -82,6 +82,17 @@ bool sim_resolve_launch(ArchParams *a, GPtrArray *arch_sets, GError **error)
     return true;
 }
 
+/* Whether the trace has a `grid` declaration. */
+static bool trace_declares_grid(const Trace *t)
+{
+    for (guint i = 0; i < t->decls->len; i++) {
+        if (((const Decl *) g_ptr_array_index(t->decls, i))->kind == DECL_GRID) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
 {
     memset(out, 0, sizeof *out);
@@ -118,11 +129,35 @@ bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError
         out->arch.blocks = want;
         g_ptr_array_add(out->arch_sets, g_strdup_printf("sm.blocks=%" G_GINT64_FORMAT, want));
     }
+    /* A trace that declares `grid X, Y, Z` runs X * Y * Z resident blocks
+     * unless sm.blocks or the parameter blocks says how many. */
+    bool blocks_set = program_peek_param(t, params, "blocks", &want);
+    for (guint i = 0; i < arch_sets->len; i++) {
+        blocks_set |= g_str_has_prefix(g_ptr_array_index(arch_sets, i), "sm.blocks=");
+    }
+    if (!blocks_set && trace_declares_grid(t)) {
+        g_autoptr(Program) peek = program_new(t, params, out->arch.blocks, NULL);
+        int64_t n = peek != NULL && peek->grid_declared ? peek->grid_dim[0] * peek->grid_dim[1] * peek->grid_dim[2] : 0;
+        if (n >= 1 && n <= 64 && n != out->arch.blocks) {
+            out->arch.blocks = n;
+            g_ptr_array_add(out->arch_sets, g_strdup_printf("sm.blocks=%" G_GINT64_FORMAT, n));
+        }
+    }
     if (!sim_resolve_launch(&out->arch, out->arch_sets, error)) {
         return false;
     }
     out->prog = program_new(t, params, sim_grid_blocks(&out->arch), error);
     if (out->prog == NULL) {
+        return false;
+    }
+    const Program *p = out->prog;
+    int64_t grid = p->grid_dim[0] * p->grid_dim[1] * p->grid_dim[2];
+    if (p->grid_declared && grid != out->arch.blocks) {
+        trace_set_error(error, SIM_ERROR_INPUT, t, p->grid_loc,
+                        "the grid has %" G_GINT64_FORMAT " blocks (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " x %"
+                        G_GINT64_FORMAT ") but the SM runs %" G_GINT64_FORMAT " (sm.blocks): leave sm.blocks and the"
+                        " parameter blocks unset, or make them %" G_GINT64_FORMAT, grid, p->grid_dim[0],
+                        p->grid_dim[1], p->grid_dim[2], out->arch.blocks, grid);
         return false;
     }
     out->sm = sm_new(out->prog, &out->arch, &o->sm, error);

@@ -844,3 +844,181 @@ void sweep_explain(const SweepTable *table, const char *axis, const SweepGroup *
     }
     g_string_append_c(out, '\n');
 }
+
+/* ------------------------------------------------------------ copy engines */
+
+void sweep_engines_free(SweepEngines *engines)
+{
+    if (engines == NULL) {
+        return;
+    }
+    g_free(engines->others);
+    g_free(engines);
+}
+
+/* The copy engine a point mostly uses: 0 cp.async, 1 bulk copies, -1 none
+ * (it copies nothing asynchronously, or did not run). */
+static int row_engine(const SweepTable *t, const SweepRow *r)
+{
+    if (strcmp(g_ptr_array_index(r->fields, t->naxes + 1), "ok") != 0) {
+        return -1;
+    }
+    double cp = row_num(t, r, "cp_async_bytes");
+    double bulk = row_num(t, r, "bulk_bytes");
+    return bulk > cp ? 1 : cp > 0.0 ? 0 : -1;
+}
+
+/* Whether axis column c picks the engine: each of its values gives one
+ * engine in every point that copies, and both engines occur. */
+static bool picks_engine(const SweepTable *t, guint c)
+{
+    g_autoptr(GHashTable) engine_of = g_hash_table_new(g_str_hash, g_str_equal);
+    bool seen[2] = { false, false };
+    for (guint i = 0; i < t->rows->len; i++) {
+        const SweepRow *r = g_ptr_array_index(t->rows, i);
+        int e = row_engine(t, r);
+        if (e < 0) {
+            continue;
+        }
+        const char *v = g_ptr_array_index(r->fields, c);
+        gpointer had;
+        if (g_hash_table_lookup_extended(engine_of, v, NULL, &had) && GPOINTER_TO_INT(had) != e) {
+            return false;
+        }
+        g_hash_table_insert(engine_of, (gpointer) v, GINT_TO_POINTER(e));
+        seen[e] = true;
+    }
+    return seen[0] && seen[1];
+}
+
+GPtrArray *sweep_engines(const SweepTable *table, const char *stage_axis)
+{
+    const SweepTable *t = table;
+    GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify) sweep_engines_free);
+    int stage = stage_axis != NULL ? sweep_table_column(t, stage_axis) : -1;
+    if (sweep_table_column(t, "cycles") < 0) {
+        return out;
+    }
+    guint ax = 0;
+    for (guint c = 1; c <= t->naxes && ax == 0; c++) {
+        if ((int) c != stage && picks_engine(t, c)) {
+            ax = c;
+        }
+    }
+    if (ax == 0) {
+        return out;
+    }
+    g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func((GDestroyNotify) sweep_engines_free);
+    g_autoptr(GHashTable) by_key = g_hash_table_new(g_str_hash, g_str_equal);
+    g_autoptr(GString) key = g_string_new(NULL);
+    for (guint i = 0; i < t->rows->len; i++) {
+        const SweepRow *r = g_ptr_array_index(t->rows, i);
+        int e = row_engine(t, r);
+        if (e < 0) {
+            continue;
+        }
+        g_string_truncate(key, 0);
+        for (guint c = 1; c <= t->naxes; c++) {
+            if (c != ax && (int) c != stage) {
+                g_string_append_printf(key, "%s%s=%s", key->len ? " " : "",
+                                       (const char *) g_ptr_array_index(t->columns, c),
+                                       (const char *) g_ptr_array_index(r->fields, c));
+            }
+        }
+        SweepEngines *g = g_hash_table_lookup(by_key, key->str);
+        if (g == NULL) {
+            g = g_new0(SweepEngines, 1);
+            g->others = g_strdup(key->str);
+            g->axis = g_ptr_array_index(t->columns, ax);
+            g->row[0] = g->row[1] = -1;
+            g_ptr_array_add(all, g);
+            g_hash_table_insert(by_key, g->others, g);
+        }
+        if (g->row[e] < 0 || row_cycles(t, r) < row_cycles(t, g_ptr_array_index(t->rows, (guint) g->row[e]))) {
+            g->row[e] = (int) i;
+        }
+    }
+    for (guint k = 0; k < all->len; k++) {
+        SweepEngines *g = g_ptr_array_index(all, k);
+        if (g->row[0] >= 0 && g->row[1] >= 0) {
+            g_ptr_array_add(out, g_ptr_array_steal_index(all, k));
+            k--;
+        }
+    }
+    return out;
+}
+
+/* "cp.async (engine=0, stages=4)": an engine's name and the point's values
+ * of the axes that the combination does not fix. */
+static char *engine_point(const SweepTable *t, const SweepEngines *e, int engine)
+{
+    const SweepRow *r = g_ptr_array_index(t->rows, (guint) e->row[engine]);
+    GString *s = g_string_new(engine == 0 ? "cp.async" : "bulk copies");
+    g_string_append(s, " (");
+    bool first = true;
+    for (guint c = 1; c <= t->naxes; c++) {
+        const char *name = g_ptr_array_index(t->columns, c);
+        g_autofree char *pair = g_strdup_printf("%s=%s", name, (const char *) g_ptr_array_index(r->fields, c));
+        /* Skip the fixed axes: whole words of others. */
+        const char *at = strstr(e->others, pair);
+        size_t n = strlen(pair);
+        if (at != NULL && (at == e->others || at[-1] == ' ') && (at[n] == '\0' || at[n] == ' ')) {
+            continue;
+        }
+        g_string_append_printf(s, "%s%s", first ? "" : ", ", pair);
+        first = false;
+    }
+    g_string_append_c(s, ')');
+    return g_string_free(s, FALSE);
+}
+
+void sweep_explain_engines(const SweepTable *table, const SweepEngines *engines, const ArchParams *arch_cp,
+                           const ArchParams *arch_bulk, double tolerance_pct, GString *out)
+{
+    const SweepTable *t = table;
+    const SweepEngines *e = engines;
+    const SweepRow *r[2] = { g_ptr_array_index(t->rows, (guint) e->row[0]),
+                             g_ptr_array_index(t->rows, (guint) e->row[1]) };
+    const ArchParams *arch[2] = { arch_cp, arch_bulk };
+    guint64 cycles[2] = { row_cycles(t, r[0]), row_cycles(t, r[1]) };
+    int fast = cycles[1] < cycles[0] ? 1 : 0;
+    int slow = 1 - fast;
+    g_autofree char *who = e->others[0] ? g_strdup_printf(" (%s)", e->others) : g_strdup("");
+    g_autofree char *fast_name = engine_point(t, e, fast);
+    g_autofree char *slow_name = engine_point(t, e, slow);
+    double gain = pct((double) cycles[slow] - (double) cycles[fast], (double) cycles[slow]);
+    g_string_append_printf(out, "faster copy engine%s: %s: %" G_GUINT64_FORMAT " cycles, %.1f%% fewer than %s: %"
+                           G_GUINT64_FORMAT, who, fast_name, cycles[fast], gain, slow_name, cycles[slow]);
+    if (gain <= tolerance_pct) {
+        g_string_append_printf(out, "; within the %g%% tolerance, so either engine will do", tolerance_pct);
+    }
+    g_string_append_c(out, '\n');
+    /* Where the gap comes from: the state the slower point spends the most
+     * warp-cycles more in. */
+    int gap = -1;
+    double most = 0.0;
+    for (int k = 0; k < WS__COUNT; k++) {
+        double d = stall(t, r[slow], k) - stall(t, r[fast], k);
+        if (k != WS_EXITED && d > most) {
+            most = d;
+            gap = k;
+        }
+    }
+    if (gap >= 0 && cycles[slow] > cycles[fast]) {
+        g_string_append_printf(out, "  the gap: the %s point spends %.0f warp-cycles more in %s (%.0f vs %.0f)\n",
+                               slow == 0 ? "cp.async" : "bulk-copy", most, sim_warp_state_name(gap),
+                               stall(t, r[slow], gap), stall(t, r[fast], gap));
+    }
+    /* What bounds each, fastest first. */
+    const int order[2] = { fast, slow };
+    for (int i = 0; i < 2; i++) {
+        int k = order[i];
+        const char *bw_what = NULL;
+        double bw = sm_bandwidth(arch[k], k == 1, &bw_what);
+        g_autofree char *name = engine_point(t, e, k);
+        g_string_append_printf(out, "  %s: copies at %.1f B/cycle of the %.1f B/cycle the %s allows; ", name,
+                               row_num(t, r[k], "achieved_bytes_per_cycle"), bw, bw_what);
+        describe_bound(t, r[k], bw, out);
+        g_string_append_c(out, '\n');
+    }
+}

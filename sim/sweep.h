@@ -134,6 +134,31 @@ GPtrArray *sweep_recommend(const SweepTable *table, const char *axis, double tol
 /* The stage count a row has on the axis. */
 int64_t sweep_row_int(const SweepTable *table, const SweepRow *row, const char *column);
 
+/* The fastest point of each copy engine in one combination of the axes
+ * other than the engine axis and the stage axis. */
+typedef struct {
+    char *others;      /* "threads=128", "" when no other axis varies (owned) */
+    const char *axis;  /* the engine axis's column name (borrowed from the table) */
+    int row[2];        /* table rows: the fastest cp.async point, the fastest bulk-copy point */
+} SweepEngines;
+
+void sweep_engines_free(SweepEngines *engines);
+
+/* When an axis picks the copy engine (every ok point of one of its values
+ * copies mostly with cp.async, every one of another mostly with bulk copies:
+ * the cp_async_bytes and bulk_bytes columns), the fastest point of each
+ * engine per combination of the other axes, stage_axis (may be NULL or not
+ * varied) left out.  Returns a new array owning the combinations that ran
+ * both engines (SweepEngines*, in table order; empty when no axis picks the
+ * engine); rows index the table, which must outlive them. */
+GPtrArray *sweep_engines(const SweepTable *table, const char *stage_axis);
+
+/* Writes for humans which engine is faster in a combination, by how much,
+ * and what bounds each point, arch_cp and arch_bulk being the two points'
+ * architectures.  Each line ends in a newline. */
+void sweep_explain_engines(const SweepTable *table, const SweepEngines *engines, const ArchParams *arch_cp,
+                           const ArchParams *arch_bulk, double tolerance_pct, GString *out);
+
 /* Writes the recommendation of a group for humans: the count and its cost,
  * the reason in one line, the back-of-envelope estimate (latency x
  * bandwidth / bytes per stage) from arch (the group's architecture) and

@@ -62,7 +62,8 @@ struct Stmt {
 
 typedef enum {
     DECL_PARAM,       /* param name = a [in b .. c] */
-    DECL_BLOCK,       /* block a            (threads per block) */
+    DECL_BLOCK,       /* block a [, b [, c]]  (threads per block: x, y, z) */
+    DECL_GRID,        /* grid a [, b [, c]]   (the resident blocks' grid: x, y, z) */
     DECL_TYPE,        /* type name = typeexpr (a: EX_NAME or EX_CALL elem(n)) */
     DECL_SHARED,      /* shared T name[a] [align b] */
     DECL_GLOBAL,      /* global T name[a] */

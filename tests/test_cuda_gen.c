@@ -219,6 +219,141 @@ START_TEST(reference_is_the_functional_model)
 }
 END_TEST
 
+/* The words a generated program's check expects in buffer `buffer`. */
+static const uint32_t *check_words(const CudaGenPoint *p, int32_t buffer, gsize *words)
+{
+    for (guint i = 0; i < p->checks->len; i++) {
+        const CudaGenCheck *c = &g_array_index(p->checks, CudaGenCheck, i);
+        if (c->buffer == buffer) {
+            gsize len = 0;
+            const uint32_t *data = g_bytes_get_data(c->data, &len);
+            *words = len / 4;
+            return data;
+        }
+    }
+    ck_abort_msg("no check of buffer %d", buffer);
+    return NULL;
+}
+
+START_TEST(operand_compute_values)
+{
+    /* compute(CLASS, n, x, y, z): word k is x[k] * A + B + y[k'] + z[k'']
+     * whatever CLASS and n (k', k'' = k modulo the operand's words). */
+    const char *text =
+        "smpipe 1\nblock 64\nglobal int g[128]\nglobal int2 h[64]\nglobal int out[64]\nglobal int2 out2[64]\n"
+        "var a = load(g + threadIdx.x)\nvar b = load(g + 64 + threadIdx.x)\nvar c = load(h + threadIdx.x)\n"
+        "var r = compute(ffma, 7, a, b)\nstore(out + threadIdx.x, r)\n"
+        "var m = compute(hmma, 3, c, a, b)\nstore(out2 + threadIdx.x, m)\n"
+        "compute(dfma, 2, c)\n";
+    GError *err = NULL;
+    Trace *t = trace_parse_string("ops", text, strlen(text), &err);
+    ck_assert_ptr_nonnull(t);
+    CudaGenPoint *p = cuda_gen_point_new(t, NULL, NULL, "", &err);
+    ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+    gsize n = 0;
+    const uint32_t *out = check_words(p, 2, &n);
+    ck_assert_uint_eq(n, 64);
+    for (int64_t i = 0; i < 64; i++) {
+        uint32_t want = sm_initial_word(0, i) * SM_COMPUTE_A + SM_COMPUTE_B + sm_initial_word(0, 64 + i);
+        ck_assert_uint_eq(out[i], want);
+    }
+    const uint32_t *out2 = check_words(p, 3, &n);
+    ck_assert_uint_eq(n, 128);
+    for (int64_t i = 0; i < 128; i++) {
+        uint32_t want = sm_initial_word(1, i) * SM_COMPUTE_A + SM_COMPUTE_B + sm_initial_word(0, i / 2) +
+                        sm_initial_word(0, 64 + i / 2);
+        ck_assert_uint_eq(out2[i], want);
+    }
+    GString *s = g_string_new(NULL);
+    CudaGenOptions opt = { "ops", "out.cu", false, 5, 0 };
+    ck_assert(cuda_gen_program(&p, 1, &opt, s, &err));
+    /* n per chain: one chain of int, one MMA chain, one dfma chain of int2. */
+    ck_assert_ptr_nonnull(strstr(s->str, "r = smp_op_ffma<1>(7, a, b, 0u);"));
+    ck_assert_ptr_nonnull(strstr(s->str, "m = smp_op_hmma<1>(3, c, a, b);"));
+    ck_assert_ptr_nonnull(strstr(s->str, "smp_keep(smp_sink, smp_op_dfma<1>(2, c, 0u, 0u));"));
+    ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ T smp_op_hmma(long long n, T x, const U &y, const V &z)"));
+    ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ void smp_class_ffma(unsigned &sink, long long n)"));
+    ck_assert_ptr_null(strstr(s->str, "smp_op_imad"));
+    g_string_free(s, TRUE);
+    cuda_gen_point_free(p);
+    trace_free(t);
+}
+END_TEST
+
+START_TEST(stores_fills_and_expects)
+{
+    /* Integer stores, fill and memset write what the functional model
+     * holds; each becomes one element store (smp_element), expect a device
+     * check reported as its line. */
+    g_autofree char *text = read_source("tests/cuda/stores_expect.trace");
+    GError *err = NULL;
+    Trace *t = trace_parse_string("stores", text, strlen(text), &err);
+    ck_assert_ptr_nonnull(t);
+    CudaGenPoint *p = cuda_gen_point_new(t, NULL, NULL, "", &err);
+    ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+    gsize n = 0;
+    const uint32_t *src = check_words(p, 0, &n);
+    ck_assert_uint_eq(n, 64);
+    const uint32_t *out = check_words(p, 1, &n);
+    for (int64_t i = 0; i < 64; i++) {
+        ck_assert_uint_eq(src[i], (uint32_t) (i * 3 - 5));
+        ck_assert_uint_eq(out[i], (uint32_t) (i * 3 - 5));
+    }
+    const uint8_t *bytes = (const uint8_t *) check_words(p, 2, &n);
+    ck_assert_uint_eq(n, 32);
+    for (int i = 0; i < 128; i++) {
+        ck_assert_uint_eq(bytes[i], i < 64 ? (uint8_t) (i + 250) : 0xab);
+    }
+    GString *s = g_string_new(NULL);
+    CudaGenOptions opt = { "stores", "out.cu", false, 5, 0 };
+    ck_assert(cuda_gen_program(&p, 1, &opt, s, &err));
+    const char *want[] = {
+        "*(src + (long long) threadIdx.x) = smp_element<int>((long long) ((((long long) threadIdx.x * 3) - 5)));",
+        "*(bytes + (long long) threadIdx.x) = smp_element<char>((long long) (((long long) threadIdx.x + 250)));",
+        "smp_fill(v, (long long) (-7), (long long) (3));",
+        "smp_fill(s, (long long) (4294967295LL), (long long) (32));",
+        "smp_expect((s + (long long) threadIdx.x), (long long) ((((long long) threadIdx.x * 3) - 5)), smp_fail, 16);",
+        "__device__ __forceinline__ void smp_expect(const T *p, long long v, int *fail, int line)",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+        ck_assert_msg(strstr(s->str, want[i]) != NULL, "no '%s'", want[i]);
+    }
+    g_string_free(s, TRUE);
+    cuda_gen_point_free(p);
+    trace_free(t);
+    /* (void *) pointers: the void* overloads, aligned_size_t kept. */
+    g_autofree char *u = read_source("tests/cuda/untyped_copies.trace");
+    g_autofree char *c = generate_ok("untyped", u, NULL);
+    ck_assert_ptr_nonnull(strstr(c, "cuda::memcpy_async((void *) ((dst + ((long long) threadIdx.x * 4))), (const void *)"
+                                    " ((src + ((long long) threadIdx.x * 4))), cuda::aligned_size_t<16>((size_t) 16),"
+                                    " pipe);"));
+    ck_assert_ptr_nonnull(strstr(c, "cg::memcpy_async(warp, (void *) (odd), (const void *) (src), (size_t) 255);"));
+}
+END_TEST
+
+START_TEST(block_and_grid_shapes)
+{
+    /* A 3-D block and a 2-D grid: a dim3 launch, CUDA's own indices, and
+     * the linear rank (x fastest) wherever the simulator uses it. */
+    g_autofree char *text = read_source("tests/cuda/block_grid_dims.trace");
+    g_autofree char *a = generate_ok("dims", text, NULL);
+    ck_assert_ptr_nonnull(strstr(a, "kernel<<<dim3(1, 2, 1), dim3(8, 4, 2), "));
+    ck_assert_ptr_nonnull(strstr(a, "const unsigned smp_rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);"));
+    ck_assert_ptr_nonnull(strstr(a, "const unsigned smp_block_rank = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);"));
+    ck_assert_ptr_nonnull(strstr(a, "long long row = ((long long) threadIdx.y + ((long long) threadIdx.z * 4));"));
+    ck_assert_ptr_nonnull(strstr(a, "long long base = ((long long) blockIdx.y * 64);"));
+    ck_assert_ptr_nonnull(strstr(a, "(long long) (smp_rank % 32)"));
+    ck_assert_ptr_nonnull(strstr(a, "(long long) (smp_rank / 32)"));
+    ck_assert_ptr_nonnull(strstr(a, "const unsigned smp_gtid = smp_block_rank * (blockDim.x * blockDim.y * blockDim.z) + smp_rank;"));
+    /* One-dimensional blocks keep the plain launch and threadIdx.x. */
+    g_autofree char *t2 = read_source("traces/with_staging_unified.trace");
+    g_autofree char *b = generate_ok("wsu", t2, NULL);
+    ck_assert_ptr_nonnull(strstr(b, "kernel<<<1, 128, "));
+    ck_assert_ptr_nonnull(strstr(b, "const unsigned smp_gtid = blockIdx.x * blockDim.x + threadIdx.x;"));
+    ck_assert_ptr_null(strstr(b, "smp_rank"));
+}
+END_TEST
+
 static void list_is(const char *text, const int64_t *want, guint n)
 {
     GArray *a = g_array_new(FALSE, FALSE, sizeof(int64_t));
@@ -312,6 +447,9 @@ int main(void)
     tcase_add_test(tc, barriers_tx_and_classes);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, reference_is_the_functional_model);
+    tcase_add_test(tc, operand_compute_values);
+    tcase_add_test(tc, block_and_grid_shapes);
+    tcase_add_test(tc, stores_fills_and_expects);
     suite_add_tcase(s, tc);
     TCase *tv = tcase_create("validate");
     tcase_add_test(tv, value_lists);

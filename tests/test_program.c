@@ -58,6 +58,112 @@ START_TEST(uniformity)
 }
 END_TEST
 
+START_TEST(block_and_grid_shapes)
+{
+    /* block X, Y, Z and grid X, Y, Z; `grid` and `block` stay names of
+     * groups in statements. */
+    const char *text = "smpipe 1\nparam blocks = 6\nblock 8, 4, 2\ngrid 3, 2\nglobal int a[64 * gridDim.y]\n"
+                       "var grid = cooperative_groups::this_grid()\nvar y = threadIdx.y\nvar by = blockIdx.y\n"
+                       "var n = grid.size()\nblock.sync()\n";
+    Trace *t = parse_ok(text);
+    GError *err = NULL;
+    Program *p = program_new(t, NULL, 6, &err);
+    ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(p->block_threads, 64);
+    ck_assert_int_eq(p->warps, 2);
+    ck_assert_int_eq(p->block_dim[0], 8);
+    ck_assert_int_eq(p->block_dim[1], 4);
+    ck_assert_int_eq(p->block_dim[2], 2);
+    ck_assert_int_eq(p->grid_dim[0], 3);
+    ck_assert_int_eq(p->grid_dim[1], 2);
+    ck_assert_int_eq(p->grid_dim[2], 1);
+    ck_assert_int_eq(g_array_index(p->buffers, ProgBuffer, 0).count, 128);
+    ck_assert(var_named(p, "y")->varying);
+    ck_assert(!var_named(p, "by")->varying);
+    ck_assert(p->grid_declared);
+    program_free(p);
+    trace_free(t);
+    /* The runner checks the grid against the resident blocks, and takes
+     * their number from it when neither sm.blocks nor blocks says. */
+    TestRun tr;
+    const char *run = "smpipe 1\nblock 32\ngrid 2, 2\nassert(gridDim.y == 2 && blockIdx.y == grid.block_rank() / 2)\n";
+    ck_assert_msg(run_text(&tr, run, NULL), "%s", tr.msg);
+    ck_assert_int_eq(tr_stats(&tr)->blocks, 4);
+    ck_assert_int_eq(tr.run.arch.blocks, 4);
+    test_run_clear(&tr);
+    const char *three[] = { "sm.blocks=3", NULL };
+    ck_assert(!run_text(&tr, run, three));
+    ck_assert_int_eq(tr.status, 2);
+    ck_assert_msg(strstr(tr.msg, "test.trace:3:1: the grid has 4 blocks (2 x 2 x 1) but the SM runs 3") != NULL, "%s",
+                  tr.msg);
+    test_run_clear(&tr);
+    /* Without a grid declaration the grid is sm.blocks blocks along x; y and
+     * z of a one-dimensional block are 0 and 1. */
+    char *msg;
+    p = compile("smpipe 1\nblock 32\nglobal int a[gridDim.x + blockDim.y + blockDim.z + gridDim.z]\n", NULL, &msg);
+    ck_assert_msg(p != NULL, "%s", msg);
+    ck_assert_int_eq(p->grid_dim[0], 1);
+    ck_assert_int_eq(g_array_index(p->buffers, ProgBuffer, 0).count, 4);
+    free_prog(p);
+    /* The x, y and z limits and the product. */
+    ck_assert_ptr_null(compile("smpipe 1\nblock 64, 32\n", NULL, &msg));
+    ck_assert_msg(strstr(msg, "a block has 1 to 1024 threads, not 2048") != NULL, "%s", msg);
+    g_free(msg);
+    ck_assert_ptr_null(compile("smpipe 1\nblock 32, 0\n", NULL, &msg));
+    ck_assert_msg(strstr(msg, "test.trace:2:11: the block's y size must be 1 to 1024, not 0") != NULL, "%s", msg);
+    g_free(msg);
+}
+END_TEST
+
+START_TEST(compute_operands)
+{
+    /* compute(CLASS, n, x, y, z): the operands, the result type and the
+     * chains (one per 32-bit word of x, per 64-bit word for dfma, one for
+     * hmma); n counts per chain. */
+    char *msg;
+    Program *p = compile("smpipe 1\nblock 32\nshared int4 s[64]\nshared int t[64]\n"
+                         "var a = load(s + threadIdx.x)\nvar b = load(t + threadIdx.x)\n"
+                         "var f = compute(ffma, 5, a, b)\nvar d = compute(dfma, 5, a)\nvar h = compute(hmma, 5, b, a, f)\n"
+                         "compute(imad, 5, 2)\n", NULL, &msg);
+    ck_assert_msg(p != NULL, "%s", msg);
+    int seen = 0;
+    for (guint i = 0; i < p->ops->len; i++) {
+        const Op *op = &g_array_index(p->ops, Op, i);
+        if (op->code != OP_COMPUTE) {
+            continue;
+        }
+        const char *cls = g_ptr_array_index(p->classes, op->value);
+        if (strcmp(cls, "imad") == 0) {
+            ck_assert_int_eq(op->sub, COMPUTE_PLAIN);
+            ck_assert_int_eq(op->obj, -1);
+            ck_assert_int_eq(op->e[1]->value, 2);
+            seen++;
+            continue;
+        }
+        ck_assert_int_eq(op->sub, COMPUTE_OPERANDS);
+        const ProgVar *x = &g_array_index(p->vars, ProgVar, op->obj);
+        const ProgVar *r = &g_array_index(p->vars, ProgVar, op->var);
+        ck_assert_uint_eq(r->type.elem.size, x->type.elem.size);
+        int64_t chains = strcmp(cls, "ffma") == 0 ? 4 : strcmp(cls, "dfma") == 0 ? 2 : 1;
+        ck_assert_int_eq(op->e[1]->value, chains);
+        ck_assert_int_eq(op->e[0]->value, 5 * chains);
+        ck_assert(program_op_reads(op, op->obj));
+        if (strcmp(cls, "hmma") == 0) {
+            ck_assert_str_eq(x->name, "b");
+            ck_assert_str_eq(g_array_index(p->vars, ProgVar, op->in[0]).name, "a");
+            ck_assert_str_eq(g_array_index(p->vars, ProgVar, op->in[1]).name, "f");
+        }
+        seen++;
+    }
+    ck_assert_int_eq(seen, 4);
+    free_prog(p);
+    ck_assert_ptr_null(compile("smpipe 1\nblock 32\nshared int s[32]\nvar a = load(s)\n"
+                               "var b = compute(ffma, 1, a, a, a, a)\n", NULL, &msg));
+    ck_assert_msg(strstr(msg, "compute takes 2 to 5 arguments, not 6") != NULL, "%s", msg);
+    g_free(msg);
+}
+END_TEST
+
 START_TEST(parameters_and_ranges)
 {
     char *msg;
@@ -172,6 +278,8 @@ int main(void)
     TCase *tc = tcase_create("compile");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, uniformity);
+    tcase_add_test(tc, block_and_grid_shapes);
+    tcase_add_test(tc, compute_operands);
     tcase_add_test(tc, parameters_and_ranges);
     tcase_add_test(tc, types_and_pointers);
     tcase_add_test(tc, loops_stream_without_unrolling);

@@ -66,6 +66,38 @@ START_TEST(independent_computes_interleave)
 }
 END_TEST
 
+START_TEST(operand_computes_wait_for_every_input)
+{
+    /* a ready at 23, b at 24 (FFMA latency 4, interval 1; HMMA latency 24).
+     * compute(ffma, 8, a) issues at 23, 27, ..., 51 and the warp exits at
+     * 52; with b as well it waits for b: 24 .. 52, exit at 53. */
+    TestRun tr;
+    const SimStats *s = run_ok(&tr, TWO_LOADS "var r = compute(ffma, 8, a)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 52);
+    test_run_clear(&tr);
+    s = run_ok(&tr, TWO_LOADS "var r = compute(ffma, 8, a, b)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 53);
+    ck_assert_uint_eq(s->compute_instructions, 8);
+    test_run_clear(&tr);
+    /* One MMA chain: 24 and 48, exit at 49. */
+    s = run_ok(&tr, TWO_LOADS "var r = compute(hmma, 2, a, b)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 49);
+    test_run_clear(&tr);
+    /* Independent statements interleave (q's chain at 25 .. 53); one that
+     * reads the other's result waits for it (q from 56 to 84). */
+    s = run_ok(&tr, TWO_LOADS "var r = compute(ffma, 8, a, b)\nvar q = compute(ffma, 8, b, a)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 54);
+    test_run_clear(&tr);
+    s = run_ok(&tr, TWO_LOADS "var r = compute(ffma, 8, a, b)\nvar q = compute(ffma, 8, a, r)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 85);
+    test_run_clear(&tr);
+    /* A store of the result waits for the chain's end (56). */
+    s = run_ok(&tr, TWO_LOADS "var r = compute(ffma, 8, a, b)\nstore(buf + threadIdx.x, r)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 57);
+    test_run_clear(&tr);
+}
+END_TEST
+
 START_TEST(two_warps_share_a_scheduler)
 {
     /* Five warps on four schedulers: warps 0 and 4 share scheduler 0 and
@@ -187,6 +219,7 @@ int main(void)
     tcase_add_test(tc, dependent_chain);
     tcase_add_test(tc, independent_chains_hit_the_pipe);
     tcase_add_test(tc, independent_computes_interleave);
+    tcase_add_test(tc, operand_computes_wait_for_every_input);
     tcase_add_test(tc, two_warps_share_a_scheduler);
     tcase_add_test(tc, bank_conflicts);
     tcase_add_test(tc, stage_counts_and_bytes);

@@ -153,6 +153,33 @@ contains guide "$tmp/out" "  why: "
 contains guide "$tmp/out" "  estimate: "
 contains guide "$tmp/out" "  simulation vs estimate: "
 
+# A sweep over the parameter that picks the copy engine names the faster
+# engine, by how much, where the gap comes from and what bounds each; a
+# sweep that varies no engine says nothing of engines.
+engine="$src/traces/gemm_tiles_engine.trace"
+check engine 0 "$smpipe" sweep "$engine" --vary engine=0,1 --vary stages=1,2 --set batches=4
+contains engine "$tmp/out" "recommended stages: "
+contains engine "$tmp/out" "faster copy engine: "
+contains engine "$tmp/out" "% fewer than "
+contains engine "$tmp/out" "  the gap: "
+contains engine "$tmp/out" "  cp.async (engine=0, stages="
+contains engine "$tmp/out" "  bulk copies (engine=1, stages="
+check engine-only 0 "$smpipe" sweep "$engine" --vary engine=0,1 --vary threads=64,128 --set batches=4
+[ "$(grep -c '^faster copy engine (threads=' "$tmp/out")" -eq 2 ] && ok || fail "engine-only: one line per thread count"
+# Which engine is named follows the simulated cycles, both ways: with one
+# warp of 4-byte elements the cp.async loop issues more (bulk copies win);
+# with 256 threads the bulk points wait longer on their barriers.
+check engine-bulk 0 "$smpipe" sweep "$engine" --vary engine=0,1 --vary stages=1,2,4 --set batches=8 \
+    --set threads=32 --set elem_bytes=4
+contains engine-bulk "$tmp/out" "faster copy engine: bulk copies (engine=1, stages=4): "
+contains engine-bulk "$tmp/out" "  the gap: the cp.async point spends "
+check engine-cp 0 "$smpipe" sweep "$engine" --vary engine=0,1 --vary stages=1,2,4 --set batches=8 \
+    --set threads=256
+contains engine-cp "$tmp/out" "faster copy engine: cp.async (engine=0, stages=4): "
+contains engine-cp "$tmp/out" "% fewer than bulk copies (engine=1, stages=4): "
+check engine-none 0 "$smpipe" sweep "$engine" --vary stages=1,2 --set batches=4
+grep -q "faster copy engine" "$tmp/out" && fail "engine-none: an engine comparison without an engine axis" || ok
+
 # Plot: a PNG (magic bytes), SVG and PDF; without gnuplot, the data file
 # and how to install it.
 if command -v gnuplot >/dev/null 2>&1; then

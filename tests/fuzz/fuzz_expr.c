@@ -98,7 +98,7 @@ static SimArithStatus ref_eval(const ExprNode *n, const SimEvalEnv *env, int lan
         *out = env->vals[n->var + (n->varying ? lane : 0)];
         return SIM_ARITH_OK;
     case EN_TID:
-        *out = env->tid0 + lane;
+        *out = program_index_value(n, env->tid0 + lane);
         return SIM_ARITH_OK;
     case EN_LANE:
         *out = lane;
@@ -107,7 +107,7 @@ static SimArithStatus ref_eval(const ExprNode *n, const SimEvalEnv *env, int lan
         *out = env->warp;
         return SIM_ARITH_OK;
     case EN_BLOCK_ID:
-        *out = env->block_id;
+        *out = program_index_value(n, env->block_id);
         return SIM_ARITH_OK;
     case EN_UNARY:
         st = ref_eval(n->a, env, lane, &a);
