@@ -3,11 +3,46 @@
  * control statements one issue slot each). */
 #include "test_util.h"
 
+#define TWO_LOADS "smpipe 1\nblock 32\nshared int buf[64]\nvar a = load(buf + threadIdx.x)\n" \
+                  "var b = load(buf + 32 + threadIdx.x)\n"
+
+/* The hand counts below are those of in-order issue (sched.chain_overlap
+ * off); chain_overlap_by_hand checks the overlapped model. */
 static const SimStats *run_ok(TestRun *tr, const char *text, const char *const *sets)
 {
-    ck_assert_msg(run_text(tr, text, sets), "%s", tr->msg);
+    const char *with[8] = { "sched.chain_overlap=false" };
+    for (int i = 0; sets != NULL && sets[i] != NULL && i < 6; i++) {
+        with[i + 1] = sets[i];
+    }
+    ck_assert_msg(run_text(tr, text, with), "%s", tr->msg);
     return tr_stats(tr);
 }
+
+START_TEST(chain_overlap_by_hand)
+{
+    /* One warp, 8 dependent IMADs with sched.chain_overlap: issued at the
+     * pipe's pace (0, 2, ..., 14), each completing 4 cycles after the one
+     * before (4, 8, ..., 32).  Nothing reads the result, so nothing waits
+     * for it (dead code to the compiler): the warp exits at 15.  With a
+     * loaded input (ready at 23) the chain completes at 23 + 32 = 55 and a
+     * store of it waits for that: exit at 56. */
+    const char *on[] = { "sched.chain_overlap=true", NULL };
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, "smpipe 1\nblock 32\ncompute(imad, 8)\n", on), "%s", tr.msg);
+    ck_assert_uint_eq(tr_stats(&tr)->cycles, 15);
+    test_run_clear(&tr);
+    ck_assert_msg(run_text(&tr, TWO_LOADS "a = compute(a, 8)\nstore(buf + threadIdx.x, a)\n", on), "%s", tr.msg);
+    ck_assert_uint_eq(tr_stats(&tr)->cycles, 56);
+    test_run_clear(&tr);
+    /* a at 23, b at 24, each compute between two loads: a's links issue at
+     * 1.., b's follow; a completes at 23 + 32 = 55, b at 56, the store of b
+     * waits for it and the warp exits after it. */
+    ck_assert_msg(run_text(&tr, TWO_LOADS "a = compute(a, 8)\nvar c = load(buf + threadIdx.x)\nb = compute(b, 8)\n"
+                           "store(buf + threadIdx.x, b)\n", on), "%s", tr.msg);
+    ck_assert_uint_eq(tr_stats(&tr)->cycles, 57);
+    test_run_clear(&tr);
+}
+END_TEST
 
 START_TEST(dependent_chain)
 {
@@ -37,8 +72,6 @@ START_TEST(independent_chains_hit_the_pipe)
 }
 END_TEST
 
-#define TWO_LOADS "smpipe 1\nblock 32\nshared int buf[64]\nvar a = load(buf + threadIdx.x)\n" \
-                  "var b = load(buf + 32 + threadIdx.x)\n"
 
 START_TEST(independent_computes_interleave)
 {
@@ -217,6 +250,7 @@ int main(void)
     Suite *s = suite_create("stats");
     TCase *tc = tcase_create("hand_checked");
     tcase_add_test(tc, dependent_chain);
+    tcase_add_test(tc, chain_overlap_by_hand);
     tcase_add_test(tc, independent_chains_hit_the_pipe);
     tcase_add_test(tc, independent_computes_interleave);
     tcase_add_test(tc, operand_computes_wait_for_every_input);
