@@ -417,7 +417,7 @@ void warp_apply_action(Sm *sm, const Action *a, SimCycle now)
                                           : mbar_complete_tx(m, a->amount, now, warp_barrier_wake, sm);
     if (st != MBAR_OK) {
         g_autofree char *what = sm_describe_mbar(sm, a->block, a->mbar);
-        fail_op(sm, &sm->warps[a->warp], 0, a->loc, SIM_ERROR_PROGRAM, "%s: %s (when its async copies completed)",
+        fail_op(sm, &sm->warps[a->warp], a->lanes, a->loc, SIM_ERROR_PROGRAM, "%s: %s (when its async copies completed)",
                 what, mbar_status_message(st));
         return;
     }
@@ -758,7 +758,7 @@ static MBarStatus copies_arrive(Sm *sm, Warp *w, LaneMask m, int32_t mbar, SimCy
     MBarrier *mb = &sm->blocks[w->block].mbars[mbar];
     MBarStatus st = mbar_pending_add(mb, lanes_in(m));
     if (st == MBAR_OK) {
-        sm_schedule_action(sm, done, ACT_ARRIVE, w->block, mbar, lanes_in(m), loc, w->id);
+        sm_schedule_action(sm, done, ACT_ARRIVE, w->block, mbar, lanes_in(m), loc, w->id, m);
         if (sm->race) {
             race_copies_arrive_on(sm->race, w->block, w->tid0, m, mbar, (uint32_t) mb->phase);
         }
@@ -1928,7 +1928,7 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
                 }
                 note_phase(sm, b, mbar, before, t);
             }
-            sm_schedule_action(sm, done, ACT_COMPLETE_TX, w->block, mbar, bytes, op->loc, w->id);
+            sm_schedule_action(sm, done, ACT_COMPLETE_TX, w->block, mbar, bytes, op->loc, w->id, 1u << l);
         }
         s->step = 0;
         s->pc++;
