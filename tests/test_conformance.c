@@ -21,6 +21,7 @@
 
 #include "models/sm.h"
 
+/* The index of the global buffer called `name` (fails the test otherwise). */
 static int32_t buffer_named(const Program *prog, const char *name, const char *file)
 {
     for (guint i = 0; i < prog->buffers->len; i++) {
@@ -34,7 +35,8 @@ static int32_t buffer_named(const Program *prog, const char *name, const char *f
     return -1;
 }
 
-/* Parses "name" or "name[a..b]" (elements; the whole buffer without []). */
+/* Parses "name" or "name[a..b]" (elements; the whole buffer without []):
+ * returns the buffer and sets *from and *to. */
 static int32_t side(const Program *prog, const char *text, const char *file, int64_t *from, int64_t *to)
 {
     g_autofree char *s = g_strstrip(g_strdup(text));
@@ -60,6 +62,7 @@ static uint8_t initial_byte(int32_t b, int64_t at)
     return (uint8_t) (sm_initial_word(b, at / 4) >> (8 * (at % 4)));
 }
 
+/* Checks one '# expect-data:' line against the run's global memory. */
 static void check_data(const TestRun *tr, const char *line, const char *file, const char *sets)
 {
     const Program *prog = tr->run.prog;
@@ -82,6 +85,8 @@ static void check_data(const TestRun *tr, const char *line, const char *file, co
     }
 }
 
+/* Runs tests/conformance/NAME for each of its '# sets:' lines, on both
+ * engines with the functional model, and checks its expectations. */
 static void check_trace(const char *dir, const char *name)
 {
     g_autofree char *path = g_build_filename(dir, name, NULL);
