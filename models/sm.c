@@ -215,7 +215,7 @@ void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at)
 static void ev_action(void *target, uint64_t idx, SimCycle now);
 
 void sm_schedule_action(Sm *sm, SimCycle at, ActionKind kind, int32_t block, int32_t mbar, int64_t amount,
-                        SrcLoc loc, int32_t warp)
+                        SrcLoc loc, int32_t warp, LaneMask lanes)
 {
     int32_t i;
     if (sm->free_action >= 0) {
@@ -234,6 +234,7 @@ void sm_schedule_action(Sm *sm, SimCycle at, ActionKind kind, int32_t block, int
     a->amount = amount;
     a->loc = loc;
     a->warp = warp;
+    a->lanes = lanes;
     a->next_free = -1;
     sm->pending_actions++;
     sim_engine_schedule(&sm->engine, MAX(at, sm->engine.now), ev_action, sm, (uint64_t) i);
@@ -381,6 +382,10 @@ void sm_note_smem_replays(Sm *sm, SimCycle at, int64_t replays)
 
 char *sm_describe_lanes(const Warp *w, LaneMask m)
 {
+    if (m == 0) {
+        /* No lanes to name (the warp's threads have exited). */
+        return g_strdup_printf("warp %d (block %d)", w->index, w->block);
+    }
     GString *s = g_string_new(NULL);
     int first = -1;
     for (int l = 0; l <= SIM_WARP_SIZE; l++) {
@@ -400,8 +405,7 @@ char *sm_describe_lanes(const Warp *w, LaneMask m)
         }
     }
     char *out = g_strdup_printf("warp %d (block %d) lanes %s (threads %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT ")",
-                                w->index, w->block, s->len ? s->str : "none",
-                                w->tid0 + (m ? __builtin_ctz(m) : 0), w->tid0 + (m ? 31 - __builtin_clz(m) : 0));
+                                w->index, w->block, s->str, w->tid0 + __builtin_ctz(m), w->tid0 + 31 - __builtin_clz(m));
     g_string_free(s, TRUE);
     return out;
 }
@@ -923,7 +927,12 @@ static void deadlock_error(Sm *sm, GError **error)
             if (sp->status == SPLIT_FREE) {
                 continue;
             }
-            const Op *op = &g_array_index(sm->prog->ops, Op, sp->pc);
+            /* A thread in make_pipeline's group sync has moved past the
+             * call (it resumes after it): name the make_pipeline. */
+            int32_t pc = sp->status == SPLIT_BLOCKED && sp->wait == WAIT_COLLECTIVE
+                             ? sm->blocks[w->block].pipes[sp->wait_obj].make_op
+                             : sp->pc;
+            const Op *op = &g_array_index(sm->prog->ops, Op, pc);
             g_autofree char *lanes = sm_describe_lanes(w, sp->mask);
             g_autofree char *wait = sp->status == SPLIT_BLOCKED ? describe_wait(sm, w, sp) : NULL;
             const char *line = op->loc.line >= 1 && op->loc.line <= t->lines->len

@@ -147,6 +147,7 @@ typedef struct {
     int32_t next_free;       /* free-list link */
     SrcLoc loc;
     int32_t warp;
+    LaneMask lanes;          /* the threads whose copies these are (for messages) */
 } Action;
 
 struct Sm {
@@ -218,7 +219,7 @@ void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char 
 /* A shared-memory access at cycle `at` replayed `replays` wavefronts (timeline counter). */
 void sm_note_smem_replays(Sm *sm, SimCycle at, int64_t replays);
 void sm_schedule_action(Sm *sm, SimCycle at, ActionKind kind, int32_t block, int32_t mbar, int64_t amount,
-                        SrcLoc loc, int32_t warp);
+                        SrcLoc loc, int32_t warp, LaneMask lanes);
 void sm_warn(Sm *sm, const char *key, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 char *sm_describe_lanes(const Warp *w, LaneMask m);
 char *sm_describe_mbar(const Sm *sm, int32_t block, int32_t mbar);

@@ -433,7 +433,7 @@ void warp_apply_action(Sm *sm, const Action *a, SimCycle now)
                                           : mbar_complete_tx(m, a->amount, now, warp_barrier_wake, sm);
     if (st != MBAR_OK) {
         g_autofree char *what = sm_describe_mbar(sm, a->block, a->mbar);
-        fail_op(sm, &sm->warps[a->warp], 0, a->loc, SIM_ERROR_PROGRAM, "%s: %s (when its async copies completed)",
+        fail_op(sm, &sm->warps[a->warp], a->lanes, a->loc, SIM_ERROR_PROGRAM, "%s: %s (when its async copies completed)",
                 what, mbar_status_message(st));
         return;
     }
@@ -774,7 +774,7 @@ static MBarStatus copies_arrive(Sm *sm, Warp *w, LaneMask m, int32_t mbar, SimCy
     MBarrier *mb = &sm->blocks[w->block].mbars[mbar];
     MBarStatus st = mbar_pending_add(mb, lanes_in(m));
     if (st == MBAR_OK) {
-        sm_schedule_action(sm, done, ACT_ARRIVE, w->block, mbar, lanes_in(m), loc, w->id);
+        sm_schedule_action(sm, done, ACT_ARRIVE, w->block, mbar, lanes_in(m), loc, w->id, m);
         if (sm->race) {
             race_copies_arrive_on(sm->race, w->block, w->tid0, m, mbar, (uint32_t) mb->phase);
         }
@@ -1869,18 +1869,42 @@ typedef enum {
     PATH_SYNC
 } CopyPath;
 
-/* SPEC memcpy-2: the copy mechanism libcudacxx dispatches to
- * (__memcpy_async/dispatch_memcpy_async.h): global-to-shared only; on
- * sm_90 with a block-scope barrier in shared memory and alignment >= 16 a
- * bulk copy; on sm_80+ with alignment >= 4 cp.async; otherwise a
- * synchronous copy.  Pipelines never get the bulk path. */
-static CopyPath choose_path(const Sm *sm, const Op *op, const char **why)
+static void global_write(Sm *sm, SimCycle t, const int64_t *addr, LaneMask m, int64_t size);
+static SimCycle cl_ptr_load(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
+                            int64_t size, SimCycle t, int64_t *replays);
+
+/* The direction of a copy: its source and destination memories. */
+static SimCopyDir copy_direction(const Sm *sm, const Op *op)
 {
-    const ProgBuffer *dst = &g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer);
-    const ProgBuffer *src = &g_array_index(sm->prog->buffers, ProgBuffer, op->e[1]->type.buffer);
+    MemSpace d = g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer).space;
+    MemSpace s = g_array_index(sm->prog->buffers, ProgBuffer, op->e[1]->type.buffer).space;
+    if (s == SPACE_GLOBAL) {
+        return d == SPACE_SHARED ? SIM_DIR_GLOBAL_TO_SHARED : SIM_DIR_GLOBAL_TO_GLOBAL;
+    }
+    return d == SPACE_SHARED ? SIM_DIR_SHARED_TO_SHARED : SIM_DIR_SHARED_TO_GLOBAL;
+}
+
+/* SPEC memcpy-2: the copy mechanism libcudacxx dispatches to
+ * (__memcpy_async/dispatch_memcpy_async.h): only a global-to-shared copy
+ * can be asynchronous (__dispatch_memcpy_async_global_to_shared); every
+ * other direction goes to __dispatch_memcpy_async_any_to_any, the
+ * synchronous fallback.  Global to shared: on sm_90 with a block-scope
+ * barrier in shared memory and alignment >= 16 a bulk copy; on sm_80+ with
+ * alignment >= 4 cp.async; otherwise a synchronous copy.  Pipelines never
+ * get the bulk path.  *why (owned by the caller) says why a copy is
+ * synchronous. */
+static CopyPath choose_path(const Sm *sm, const Op *op, char **why)
+{
     int64_t align = op->value;
-    if (src->space != SPACE_GLOBAL || dst->space != SPACE_SHARED) {
-        *why = "it is not a global-to-shared copy";
+    static const char *const dir_why[SIM_DIR__COUNT] = {
+        NULL,
+        "it copies shared to shared memory (only global-to-shared copies are asynchronous)",
+        "it copies shared to global memory (only global-to-shared copies are asynchronous)",
+        "it copies global to global memory (only global-to-shared copies are asynchronous)",
+    };
+    SimCopyDir dir = copy_direction(sm, op);
+    if (dir != SIM_DIR_GLOBAL_TO_SHARED) {
+        *why = g_strdup(dir_why[dir]);
         return PATH_SYNC;
     }
     if (op->code == OP_MEMCPY_TX) {
@@ -1892,8 +1916,18 @@ static CopyPath choose_path(const Sm *sm, const Op *op, const char **why)
     if (sm->arch.sm_version >= 80 && align >= 4) {
         return PATH_CP_ASYNC;
     }
-    *why = align < 4 ? "its alignment is below 4 bytes (char data without cuda::aligned_size_t)"
-                     : "the architecture has no cp.async";
+    if (align >= 4) {
+        *why = g_strdup("the architecture has no cp.async");
+    } else {
+        /* Say what set the alignment: alignof(T), and aligned_size_t<N>
+         * when one was written. */
+        const ElemType *e = &op->e[0]->type.elem;
+        g_autofree char *given = op->size_align > 0
+                                     ? g_strdup_printf("cuda::aligned_size_t<%d>", (int) op->size_align)
+                                     : g_strdup("a plain size, without cuda::aligned_size_t");
+        *why = g_strdup_printf("its alignment is below 4 bytes (alignof(%s) = %" G_GINT64_FORMAT ", %s)", e->name,
+                               (int64_t) e->align, given);
+    }
     return PATH_SYNC;
 }
 
@@ -1910,8 +1944,11 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
     GroupKind g = op->code == OP_MEMCPY_TX ? GROUP_THREAD : (GroupKind) op->sub;
     int64_t gsize = g == GROUP_BLOCK ? sm->prog->block_threads : g == GROUP_WARP ? 32 : 1;
     int64_t align = op->value;
-    const char *why = NULL;
+    g_autofree char *why = NULL;
     CopyPath path = choose_path(sm, op, &why);
+    SimCopyDir dir = copy_direction(sm, op);
+    MemSpace dspace = g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer).space;
+    MemSpace sspace = g_array_index(sm->prog->buffers, ProgBuffer, op->e[1]->type.buffer).space;
     int64_t cs = MIN(align, (int64_t) 16);
     Pipe *p = op->aux == SYNC_PIPE ? pipe_for(sm, w, op) : NULL;
 
@@ -1987,6 +2024,25 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
                 }
             }
         }
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (!(m & (1u << l))) {
+                continue;
+            }
+            int64_t size = sim_lane_value(&zv, l);
+            int64_t d = sim_lane_value(&dv, l), sr = sim_lane_value(&sv, l);
+            if (size > 0 && d < sr + size && sr < d + size) {
+                /* SPEC memcpy-6: the library's precondition
+                 * (__memcpy_async_check_pre) is that the ranges do not
+                 * overlap; the chunked copy would read bytes it wrote. */
+                const ProgBuffer *db = &g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer);
+                const ProgBuffer *sb = &g_array_index(sm->prog->buffers, ProgBuffer, op->e[1]->type.buffer);
+                return RULE(sm, w, 1u << l, op, "memcpy_async: the source (bytes %" G_GINT64_FORMAT "..%"
+                            G_GINT64_FORMAT " of '%s') and the destination (bytes %" G_GINT64_FORMAT "..%"
+                            G_GINT64_FORMAT " of '%s') overlap; the library requires disjoint ranges (SPEC memcpy-6)",
+                            sr - sb->base, sr - sb->base + size - 1, sb->name, d - db->base, d - db->base + size - 1,
+                            db->name);
+            }
+        }
         if (path == PATH_SYNC) {
             g_autofree char *key = g_strdup_printf("sync-%u", op->loc.line);
             sm_warn(sm, key, "line %u: memcpy_async falls back to a synchronous copy because %s", op->loc.line, why);
@@ -1994,6 +2050,13 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
         if (path == PATH_BULK && sm->arch.sm_version < 90) {
             return RULE(sm, w, m, op, "memcpy_async_tx needs sm_90 (bulk copies); this architecture is sm_%"
                         G_GINT64_FORMAT, sm->arch.sm_version);
+        }
+        /* Calls by direction: a group's call counts once, at its rank 0. */
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            int64_t r = g == GROUP_BLOCK ? w->tid0 + l : g == GROUP_WARP ? l : 0;
+            if ((m & (1u << l)) && r == 0) {
+                sm->stats.dir_calls[dir]++;
+            }
         }
         s->step = 1;
         s->remaining = 0;
@@ -2031,6 +2094,7 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
                                                          bytes, sm->arch.smem_wavefront_bytes)
                                       : t;
             sm_note_copy(sm, t, done, bytes, "bulk copy");
+            sm->stats.dir_bytes[dir] += (uint64_t) bytes;
             if (sm->race) {
                 RaceTag tag = { RACE_TAG_BARRIER, mbar, (uint32_t) mb->phase, op->loc };
                 g_autofree char *warn = race_async_write(sm->race, w->block, w->tid0 + l, sim_lane_value(&dv, l),
@@ -2042,8 +2106,8 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
                 }
             }
             if (sm->opt.functional && bytes > 0) {
-                memcpy(data_at(sm, w, SPACE_SHARED, sim_lane_value(&dv, l)),
-                       data_at(sm, w, SPACE_GLOBAL, sim_lane_value(&sv, l)), (size_t) bytes);
+                memcpy(data_at(sm, w, dspace, sim_lane_value(&dv, l)), data_at(sm, w, sspace, sim_lane_value(&sv, l)),
+                       (size_t) bytes);
             }
             if (op->code == OP_MEMCPY) {
                 uint64_t before = mb->phase;
@@ -2053,7 +2117,7 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
                 }
                 note_phase(sm, b, mbar, before, t);
             }
-            sm_schedule_action(sm, done, ACT_COMPLETE_TX, w->block, mbar, bytes, op->loc, w->id);
+            sm_schedule_action(sm, done, ACT_COMPLETE_TX, w->block, mbar, bytes, op->loc, w->id, 1u << l);
         }
         s->step = 0;
         s->pc++;
@@ -2079,40 +2143,78 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
         }
     }
     if (path == PATH_SYNC) {
-        /* Loads then stores, in the issuing threads; they wait for their data. */
+        /* __cp_async_fallback_mechanism: each thread loads a chunk from
+         * the source and stores it to the destination, through the units of
+         * their memories: a shared load takes the shared-memory port and its
+         * latency, a global one the memory path (L1, L2, DRAM); a shared
+         * store takes the port when the data is in registers, a global
+         * store (st.global) goes to the memory path when the last load has
+         * arrived (a second step, so that the memory path sees it at its
+         * time).  The thread waits for its loads, not for global stores. */
+        bool store_step = dspace == SPACE_GLOBAL && s->remaining == 1;
         SimCycle done = t;
         for (int64_t k = 0; k < iters; k++) {
             int64_t src[SIM_WARP_SIZE], dst[SIM_WARP_SIZE];
             LaneMask km = 0;
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
                 int64_t off = rank[l] * chunk + k * gsize * chunk;
+                src[l] = dst[l] = 0;
                 if ((m & (1u << l)) && off < sim_lane_value(&zv, l)) {
                     km |= 1u << l;
                     src[l] = sim_lane_value(&sv, l) + off;
                     dst[l] = sim_lane_value(&dv, l) + off;
-                    if (sm->opt.functional) {
-                        memcpy(data_at(sm, w, SPACE_SHARED, dst[l]), data_at(sm, w, SPACE_GLOBAL, src[l]),
-                               (size_t) chunk);
+                    if (sm->opt.functional && !store_step) {
+                        memcpy(data_at(sm, w, dspace, dst[l]), data_at(sm, w, sspace, src[l]), (size_t) chunk);
                     }
-                    if (sm->race) {
+                    if (sm->race && dspace == SPACE_SHARED) {
                         race_plain_write(sm->race, w->block, w->tid0 + l, dst[l], chunk);
                     }
                 }
             }
-            SimCycle arrive = global_read(sm, t + (SimCycle) k, src, km, chunk);
+            if (store_step) {
+                global_write(sm, t + (SimCycle) k, dst, km, chunk);
+                sm->stats.sync_bytes += (uint64_t) (lanes_in(km) * chunk);
+                sm->stats.dir_sync_bytes[dir] += (uint64_t) (lanes_in(km) * chunk);
+                sm->stats.dir_bytes[dir] += (uint64_t) (lanes_in(km) * chunk);
+                continue;
+            }
+            SimCycle arrive;
+            if (sspace == SPACE_SHARED) {
+                int64_t replays;
+                arrive = cl_ptr_load(sm, w, op, km, op->e[1], src, chunk, t + (SimCycle) k, &replays);
+                sm_note_smem_replays(sm, t + (SimCycle) k, replays);
+            } else {
+                arrive = global_read(sm, t + (SimCycle) k, src, km, chunk);
+            }
+            if (dspace == SPACE_GLOBAL) {
+                done = MAX(done, arrive);
+                continue;
+            }
             int64_t replays;
             SimCycle stored = smem_access(&sm->smem, arrive, dst, km, chunk, &replays);
             done = MAX(done, stored);
             sm_note_smem_replays(sm, arrive, replays);
             sm->stats.sync_bytes += (uint64_t) (lanes_in(km) * chunk);
+            sm->stats.dir_sync_bytes[dir] += (uint64_t) (lanes_in(km) * chunk);
+            sm->stats.dir_bytes[dir] += (uint64_t) (lanes_in(km) * chunk);
+        }
+        if (dspace == SPACE_GLOBAL && !store_step) {
+            /* The loads are out; the stores issue when their data is in. */
+            sm->stats.instructions += (uint64_t) iters;
+            s->remaining = 1;
+            *cost = MAX((int64_t) 1, iters);
+            s->ready_at = MAX(done, t + (SimCycle) *cost);
+            s->wait_state = sspace == SPACE_GLOBAL ? WS_MEMORY : WS_DEPENDENCY;
+            return STEP_ISSUED;
         }
         sm->stats.sync_copies++;
-        sm->stats.instructions += (uint64_t) (2 * iters);
+        sm->stats.instructions += (uint64_t) (store_step ? iters : 2 * iters);
         s->step = 0;
+        s->remaining = 0;
         s->pc++;
-        *cost = MAX((int64_t) 1, 2 * iters);
+        *cost = MAX((int64_t) 1, store_step ? iters : 2 * iters);
         s->ready_at = MAX(done, t + (SimCycle) *cost);
-        s->wait_state = WS_MEMORY;
+        s->wait_state = sspace == SPACE_GLOBAL && !store_step ? WS_MEMORY : WS_DEPENDENCY;
         if (op->aux == SYNC_BARRIER) {
             /* Nothing asynchronous is left: no barrier arrival is deferred. */
         }
@@ -2145,6 +2247,7 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
         }
         CopyResult r = copy_engine_issue(&sm->cpa, &sm->mem, &sm->smem, t, src, dst, km, chunk);
         sm_note_copy(sm, r.issue, r.done, r.bytes, "cp.async");
+        sm->stats.dir_bytes[dir] += (uint64_t) (lanes_in(km) * chunk);
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             if (!(km & (1u << l))) {
                 continue;
@@ -2153,7 +2256,7 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
             w->lane_copies[l] = MAX(w->lane_copies[l], r.done);
             int64_t tid = w->tid0 + l;
             if (sm->opt.functional) {
-                memcpy(data_at(sm, w, SPACE_SHARED, dst[l]), data_at(sm, w, SPACE_GLOBAL, src[l]), (size_t) chunk);
+                memcpy(data_at(sm, w, dspace, dst[l]), data_at(sm, w, sspace, src[l]), (size_t) chunk);
             }
             if (sm->race) {
                 RaceTag tag;

@@ -714,11 +714,18 @@ static void emit_op(Gen *g, const Op *op, int index)
         line(g, "%s.consumer_release();", pipe_name(g, op->obj));
         return;
     case OP_PIPE_WAIT_FOR:
-        /* The simulator's time-out is in cycles; libcudacxx takes a duration. */
+        /* The simulator's time-out is in cycles; libcudacxx takes a
+         * duration.  consumer_wait_until's time point is a cycle of the
+         * run: the same duration after the block's start (smp_tp0). */
         a = ex_str(g, op->e[1]);
         l = op->var >= 0 ? lhs(g, op->var) : g_strdup("(void) ");
-        line(g, "%s%s.consumer_wait_for(cuda::std::chrono::nanoseconds((long long) ((double) %s * 1000.0 / %.1f)));",
-             l, pipe_name(g, op->obj), a, g->arch->clock_mhz);
+        if (op->sub == 1) {
+            line(g, "%s%s.consumer_wait_until(smp_tp0 + cuda::std::chrono::nanoseconds((long long) ((double) %s *"
+                 " 1000.0 / %.1f)));", l, pipe_name(g, op->obj), a, g->arch->clock_mhz);
+        } else {
+            line(g, "%s%s.consumer_wait_for(cuda::std::chrono::nanoseconds((long long) ((double) %s * 1000.0 / %.1f)));",
+                 l, pipe_name(g, op->obj), a, g->arch->clock_mhz);
+        }
         return;
     case OP_PIPE_QUIT:
         l = op->var >= 0 ? lhs(g, op->var) : g_strdup("(void) ");
@@ -895,14 +902,6 @@ bool cuda_gen_supported(const Program *prog, const ArchParams *arch, GError **er
                             "%s is an OpenCL operation: the CUDA backend cannot run this trace",
                             op_code_name((OpCode) op->code));
             return false;
-        case OP_PIPE_WAIT_FOR:
-            if (op->sub == 1) {
-                trace_set_error(error, SIM_ERROR_INPUT, t, op->loc,
-                                "consumer_wait_until takes a time point the CUDA backend cannot map to the GPU's"
-                                " clock: use consumer_wait_for");
-                return false;
-            }
-            break;
         case OP_COMPUTE:
             if (op->obj < 0 || op->sub == COMPUTE_OPERANDS) {
                 const char *cls = g_ptr_array_index(prog->classes, op->value);
@@ -1234,6 +1233,17 @@ static void gen_names(Gen *g)
     }
 }
 
+static bool uses_wait_until(const Program *prog)
+{
+    for (guint i = 0; i < prog->ops->len; i++) {
+        const Op *op = &g_array_index(prog->ops, Op, i);
+        if (op->code == OP_PIPE_WAIT_FOR && op->sub == 1) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool program_uses_tx(const Program *prog)
 {
     for (guint i = 0; i < prog->ops->len; i++) {
@@ -1282,6 +1292,10 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
                        " int *smp_fail)\n{\n");
     g->depth = 1;
     line(g, "const unsigned long long smp_t0 = smp_clock();");
+    if (uses_wait_until(p)) {
+        /* Cycle 0 of the simulation, for consumer_wait_until. */
+        line(g, "const auto smp_tp0 = cuda::std::chrono::system_clock::now();");
+    }
     line(g, "extern __shared__ __align__(128) unsigned char smp_smem[];");
     line(g, "unsigned smp_sink = 0;");
     if (block_is_multi_dim(p)) {

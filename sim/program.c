@@ -1457,6 +1457,7 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
          * void* has no alignof. */
         op->value = untyped ? align : MAX((int64_t) dst->type.elem.align, align);
         op->untyped = untyped;
+        op->size_align = arg(call, first + 2)->kind == EX_TEMPLATE ? (int32_t) MIN(align, (int64_t) INT32_MAX) : 0;
         if (n - first == 3) {
             if (tx) {
                 return failf(c, loc, "memcpy_async_tx needs a barrier");
@@ -1481,6 +1482,15 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
                          tx ? "cuda::barrier" : "pipeline or a cuda::barrier");
         }
         if (tx) {
+            const ProgBuffer *db = &g_array_index(c->prog->buffers, ProgBuffer, dst->type.buffer);
+            const ProgBuffer *sb = &g_array_index(c->prog->buffers, ProgBuffer, src->type.buffer);
+            if (db->space != SPACE_SHARED || sb->space != SPACE_GLOBAL) {
+                /* lib memcpy_async_tx.h asserts a shared destination and a
+                 * global source (SPEC memcpy-7). */
+                return failf(c, loc, "memcpy_async_tx copies global to shared memory only; this copies %s to %s"
+                             " memory (SPEC memcpy-7)", sb->space == SPACE_SHARED ? "shared" : "global",
+                             db->space == SPACE_SHARED ? "shared" : "global");
+            }
             if (align < 16) {
                 /* The library's static_assert is on aligned_size_t's N. */
                 return failf(c, loc, "memcpy_async_tx needs aligned_size_t<16> or more (the library's static_assert)");

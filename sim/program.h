@@ -240,6 +240,7 @@ typedef struct {
     int32_t target;    /* jump target */
     int32_t join;      /* reconvergence point of a branch or loop */
     int32_t aux;       /* OP_MEMCPY: SyncKind */
+    int32_t size_align;/* OP_MEMCPY: the N of aligned_size_t<N> as written, 0 for a plain size */
     int64_t value;     /* constant operand */
     int32_t in[2];     /* OP_COMPUTE: further input data vars, or -1 */
     bool untyped;      /* OP_MEMCPY: (void *) pointers, the void* overloads */

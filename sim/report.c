@@ -203,6 +203,19 @@ static void cl_pipe_text(GString *out, const SimClPipeStats *p)
     g_string_append_c(out, '\n');
 }
 
+/* Whether a memcpy_async copied in a direction other than global to
+ * shared: the by-direction statistics are shown then (every bundled trace
+ * copies global to shared only, and its report stays as it was). */
+static bool other_directions(const SimStats *s)
+{
+    for (int d = 0; d < SIM_DIR__COUNT; d++) {
+        if (d != SIM_DIR_GLOBAL_TO_SHARED && s->dir_calls[d] > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static double achieved_bpc(const SimStats *s)
 {
     return s->cycles ? (double) (s->cp_async_bytes + s->bulk_bytes + s->sync_bytes) / (double) s->cycles : 0.0;
@@ -304,6 +317,16 @@ void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString
     g_string_append_printf(out, "  %-28s %14.2f %-14s(peak %.1f B/cycle, SM-to-L2 link)\n", "achieved copy rate",
                            achieved_bpc(s), "B/cycle", s->peak_bytes_per_clk);
     fmt_cycles(out, "throttled (copy path full)", s->throttled_cycles, "warp-cycles", NULL);
+    if (other_directions(s)) {
+        g_string_append(out, "\ncopies by direction (memcpy_async)\n");
+        g_string_append_printf(out, "  %-20s %10s %14s %14s\n", "direction", "calls", "bytes", "synchronous");
+        for (int d = 0; d < SIM_DIR__COUNT; d++) {
+            static const char *const label[SIM_DIR__COUNT] = { "global -> shared", "shared -> shared",
+                                                               "shared -> global", "global -> global" };
+            g_string_append_printf(out, "  %-20s %10" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT
+                                   "\n", label[d], s->dir_calls[d], s->dir_bytes[d], s->dir_sync_bytes[d]);
+        }
+    }
 
     g_string_append(out, "\nmemory path\n");
     fmt_cycles(out, "L1 hits", s->l1_hits, "requests", NULL);
@@ -580,6 +603,22 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
     jsonw_double(&j, s->peak_bytes_per_clk);
     jsonw_key(&j, "throttled_warp_cycles");
     jsonw_uint(&j, s->throttled_cycles);
+    if (other_directions(s)) {
+        jsonw_key(&j, "by_direction");
+        jsonw_begin_object(&j);
+        for (int d = 0; d < SIM_DIR__COUNT; d++) {
+            jsonw_key(&j, sim_copy_dir_name((SimCopyDir) d));
+            jsonw_begin_object(&j);
+            jsonw_key(&j, "calls");
+            jsonw_uint(&j, s->dir_calls[d]);
+            jsonw_key(&j, "bytes");
+            jsonw_uint(&j, s->dir_bytes[d]);
+            jsonw_key(&j, "sync_bytes");
+            jsonw_uint(&j, s->dir_sync_bytes[d]);
+            jsonw_end_object(&j);
+        }
+        jsonw_end_object(&j);
+    }
     jsonw_end_object(&j);
     jsonw_key(&j, "memory");
     jsonw_begin_object(&j);

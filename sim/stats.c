@@ -43,6 +43,13 @@ const char *sim_role_name(SimRole r)
     return names[r];
 }
 
+const char *sim_copy_dir_name(SimCopyDir d)
+{
+    static const char *names[SIM_DIR__COUNT] = { "global_to_shared", "shared_to_shared", "shared_to_global",
+                                                 "global_to_global" };
+    return names[d];
+}
+
 const char *sim_stage_step_name(int step)
 {
     static const char *names[STAGE_STEP__COUNT] = { "fill", "land", "idle", "consume" };

@@ -41,6 +41,18 @@ typedef enum {
 
 const char *sim_role_name(SimRole r);
 
+/* Directions of memcpy_async: source memory to destination memory. */
+typedef enum {
+    SIM_DIR_GLOBAL_TO_SHARED,
+    SIM_DIR_SHARED_TO_SHARED,
+    SIM_DIR_SHARED_TO_GLOBAL,
+    SIM_DIR_GLOBAL_TO_GLOBAL,
+    SIM_DIR__COUNT
+} SimCopyDir;
+
+/* Stable names (JSON keys): "global_to_shared", ... */
+const char *sim_copy_dir_name(SimCopyDir d);
+
 /* A log2-bucketed distribution of cycle counts. */
 typedef struct {
     uint64_t count;
@@ -121,6 +133,9 @@ typedef struct {
     uint64_t cp_async_instructions, cp_async_bytes, cp_async_lines, cp_async_sectors;
     uint64_t bulk_copies, bulk_bytes;
     uint64_t sync_copies, sync_bytes;  /* memcpy_async that fell back to synchronous copies */
+    /* By direction: calls (a group's call counts once) and bytes copied on
+     * any path; sync bytes are those of the synchronous fallback. */
+    uint64_t dir_calls[SIM_DIR__COUNT], dir_bytes[SIM_DIR__COUNT], dir_sync_bytes[SIM_DIR__COUNT];
     uint64_t throttled_cycles;
     double peak_bytes_per_clk;         /* SM-to-L2 link rate */
 

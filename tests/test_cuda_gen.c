@@ -146,6 +146,55 @@ START_TEST(barriers_tx_and_classes)
 }
 END_TEST
 
+/* consumer_wait_until's time point (a cycle of the run) becomes the
+ * block's start time plus that many cycles at the clock, as
+ * consumer_wait_for's duration; kernels without it have no smp_tp0. */
+START_TEST(wait_until_is_mapped_from_the_block_start)
+{
+    g_autofree char *text = read_source("tests/cuda/wait_until.trace");
+    g_autofree char *a = generate_ok("wu", text, NULL);
+    ck_assert_ptr_nonnull(strstr(a, "const auto smp_tp0 = cuda::std::chrono::system_clock::now();"));
+    ck_assert_ptr_nonnull(strstr(a, "long long ok = p.consumer_wait_until(smp_tp0 + cuda::std::chrono::nanoseconds("
+                                    "(long long) ((double) 100000 * 1000.0 / 1980.0)));"));
+    g_autofree char *t2 = read_source("traces/with_staging_unified.trace");
+    g_autofree char *b = generate_ok("wsu", t2, NULL);
+    ck_assert_ptr_null(strstr(b, "smp_tp0"));
+}
+END_TEST
+
+/* Issue 20: every direction generates (it crashed on all but global to
+ * shared), and the reference holds the bytes each copy moved: the output
+ * buffers hold the source's initial words. */
+START_TEST(every_copy_direction_generates)
+{
+    static const char *const files[] = { "tests/cuda/global_to_global.trace", "tests/cuda/directions.trace" };
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+        g_autofree char *text = read_source(files[i]);
+        g_autofree char *a = generate_ok(files[i], text, NULL);
+        ck_assert_ptr_nonnull(strstr(a, "cuda::memcpy_async("));
+    }
+    GError *err = NULL;
+    g_autofree char *text = read_source("tests/cuda/directions.trace");
+    Trace *t = trace_parse_string("d", text, strlen(text), &err);
+    ck_assert_ptr_nonnull(t);
+    CudaGenPoint *p = cuda_gen_point_new(t, NULL, NULL, "", &err);
+    ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+    /* Buffers: s, s2, g (2), out (3), out2 (4), out3 (5); each output is g. */
+    ck_assert_uint_eq(p->checks->len, 3);
+    for (guint k = 0; k < p->checks->len; k++) {
+        const CudaGenCheck *c = &g_array_index(p->checks, CudaGenCheck, k);
+        gsize n;
+        const uint32_t *words = g_bytes_get_data(c->data, &n);
+        ck_assert_uint_eq(n, 1024);
+        for (gsize w = 0; w < n / 4; w++) {
+            ck_assert_msg(words[w] == sm_initial_word(2, (int64_t) w), "check %u word %zu", k, w);
+        }
+    }
+    cuda_gen_point_free(p);
+    trace_free(t);
+}
+END_TEST
+
 START_TEST(refusals)
 {
     char *msg = NULL;
@@ -445,6 +494,8 @@ int main(void)
     tcase_add_test(tc, primitives_are_the_traces_own);
     tcase_add_test(tc, whole_gpu_launch_is_unchecked);
     tcase_add_test(tc, barriers_tx_and_classes);
+    tcase_add_test(tc, wait_until_is_mapped_from_the_block_start);
+    tcase_add_test(tc, every_copy_direction_generates);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, reference_is_the_functional_model);
     tcase_add_test(tc, operand_compute_values);

@@ -112,7 +112,136 @@ START_TEST(shared_to_shared_is_synchronous)
     ck_assert_uint_eq(s->cp_async_bytes, 0);
     ck_assert_uint_eq(s->sync_bytes, 256);
     ck_assert_uint_eq(s->sync_copies, 1);
-    ck_assert(has_warning(s, "falls back to a synchronous copy because it is not a global-to-shared copy"));
+    ck_assert(has_warning(s, "falls back to a synchronous copy because it copies shared to shared memory"));
+    test_run_clear(&tr);
+}
+END_TEST
+
+/* One block-scope pipeline copy of 4 KiB by 128 threads, DST <- SRC. */
+#define DIR_COPY(DST, SRC)                                                                                             \
+    "smpipe 1\nblock 128\nshared int4 s[256]\nshared int4 s2[256]\nglobal int4 g[256]\nglobal int4 g2[256]\n"       \
+    "shared pipeline_shared_state<block, 1> st\nvar p = make_pipeline(block, st)\np.producer_acquire()\n"            \
+    "memcpy_async(block, " DST ", " SRC ", sizeof(int4) * 256, p)\n"                                                  \
+    "p.producer_commit()\np.consumer_wait()\np.consumer_release()\n"
+
+/* SPEC memcpy-2: each direction takes its own path through its own units.
+ * Global to shared is cp.async; the three others are the synchronous
+ * fallback, whose loads and stores go where their pointers point: a
+ * shared-to-shared copy never leaves the SM (no DRAM, nothing written to
+ * global memory, a shared load and a shared store per chunk round), a
+ * copy to global memory writes its bytes through the memory path, a copy
+ * from shared memory reads through the shared-memory port.  The four take
+ * four different times. */
+START_TEST(each_direction_has_its_own_path)
+{
+    static const struct {
+        const char *text;
+        SimCopyDir dir;
+        uint64_t cp_async, sync, dram, written, smem_accesses;
+    } cases[] = {
+        /* 4096 bytes; 4 warps x 2 rounds of 16-byte chunks; 32 lines. */
+        { DIR_COPY("s", "g"), SIM_DIR_GLOBAL_TO_SHARED, 4096, 0, 4096, 0, 0 },
+        { DIR_COPY("s", "s2"), SIM_DIR_SHARED_TO_SHARED, 0, 4096, 0, 0, 16 },
+        { DIR_COPY("g2", "s"), SIM_DIR_SHARED_TO_GLOBAL, 0, 4096, 0, 4096, 8 },
+        { DIR_COPY("g2", "g"), SIM_DIR_GLOBAL_TO_GLOBAL, 0, 4096, 4096, 4096, 0 },
+    };
+    SimCycle cycles[G_N_ELEMENTS(cases)];
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        TestRun tr;
+        run_on(&tr, cases[i].text, "h100");
+        const SimStats *s = tr_stats(&tr);
+        ck_assert_msg(s->cp_async_bytes == cases[i].cp_async && s->sync_bytes == cases[i].sync,
+                      "case %zu: cp.async %" G_GUINT64_FORMAT " sync %" G_GUINT64_FORMAT, i, s->cp_async_bytes,
+                      s->sync_bytes);
+        ck_assert_msg(s->bytes_dram == cases[i].dram && s->bytes_written == cases[i].written,
+                      "case %zu: DRAM %" G_GUINT64_FORMAT " written %" G_GUINT64_FORMAT, i, s->bytes_dram,
+                      s->bytes_written);
+        ck_assert_msg(s->smem_accesses == cases[i].smem_accesses, "case %zu: %" G_GUINT64_FORMAT " smem accesses", i,
+                      s->smem_accesses);
+        for (int d = 0; d < SIM_DIR__COUNT; d++) {
+            ck_assert_uint_eq(s->dir_calls[d], d == (int) cases[i].dir ? 1 : 0);
+            ck_assert_uint_eq(s->dir_bytes[d], d == (int) cases[i].dir ? 4096 : 0);
+            ck_assert_uint_eq(s->dir_sync_bytes[d], d == (int) cases[i].dir ? cases[i].sync : 0);
+        }
+        if (cases[i].dir == SIM_DIR_SHARED_TO_SHARED) {
+            /* Waiting for shared memory is not waiting for global memory. */
+            ck_assert_uint_eq(s->state_total[WS_MEMORY], 0);
+            ck_assert(s->l1_hits + s->l2_hits + s->l2_misses == 0);
+        }
+        cycles[i] = s->cycles;
+        test_run_clear(&tr);
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        for (size_t j = i + 1; j < G_N_ELEMENTS(cases); j++) {
+            ck_assert_msg(cycles[i] != cycles[j], "cases %zu and %zu both take %" G_GUINT64_FORMAT " cycles", i, j,
+                          cycles[i]);
+        }
+    }
+}
+END_TEST
+
+/* The functional model moves the right bytes in every direction (the CUDA
+ * backend checks the GPU's outputs against it): g -> s (cp.async),
+ * s -> s2, s2 -> out (synchronous), g -> out2 (synchronous). */
+START_TEST(each_direction_moves_the_right_bytes)
+{
+    const char *text = "smpipe 1\nblock 64\nshared int2 s[128]\nshared int2 s2[128]\nglobal int2 g[128]\n"
+                       "global int2 out[128]\nglobal int2 out2[128]\n"
+                       "shared pipeline_shared_state<block, 1> st\nvar p = make_pipeline(block, st)\n"
+                       "p.producer_acquire()\nmemcpy_async(block, s, g, sizeof(int2) * 128, p)\np.producer_commit()\n"
+                       "p.consumer_wait()\np.consumer_release()\n"
+                       "p.producer_acquire()\nmemcpy_async(block, s2, s, sizeof(int2) * 128, p)\np.producer_commit()\n"
+                       "p.consumer_wait()\np.consumer_release()\n"
+                       "p.producer_acquire()\nmemcpy_async(block, out, s2, sizeof(int2) * 128, p)\n"
+                       "memcpy_async(block, out2, g, sizeof(int2) * 128, p)\np.producer_commit()\n"
+                       "p.consumer_wait()\np.consumer_release()\n";
+    TestRun tr;
+    ck_assert(run_text_full(&tr, "test.trace", text, NULL, SIM_ENGINE_EVENT, 100000000, 0, true));
+    const SimStats *st = tr_stats(&tr);
+    ck_assert_uint_eq(st->dir_bytes[SIM_DIR_GLOBAL_TO_SHARED], 1024);
+    ck_assert_uint_eq(st->dir_bytes[SIM_DIR_SHARED_TO_SHARED], 1024);
+    ck_assert_uint_eq(st->dir_bytes[SIM_DIR_SHARED_TO_GLOBAL], 1024);
+    ck_assert_uint_eq(st->dir_bytes[SIM_DIR_GLOBAL_TO_GLOBAL], 1024);
+    for (int32_t b = 3; b <= 4; b++) {
+        int64_t n;
+        const uint32_t *words = (const uint32_t *) sm_global_data(tr.run.sm, b, &n);
+        ck_assert_int_eq(n, 1024);
+        for (int64_t i = 0; i < n / 4; i++) {
+            ck_assert_msg(words[i] == sm_initial_word(2, i), "buffer %d word %" G_GINT64_FORMAT, b, i);
+        }
+    }
+    test_run_clear(&tr);
+}
+END_TEST
+
+/* SPEC memcpy-7: memcpy_async_tx copies global to shared only (the
+ * library asserts it); any other direction is a compile-time error. */
+START_TEST(memcpy_async_tx_is_global_to_shared_only)
+{
+    TestRun tr;
+    ck_assert(!run_text(&tr, "smpipe 1\nblock 32\nshared int4 s[64]\nglobal int4 g[64]\nbarrier bar\n"
+                             "memcpy_async_tx(g, s, aligned_size_t<16>(1024), bar)\n", NULL));
+    ck_assert_int_eq(tr.status, 2);
+    ck_assert_msg(strstr(tr.msg, "copies global to shared memory only; this copies shared to global") != NULL, "%s",
+                  tr.msg);
+    test_run_clear(&tr);
+}
+END_TEST
+
+/* SPEC memcpy-6: overlapping source and destination break the library's
+ * precondition; the error names both ranges.  Adjacent ranges are fine. */
+START_TEST(overlapping_ranges_are_reported)
+{
+    TestRun tr;
+    ck_assert(!run_text(&tr, "smpipe 1\nblock 32\nshared int a[64]\nvar p = make_pipeline()\np.producer_acquire()\n"
+                             "memcpy_async(a + 16, a + 8, 64, p)\n", NULL));
+    ck_assert_int_eq(tr.status, 1);
+    ck_assert_msg(strstr(tr.msg, "test.trace:6:1:") != NULL, "%s", tr.msg);
+    ck_assert_msg(strstr(tr.msg, "the source (bytes 32..95 of 'a') and the destination (bytes 64..127 of 'a') overlap")
+                  != NULL, "%s", tr.msg);
+    test_run_clear(&tr);
+    ck_assert(run_text(&tr, "smpipe 1\nblock 32\nshared int a[64]\nvar p = make_pipeline()\np.producer_acquire()\n"
+                            "memcpy_async(a + 16, a, 64, p)\np.producer_commit()\np.consumer_wait()\n", NULL));
     test_run_clear(&tr);
 }
 END_TEST
@@ -244,6 +373,10 @@ int main(void)
     suite_add_tcase(s, tcase_of("cooperative_groups", cooperative_groups_copy_is_cp_async));
     suite_add_tcase(s, tcase_of("shared_to_shared", shared_to_shared_is_synchronous));
     suite_add_tcase(s, tcase_of("memcpy_async_tx", memcpy_async_tx_needs_sm90));
+    suite_add_tcase(s, tcase_of("directions", each_direction_has_its_own_path));
+    suite_add_tcase(s, tcase_of("direction_bytes", each_direction_moves_the_right_bytes));
+    suite_add_tcase(s, tcase_of("memcpy_async_tx_direction", memcpy_async_tx_is_global_to_shared_only));
+    suite_add_tcase(s, tcase_of("overlap", overlapping_ranges_are_reported));
     suite_add_tcase(s, tcase_of("alignment", alignment_is_the_larger_of_type_and_size));
     suite_add_tcase(s, tcase_of("chunks", alignment_sets_path_and_chunk));
     suite_add_tcase(s, tcase_of("aligned_size_errors", aligned_size_errors));
