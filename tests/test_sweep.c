@@ -393,8 +393,8 @@ START_TEST(the_explanation_has_cost_reason_and_estimate)
     const char *want[] = {
         "recommended stages: 3 (threads=128): 420 cycles, within 2% of the best, 415 at stages=4\n",
         "cost: 2560 bytes of shared memory per block (512 per stage), 16 blocks per SM (limited by threads",
-        "why: 2 -> 3 saves 180 cycles (30.0%) as consumer_wait falls from 300 to 10 warp-cycles (75% -> 2% of all:"
-        " copy latency hidden); beyond 3, more gain under 2%: compute bound",
+        ("why: 2 -> 3 saves 180 cycles (30.0%) as consumer_wait falls from 300 to 10 warp-cycles (75% -> 2% of all:"
+         " copy latency hidden); beyond 3, more gain under 2%: compute bound"),
         /* (686 + 50) x 93.2 / (8192 / 16) = 134.0 */
         "estimate: 736 cycles DRAM latency", "/ 512 B per stage (copied bytes / stage instances) = 134.0 -> 134",
         "simulation vs estimate: 3 vs 134: fewer", "the whole run copies only 16 stages",
