@@ -53,9 +53,10 @@ GPtrArray *cli_set_list(char **sets);
  * parameter that the compiled program never uses. */
 void cli_note_unused_params(const SimRun *r, const char *trace_path, const GPtrArray *sets);
 
-/* Fills a ReportInfo from a prepared run (param values are stored in
- * values, which must outlive info). */
-void cli_report_info(const SimRun *r, const char *trace_path, SimEngineKind engine, GArray *values, ReportInfo *info);
+/* Fills a ReportInfo from a prepared run of trace t (param values are
+ * stored in values, which must outlive info; t's path and hash are
+ * borrowed). */
+void cli_report_info(const SimRun *r, const Trace *t, SimEngineKind engine, GArray *values, ReportInfo *info);
 
 /* Exit status of `smpipe plot` and `run --plot` when gnuplot is missing:
  * the run succeeded and its timeline data files were written. */

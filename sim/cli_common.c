@@ -107,11 +107,13 @@ GPtrArray *cli_set_list(char **sets)
     return list;
 }
 
-void cli_report_info(const SimRun *r, const char *trace_path, SimEngineKind engine, GArray *values, ReportInfo *info)
+void cli_report_info(const SimRun *r, const Trace *t, SimEngineKind engine, GArray *values, ReportInfo *info)
 {
     memset(info, 0, sizeof *info);
-    info->trace = trace_path;
+    info->trace = t->path;
+    info->trace_sha256 = t->sha256;
     info->arch = r->arch.name;
+    report_arch_sha256(&r->arch, info->arch_sha256);
     info->clock_mhz = r->arch.clock_mhz;
     info->param_names = r->prog->param_names;
     for (guint i = 0; i < r->prog->param_names->len; i++) {

@@ -104,7 +104,7 @@ int cli_run(int argc, char **argv)
     const SimStats *st = sm_stats(r.sm);
     g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
     ReportInfo info;
-    cli_report_info(&r, path, kind, values, &info);
+    cli_report_info(&r, t, kind, values, &info);
     g_autoptr(GString) out = g_string_new(NULL);
     if (quiet) {
         g_string_append_printf(out, "%" G_GUINT64_FORMAT "\n", st->cycles);
@@ -126,6 +126,7 @@ int cli_run(int argc, char **argv)
     }
     if (csv != NULL) {
         g_autoptr(GString) c = g_string_new(NULL);
+        report_csv_provenance(&info, NULL, c);
         report_csv_header(&info, c);
         g_string_append_c(c, '\n');
         report_csv_row(st, &info, c);

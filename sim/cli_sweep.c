@@ -82,7 +82,7 @@ static char *point_row(const SweepCtx *c, guint point, bool *ok)
     if (*ok) {
         g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
         ReportInfo info;
-        cli_report_info(&r, c->trace_path, c->sm.engine, values, &info);
+        cli_report_info(&r, c->trace, c->sm.engine, values, &info);
         report_csv_row(sm_stats(r.sm), &info, row);
     } else {
         /* A point that did not run has no statistics. */
@@ -133,7 +133,8 @@ static bool validate_axes(const Trace *t, const char *arch, const GPtrArray *set
 {
     g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
     g_autoptr(GPtrArray) arch_sets = g_ptr_array_new();
-    if (!sim_split_sets(sets, params, arch_sets, error)) {
+    ArchParams base;
+    if (!sim_split_sets(sets, params, arch_sets, error) || !arch_load(arch ? arch : "h100", arch_sets, &base, error)) {
         return false;
     }
     g_autoptr(GString) names = g_string_new(NULL);
@@ -184,12 +185,20 @@ static bool validate_axes(const Trace *t, const char *arch, const GPtrArray *set
                 ok = arch_load(arch ? arch : "h100", arch_sets, &ap, error);
                 g_ptr_array_remove_index(arch_sets, arch_sets->len - 1);
             } else {
-                ProgParamOverride o = { g_intern_string(a->name), g_ascii_strtoll(value, NULL, 10) };
-                g_array_append_val(params, o);
-                Program *p = program_new(t, params, 1, error);
-                g_array_remove_index(params, params->len - 1);
-                ok = p != NULL;
-                program_free(p);
+                /* Built as a point is (sim_run_program: the trace's own
+                 * `param blocks` counts). */
+                g_autoptr(GPtrArray) point_sets = g_ptr_array_new();
+                for (guint k = 0; sets != NULL && k < sets->len; k++) {
+                    g_ptr_array_add(point_sets, g_ptr_array_index(sets, k));
+                }
+                g_ptr_array_add(point_sets, assign);
+                SimRunOptions o;
+                memset(&o, 0, sizeof o);
+                o.arch = arch;
+                o.sets = point_sets;
+                SimRun r;
+                ok = sim_run_program(t, &o, &r, error);
+                sim_run_clear(&r);
             }
             if (!ok) {
                 /* arch_load names the assignment as a --set. */
@@ -207,34 +216,39 @@ static bool validate_axes(const Trace *t, const char *arch, const GPtrArray *set
     return true;
 }
 
-/* The CSV header of the sweep (newly allocated) and the number of
- * statistics columns in it. */
-static char *sweep_header(const Trace *t, const char *path, const char *arch, const GPtrArray *sets,
-                          const GPtrArray *axes, guint *nstats, GError **error)
+/* The start of the sweep's CSV (newly allocated): the provenance lines
+ * (the trace's parameters other than the varied ones, the architecture
+ * with the --set keys only) and the header line, without a final newline;
+ * and the number of statistics columns in it. */
+static char *sweep_header(const Trace *t, const char *arch, const GPtrArray *sets, const GPtrArray *axes,
+                          guint *nstats, GError **error)
 {
-    g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
-    g_autoptr(GPtrArray) arch_sets = g_ptr_array_new();
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.arch = arch;
+    o.sets = sets;
     SimRun base;
-    memset(&base, 0, sizeof base);
-    if (!sim_split_sets(sets, params, arch_sets, error) ||
-        !arch_load(arch ? arch : "h100", arch_sets, &base.arch, error)) {
+    if (!sim_run_program(t, &o, &base, error)) {
+        sim_run_clear(&base);
         return NULL;
     }
-    g_autoptr(Program) prog = program_new(t, params, base.arch.blocks, error);
-    if (prog == NULL) {
-        return NULL;
-    }
-    base.prog = prog;
     g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
     ReportInfo info;
-    cli_report_info(&base, path, SIM_ENGINE_EVENT, values, &info);
+    cli_report_info(&base, t, SIM_ENGINE_EVENT, values, &info);
+    g_autoptr(GPtrArray) varied = g_ptr_array_new();
+    for (guint i = 0; i < axes->len; i++) {
+        g_ptr_array_add(varied, ((const SweepAxis *) g_ptr_array_index(axes, i))->name);
+    }
+    g_autoptr(GString) h = g_string_new(NULL);
+    report_csv_provenance(&info, varied, h);
     g_autoptr(GString) stats = g_string_new(NULL);
     report_csv_header(&info, stats);
+    sim_run_clear(&base);
     *nstats = 1;
     for (const char *p = stats->str; *p; p++) {
         *nstats += *p == ',';
     }
-    g_autoptr(GString) h = g_string_new("point");
+    g_string_append(h, "point");
     for (guint i = 0; i < axes->len; i++) {
         g_string_append_printf(h, ",%s", ((const SweepAxis *) g_ptr_array_index(axes, i))->name);
     }
@@ -244,7 +258,7 @@ static char *sweep_header(const Trace *t, const char *path, const char *arch, co
 
 /* Reads the rows a previous run of this sweep left in path into lines
  * (indexed by point).  A missing file holds no rows. */
-static bool resume_read(const char *path, const char *header, const GPtrArray *axes, guint npoints,
+static bool resume_read(const char *path, const SweepTable *want, const GPtrArray *axes, guint npoints,
                         const SweepShard *shard, char **lines, GError **error)
 {
     g_autofree char *text = NULL;
@@ -263,7 +277,11 @@ static bool resume_read(const char *path, const char *header, const GPtrArray *a
     if (t == NULL) {
         return false;
     }
-    if (strcmp(t->header, header) != 0) {
+    if (!sweep_table_same_origin(t, path, want, "this sweep", error)) {
+        g_prefix_error(error, "--resume ");
+        return false;
+    }
+    if (strcmp(t->header, want->header) != 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--resume %s: its header differs from this sweep's (another"
                     " sweep's CSV, other --vary names, or another version of smpipe)", path);
         return false;
@@ -409,7 +427,7 @@ typedef struct {
     SweepCtx ctx;              /* shared with the workers */
     SweepShard shard;
     guint npoints;
-    const char *header;
+    const char *header;        /* the provenance lines and the header line, no final newline */
     const char *resume;        /* --resume FILE or NULL */
     const char *out;           /* where the CSV goes ("-" = stdout) or NULL */
     gint jobs;                 /* 0 = one per core */
@@ -449,9 +467,12 @@ static int sweep_execute(SweepRunState *s)
     GError *err = NULL;
     s->lines = g_new0(char *, s->npoints);
     s->ctx.done = g_async_queue_new();
-    if (s->resume != NULL &&
-        !resume_read(s->resume, s->header, s->ctx.axes, s->npoints, &s->shard, s->lines, &err)) {
-        return cli_fail(err);
+    if (s->resume != NULL) {
+        g_autofree char *start = g_strdup_printf("%s\n", s->header);
+        g_autoptr(SweepTable) want = sweep_table_parse("sweep", start, strlen(start), false, NULL, &err);
+        if (want == NULL || !resume_read(s->resume, want, s->ctx.axes, s->npoints, &s->shard, s->lines, &err)) {
+            return cli_fail(err);
+        }
     }
     /* Start the journal: the header and the rows already done. */
     g_autoptr(GString) text = g_string_new(NULL);
@@ -628,7 +649,7 @@ int cli_sweep(int argc, char **argv)
     guint nstats = 0;
     g_autofree char *header = NULL;
     if (!validate_axes(t, arch, set_list, axes, &err) ||
-        (header = sweep_header(t, path, arch, set_list, axes, &nstats, &err)) == NULL) {
+        (header = sweep_header(t, arch, set_list, axes, &nstats, &err)) == NULL) {
         return cli_fail(err);
     }
     s.ctx.trace = t;
@@ -682,6 +703,15 @@ int cli_merge(int argc, char **argv)
         SweepTable *t = sweep_table_parse(argv[i], text, len, false, NULL, &err);
         if (t == NULL) {
             return cli_fail(err);
+        }
+        if (all == NULL ? !sweep_table_check_format(t, argv[i], &err)
+                        : !sweep_table_same_origin(t, argv[i], all, argv[1], &err)) {
+            /* Shards of one sweep come from one trace, one set of fixed
+             * parameters and one architecture. */
+            sweep_table_free(t);
+            fprintf(stderr, "smpipe merge: %s\n", err->message);
+            g_error_free(err);
+            return SIM_EXIT_BAD_INPUT;
         }
         if (all == NULL) {
             all = t;

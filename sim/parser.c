@@ -1327,6 +1327,7 @@ void trace_free(Trace *t)
         return;
     }
     g_free(t->path);
+    g_free(t->sha256);
     g_ptr_array_free(t->lines, TRUE);
     g_ptr_array_free(t->decls, TRUE);
     g_ptr_array_free(t->body, TRUE);
@@ -1339,6 +1340,7 @@ Trace *trace_parse_string(const char *path, const char *text, gsize len, GError 
 {
     g_autoptr(Trace) t = g_new0(Trace, 1);
     t->path = g_strdup(path);
+    t->sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *) text, len);
     t->lines = g_ptr_array_new_with_free_func(g_free);
     t->decls = g_ptr_array_new_with_free_func((GDestroyNotify) decl_free);
     t->body = stmt_array_new();

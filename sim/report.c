@@ -4,6 +4,7 @@
 
 #include "sim/jsonw.h"
 
+#include <errno.h>
 #include <math.h>
 
 double report_hidden_fraction(const SimStats *s)
@@ -456,11 +457,60 @@ static void json_cl_pipes(JsonW *j, const SimStats *s)
     jsonw_end_array(j);
 }
 
+void report_arch_sha256(const ArchParams *a, char out[65])
+{
+    g_autoptr(GString) text = g_string_new(NULL);
+    arch_format(a, text);
+    g_autoptr(GString) values = g_string_new(NULL);
+    for (const char *line = text->str; *line != '\0';) {
+        const char *nl = strchr(line, '\n');
+        gsize n = nl ? (gsize) (nl - line) + 1 : strlen(line);
+        if (line[0] != '#') {
+            g_string_append_len(values, line, (gssize) n);
+        }
+        line += n;
+    }
+    g_autofree char *h = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *) values->str, values->len);
+    g_strlcpy(out, h, 65);
+}
+
+/* An architecture override's value as JSON: a number when it reads as one
+ * (every numeric key), true or false, else a string (mem.source=l2). */
+static void json_arch_value(JsonW *j, const char *v)
+{
+    char *end = NULL;
+    errno = 0;
+    gint64 i = g_ascii_strtoll(v, &end, 10);
+    if (*v != '\0' && *end == '\0' && errno == 0) {
+        jsonw_int(j, i);
+        return;
+    }
+    double d = g_ascii_strtod(v, &end);
+    if (*v != '\0' && *end == '\0' && isfinite(d)) {
+        jsonw_double(j, d);
+    } else if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
+        jsonw_bool(j, v[0] == 't');
+    } else {
+        jsonw_string(j, v);
+    }
+}
+
 void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out)
 {
     JsonW j;
     jsonw_init_string(&j, out, true);
     jsonw_begin_object(&j);
+    jsonw_key(&j, "provenance");
+    jsonw_begin_object(&j);
+    jsonw_key(&j, "smpipe");
+    jsonw_string(&j, SMPIPE_VERSION);
+    jsonw_key(&j, "format");
+    jsonw_int(&j, REPORT_FORMAT);
+    jsonw_key(&j, "trace_sha256");
+    jsonw_string(&j, info->trace_sha256 ? info->trace_sha256 : "");
+    jsonw_key(&j, "arch_sha256");
+    jsonw_string(&j, info->arch_sha256);
+    jsonw_end_object(&j);
     jsonw_key(&j, "cycles");
     jsonw_uint(&j, s->cycles);
     jsonw_key(&j, "warps");
@@ -488,7 +538,7 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
         const char *eq = strchr(a, '=');
         g_autofree char *k = g_strndup(a, eq - a);
         jsonw_key(&j, k);
-        jsonw_string(&j, eq + 1);
+        json_arch_value(&j, eq + 1);
     }
     jsonw_end_object(&j);
     jsonw_key(&j, "verdict");
@@ -671,6 +721,30 @@ static const char *csv_fixed[] = {
     "stages_in_flight_mean", "smem_per_block", "race_warnings", "clpipe_packets_written", "clpipe_reserve_failures",
     "clpipe_occupancy_mean", NULL
 };
+
+void report_csv_provenance(const ReportInfo *info, const GPtrArray *skip, GString *out)
+{
+    g_string_append_printf(out, "# smpipe: %s\n# format: %d\n# trace: %s\n# trace_sha256: %s\n# params:", SMPIPE_VERSION,
+                           REPORT_FORMAT, info->trace, info->trace_sha256 ? info->trace_sha256 : "");
+    for (guint i = 0; i < info->param_names->len; i++) {
+        const char *name = g_ptr_array_index(info->param_names, i);
+        bool skipped = false;
+        for (guint k = 0; skip != NULL && k < skip->len; k++) {
+            skipped |= strcmp(g_ptr_array_index(skip, k), name) == 0;
+        }
+        if (!skipped) {
+            g_string_append_printf(out, " %s=%" G_GINT64_FORMAT, name, g_array_index(info->param_values, int64_t, i));
+        }
+    }
+    g_string_append_printf(out, "\n# arch: %s\n# arch_sha256: %s\n", info->arch, info->arch_sha256);
+    if (info->arch_sets != NULL && info->arch_sets->len > 0) {
+        g_string_append(out, "# arch_set:");
+        for (guint i = 0; i < info->arch_sets->len; i++) {
+            g_string_append_printf(out, " %s", (const char *) g_ptr_array_index(info->arch_sets, i));
+        }
+        g_string_append_c(out, '\n');
+    }
+}
 
 void report_csv_header(const ReportInfo *info, GString *out)
 {

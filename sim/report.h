@@ -3,6 +3,7 @@
  * is defined in docs/statistics.md. */
 #pragma once
 
+#include "models/arch.h"
 #include "sim/stats.h"
 
 typedef enum {
@@ -11,9 +12,16 @@ typedef enum {
     REPORT_BY_ROLE
 } ReportBy;
 
+/* The version of the output formats (JSON document, CSV files, validate's
+ * manifest): 2 added the provenance (smpipe version, format, SHA-256 of
+ * the trace and of the resolved architecture). */
+#define REPORT_FORMAT 2
+
 typedef struct {
     const char *trace;          /* path */
+    const char *trace_sha256;   /* SHA-256 of the trace file's bytes, hex; NULL = not known (tests) */
     const char *arch;           /* architecture name */
+    char arch_sha256[65];       /* SHA-256 of the resolved architecture (report_arch_sha256); "" = not known */
     double clock_mhz;
     const GPtrArray *param_names;   /* char*, sorted */
     const GArray *param_values;     /* int64_t, same order */
@@ -27,6 +35,17 @@ char *report_verdict(const SimStats *s);
 
 void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out);
 void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out);
+
+/* The SHA-256 (hex) of an architecture's resolved values: of arch_format's
+ * text without its comment lines, so that only values count. */
+void report_arch_sha256(const ArchParams *a, char out[65]);
+
+/* CSV provenance: lines "# KEY: VALUE" for smpipe (version), format
+ * (REPORT_FORMAT), trace, trace_sha256, params (the trace's resolved
+ * parameters, NAME=VALUE separated by spaces, leaving out the names in
+ * skip, char*, which may be NULL), arch, arch_sha256 and arch_set (the
+ * architecture keys set, when any).  Each line ends in a newline. */
+void report_csv_provenance(const ReportInfo *info, const GPtrArray *skip, GString *out);
 
 /* CSV: the column names (after any leading columns the caller adds) and
  * one row of values, comma separated, no newline. */

@@ -46,7 +46,7 @@ bool sim_split_sets(const GPtrArray *sets, GArray *params, GPtrArray *arch_sets,
     return true;
 }
 
-bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
+bool sim_run_program(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
 {
     memset(out, 0, sizeof *out);
     out->arch_sets = g_ptr_array_new_with_free_func(g_free);
@@ -83,7 +83,12 @@ bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError
         g_ptr_array_add(out->arch_sets, g_strdup_printf("sm.blocks=%" G_GINT64_FORMAT, want));
     }
     out->prog = program_new(t, params, out->arch.blocks, error);
-    if (out->prog == NULL) {
+    return out->prog != NULL;
+}
+
+bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
+{
+    if (!sim_run_program(t, o, out, error)) {
         return false;
     }
     out->sm = sm_new(out->prog, &out->arch, &o->sm, error);

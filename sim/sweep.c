@@ -5,6 +5,7 @@
 #include "sim/sweep.h"
 
 #include "models/sm.h"
+#include "sim/report.h"
 #include "sim/stats.h"
 
 #include <errno.h>
@@ -271,6 +272,9 @@ void sweep_table_free(SweepTable *table)
         return;
     }
     g_free(table->header);
+    if (table->meta != NULL) {
+        g_ptr_array_free(table->meta, TRUE);
+    }
     if (table->columns != NULL) {
         g_ptr_array_free(table->columns, TRUE);
     }
@@ -298,31 +302,42 @@ SweepTable *sweep_table_parse(const char *path, const char *text, gsize len, boo
         return NULL;
     }
     g_autoptr(SweepTable) t = g_new0(SweepTable, 1);
+    t->meta = g_ptr_array_new_with_free_func(g_free);
     t->columns = g_ptr_array_new_with_free_func(g_free);
     t->rows = g_ptr_array_new_with_free_func(row_free);
-    if (nlines == 1) {
+    /* The provenance lines; h is the header's line. */
+    guint h = 0;
+    for (; h + 1 < nlines && lines[h][0] == '#'; h++) {
+        g_strchomp(lines[h]);
+        g_ptr_array_add(t->meta, g_strdup(lines[h]));
+    }
+    if (lines[h][0] == '\0') {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: empty file, not a sweep CSV", path);
+        return NULL;
+    }
+    if (nlines == h + 1) {
         /* The header itself has no newline: a sweep stopped at once. */
         if (!allow_torn) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the header line is incomplete", path);
             return NULL;
         }
     }
-    g_strchomp(lines[0]);
-    t->header = g_strdup(lines[0]);
+    g_strchomp(lines[h]);
+    t->header = g_strdup(lines[h]);
     if (!csv_split(t->header, t->columns) || t->columns->len < 3 ||
         strcmp(g_ptr_array_index(t->columns, 0), "point") != 0) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s:1: not a sweep CSV: the header must start with 'point'",
-                     path);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%u: not a sweep CSV: the header must start with 'point'",
+                     path, h + 1);
         return NULL;
     }
     int status = sweep_table_column(t, "status");
     if (status < 1) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s:1: not a sweep CSV: the header has no 'status' column",
-                    path);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%u: not a sweep CSV: the header has no 'status' column",
+                    path, h + 1);
         return NULL;
     }
     t->naxes = (guint) status - 1;
-    for (guint i = 1; i < nlines; i++) {
+    for (guint i = h + 1; i < nlines; i++) {
         char *line = lines[i];
         bool last = i + 1 == nlines;
         if (last && line[0] == '\0') {
@@ -407,8 +422,94 @@ const char *sweep_row_field(const SweepTable *table, const SweepRow *row, const 
     return c < 0 ? "" : g_ptr_array_index(row->fields, c);
 }
 
+const char *sweep_table_meta(const SweepTable *table, const char *key)
+{
+    gsize n = strlen(key);
+    for (guint i = 0; table->meta != NULL && i < table->meta->len; i++) {
+        const char *m = g_ptr_array_index(table->meta, i);
+        if (strncmp(m, "# ", 2) == 0 && strncmp(m + 2, key, n) == 0 && m[2 + n] == ':') {
+            return m[3 + n] == ' ' ? m + 4 + n : m + 3 + n;
+        }
+    }
+    return NULL;
+}
+
+/* The first 12 digits of a hash, for messages. */
+static char *short_hash(const char *h)
+{
+    return h == NULL ? g_strdup("none") : g_strdup_printf("sha256 %.12s", h);
+}
+
+static bool same(const char *a, const char *b)
+{
+    return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+bool sweep_table_check_format(const SweepTable *table, const char *path, GError **error)
+{
+    const char *format = sweep_table_meta(table, "format");
+    if (format == NULL || sweep_table_meta(table, "smpipe") == NULL) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: no provenance lines ('# smpipe:', '# format:'): made by"
+                    " an older smpipe, or not by smpipe", path);
+        return false;
+    }
+    int64_t n;
+    if (!parse_int(format, &n) || n != REPORT_FORMAT) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: format %s, not this smpipe's format %d", path, format,
+                    REPORT_FORMAT);
+        return false;
+    }
+    return true;
+}
+
+bool sweep_table_same_origin(const SweepTable *table, const char *path, const SweepTable *want,
+                             const char *want_name, GError **error)
+{
+    if (!sweep_table_check_format(table, path, error)) {
+        return false;
+    }
+    const char *version = sweep_table_meta(table, "smpipe");
+    if (!same(version, sweep_table_meta(want, "smpipe"))) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: made by smpipe %s, %s by smpipe %s: the statistics may"
+                    " differ", path, version, want_name, sweep_table_meta(want, "smpipe"));
+        return false;
+    }
+    const char *th = sweep_table_meta(table, "trace_sha256");
+    const char *wh = sweep_table_meta(want, "trace_sha256");
+    if (!same(th, wh)) {
+        g_autofree char *a = short_hash(th);
+        g_autofree char *b = short_hash(wh);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: made from another trace (%s, %s), not %s's (%s, %s)", path,
+                    sweep_table_meta(table, "trace"), a, want_name, sweep_table_meta(want, "trace"), b);
+        return false;
+    }
+    const char *tp = sweep_table_meta(table, "params");
+    const char *wp = sweep_table_meta(want, "params");
+    if (!same(tp, wp)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: made with other fixed parameters (%s), not %s's (%s)",
+                    path, tp && *tp ? tp : "none", want_name, wp && *wp ? wp : "none");
+        return false;
+    }
+    const char *ta = sweep_table_meta(table, "arch");
+    const char *wa = sweep_table_meta(want, "arch");
+    const char *tah = sweep_table_meta(table, "arch_sha256");
+    const char *wah = sweep_table_meta(want, "arch_sha256");
+    if (!same(ta, wa) || !same(tah, wah)) {
+        g_autofree char *a = short_hash(tah);
+        g_autofree char *b = short_hash(wah);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: made on another architecture (%s, %s), not %s's (%s, %s)",
+                    path, ta ? ta : "none", a, want_name, wa ? wa : "none", b);
+        return false;
+    }
+    return true;
+}
+
 void sweep_table_format(const SweepTable *table, GString *out)
 {
+    for (guint i = 0; table->meta != NULL && i < table->meta->len; i++) {
+        g_string_append(out, g_ptr_array_index(table->meta, i));
+        g_string_append_c(out, '\n');
+    }
     g_string_append(out, table->header);
     g_string_append_c(out, '\n');
     for (guint i = 0; i < table->rows->len; i++) {

@@ -85,6 +85,7 @@ typedef struct {
 /* A parsed trace.  Owns everything it points to. */
 typedef struct {
     char *path;        /* as given by the user */
+    char *sha256;      /* SHA-256 of the file's bytes, lowercase hex (owned): provenance of outputs */
     int version;       /* from the header line */
     GPtrArray *lines;  /* source lines (char*), for error carets */
     GPtrArray *decls;  /* Decl*, in file order */

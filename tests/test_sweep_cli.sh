@@ -8,13 +8,14 @@ set -u
 . "$2/tests/lib.sh"
 
 trace=$src/traces/with_staging_unified.trace
+rows() { grep -v '^#' "$1"; }   # a CSV without its provenance lines
 for verb in sweep merge; do
     check "help-$verb" 0 "$smpipe" $verb --help
 done
 
 # Lists: valid forms run, malformed ones are refused before anything runs.
 check list-forms 0 "$smpipe" sweep "$trace" --vary stages=1,2..3,8..12:4 --csv "$tmp/forms.csv"
-[ "$(cut -d, -f2 "$tmp/forms.csv" | tr '\n' ' ')" = "stages 1 2 3 8 12 " ] && ok || fail "list-forms: $(cut -d, -f2 "$tmp/forms.csv")"
+[ "$(rows "$tmp/forms.csv" | cut -d, -f2 | tr '\n' ' ')" = "stages 1 2 3 8 12 " ] && ok || fail "list-forms: $(cut -d, -f2 "$tmp/forms.csv")"
 bad_list() { # bad_list NAME VARY MESSAGE
     check "$1" 2 "$smpipe" sweep "$trace" --vary "$2" --csv "$tmp/bad.csv"
     contains "$1" "$tmp/err" "$3"
@@ -47,8 +48,8 @@ cp "$tmp/out" "$tmp/j1.txt"
 check jobs2 0 "$smpipe" sweep "$trace" $vary --jobs 2 --csv "$tmp/j2.csv"
 same jobs-csv "$tmp/j1.csv" "$tmp/j2.csv"
 same jobs-report "$tmp/j1.txt" "$tmp/out"
-[ "$(wc -l < "$tmp/j1.csv")" -eq 25 ] && ok || fail "jobs: $(wc -l < "$tmp/j1.csv") lines, want 25"
-head -n 1 "$tmp/j1.csv" | grep -q '^point,mem.source,stages,threads,status,cycles,' && ok || fail "header: $(head -n 1 "$tmp/j1.csv")"
+[ "$(rows "$tmp/j1.csv" | wc -l)" -eq 25 ] && ok || fail "jobs: $(rows "$tmp/j1.csv" | wc -l) lines, want 25"
+rows "$tmp/j1.csv" | head -n 1 | grep -q '^point,mem.source,stages,threads,status,cycles,' && ok || fail "header: $(rows "$tmp/j1.csv" | head -n 1)"
 contains csv-last-columns "$tmp/j1.csv" 'blocks_per_sm,occupancy_limit,error'
 contains csv-row "$tmp/j1.csv" '13,l2,1,128,ok,'
 # One recommendation per combination of the other parameters.
@@ -59,8 +60,8 @@ contains recommend-cost "$tmp/j1.txt" 'bytes of shared memory per block'
 contains recommend-estimate "$tmp/j1.txt" 'estimate: '
 # --csv - puts the CSV alone on stdout.
 check csv-stdout 0 "$smpipe" sweep "$trace" --vary stages=1..3 --csv -
-head -n 1 "$tmp/out" | grep -q '^point,stages,status,' && ok || fail "csv-stdout: $(head -n 1 "$tmp/out")"
-[ "$(wc -l < "$tmp/out")" -eq 4 ] && ok || fail "csv-stdout: extra lines on stdout"
+rows "$tmp/out" | head -n 1 | grep -q '^point,stages,status,' && ok || fail "csv-stdout: $(rows "$tmp/out" | head -n 1)"
+[ "$(rows "$tmp/out" | wc -l)" -eq 4 ] && ok || fail "csv-stdout: extra lines on stdout"
 contains csv-stdout "$tmp/err" 'recommended stages: '
 
 # Shards merged back give the unsharded bytes, in any order of files.
@@ -80,8 +81,8 @@ same merge-o "$tmp/j1.csv" "$tmp/m.csv"
 check merge-missing 0 "$smpipe" merge "$tmp/s1.csv" "$tmp/s3.csv"
 contains merge-missing "$tmp/err" "points are missing (1, 4,"
 check merge-other-sweep 2 "$smpipe" merge "$tmp/s1.csv" "$tmp/forms.csv"
-contains merge-other-sweep "$tmp/err" "its header differs"
-{ head -n 2 "$tmp/s2.csv"; sed -n 3p "$tmp/s2.csv" | head -c 40; } > "$tmp/torn.csv"
+contains merge-other-sweep "$tmp/err" "made with other fixed parameters"
+{ grep '^#' "$tmp/s2.csv"; rows "$tmp/s2.csv" | head -n 2; rows "$tmp/s2.csv" | sed -n 3p | head -c 40; } > "$tmp/torn.csv"
 check merge-torn 2 "$smpipe" merge "$tmp/s1.csv" "$tmp/torn.csv"
 contains merge-torn "$tmp/err" "incomplete"
 printf 'cycles\n1\n' > "$tmp/notsweep.csv"
@@ -89,7 +90,7 @@ check merge-not-sweep 2 "$smpipe" merge "$tmp/notsweep.csv"
 
 # Resume: an interrupted CSV (some rows, out of order, the last one cut)
 # is completed to the same bytes as an uninterrupted run.
-{ head -n 1 "$tmp/j1.csv"; sed -n '9p;3p;14p' "$tmp/j1.csv"; sed -n '6p' "$tmp/j1.csv" | head -c 40; } > "$tmp/r.csv"
+{ grep '^#' "$tmp/j1.csv"; rows "$tmp/j1.csv" | sed -n '1p;9p;3p;14p'; rows "$tmp/j1.csv" | sed -n '6p' | head -c 40; } > "$tmp/r.csv"
 check resume 0 "$smpipe" sweep "$trace" $vary --jobs 2 --resume "$tmp/r.csv"
 same resume "$tmp/j1.csv" "$tmp/r.csv"
 contains resume-torn "$tmp/err" "dropped an incomplete last row"
@@ -100,7 +101,8 @@ same resume-done "$tmp/j1.csv" "$tmp/new2.csv"
 check resume-shard 0 "$smpipe" sweep "$trace" $vary --shard 2/3 --resume "$tmp/s2.csv"
 check resume-wrong-shard 2 "$smpipe" sweep "$trace" $vary --shard 1/3 --resume "$tmp/s2.csv"
 contains resume-wrong-shard "$tmp/err" "is not in this sweep shard"
-check resume-other-sweep 2 "$smpipe" sweep "$trace" --vary stages=1..3 --resume "$tmp/j1.csv"
+check resume-other-sweep 2 "$smpipe" sweep "$trace" --vary stages=1..6 --vary threads=64,128 --vary mem.source=dram,l2 \
+    --resume "$tmp/j1.csv"
 contains resume-other-sweep "$tmp/err" "its header differs"
 "$smpipe" sweep "$trace" --vary stages=1..6 --vary threads=64,128 --csv "$tmp/v.csv" >/dev/null
 check resume-other-values 2 "$smpipe" sweep "$trace" --vary stages=1..6 --vary threads=32,128 --resume "$tmp/v.csv"
@@ -120,9 +122,13 @@ EOF
 check failing-point 0 "$smpipe" sweep "$tmp/fail.trace" --vary stages=1..4 --csv "$tmp/f.csv"
 contains failing-point "$tmp/f.csv" "2,3,failed,"
 contains failing-point "$tmp/f.csv" ",fail.trace:7:5: consumer_wait on an empty pipeline"
-# Rows do not depend on the directory the sweep ran from.
+# Rows do not depend on the directory the sweep ran from (the provenance
+# names the trace as given).
 (cd "$tmp" && "$smpipe" sweep fail.trace --vary stages=1..4 --csv f2.csv >/dev/null 2>&1)
-same failing-point-relative "$tmp/f.csv" "$tmp/f2.csv"
+grep -v '^# trace:' "$tmp/f.csv" > "$tmp/f.rows"
+grep -v '^# trace:' "$tmp/f2.csv" > "$tmp/f2.rows"
+same failing-point-relative "$tmp/f.rows" "$tmp/f2.rows"
+contains failing-point-relative "$tmp/f2.csv" "# trace: fail.trace"
 [ "$(grep -c ',ok,' "$tmp/f.csv")" -eq 3 ] && ok || fail "failing-point: the other points did not run"
 contains failing-point "$tmp/err" "1 of 4 points did not run"
 check rejected-point 0 "$smpipe" sweep "$trace" --vary threads=512,1024 --set sm.blocks=3 --csv "$tmp/rj.csv"
@@ -172,6 +178,63 @@ contains plot-no-gnuplot "$tmp/err" "apt-get install gnuplot-nox"
 check plot-bad-ext 2 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/x.gif"
 check plot-bad-x 2 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/x.png" --x cycles
 check plot-not-sweep 2 "$smpipe" plot "$tmp/notsweep.csv" -o "$tmp/x.png"
+
+# Provenance: the CSV says what it was made from, and --resume and merge
+# refuse a CSV made from another trace, other fixed --set values or
+# another architecture.
+sha=$(sha256sum "$trace" | cut -d' ' -f1)
+contains provenance "$tmp/j1.csv" "# trace_sha256: $sha"
+contains provenance "$tmp/j1.csv" "# trace: $trace"
+contains provenance "$tmp/j1.csv" "# smpipe: "
+contains provenance "$tmp/j1.csv" "# format: 2"
+contains provenance "$tmp/j1.csv" "# params: batches=16 compute_iters=16 elem_bytes=4"
+contains provenance "$tmp/j1.csv" "# arch: h100"
+contains provenance "$tmp/j1.csv" "# arch_sha256: "
+grep -q '^# params:.*stages' "$tmp/j1.csv" && fail "provenance: a varied parameter among the fixed ones" || ok
+"$smpipe" sweep "$trace" --vary stages=1..3 --csv "$tmp/p.csv" >/dev/null 2>&1
+{ cat "$trace"; echo '# one comment more'; } > "$tmp/edited.trace"
+check resume-edited-trace 2 "$smpipe" sweep "$tmp/edited.trace" --vary stages=1..3 --resume "$tmp/p.csv"
+contains resume-edited-trace "$tmp/err" "made from another trace ($trace, sha256 ${sha%"${sha#????????????}"}), not this sweep's"
+check resume-other-set 2 "$smpipe" sweep "$trace" --vary stages=1..3 --set batches=8 --resume "$tmp/p.csv"
+contains resume-other-set "$tmp/err" "made with other fixed parameters (batches=16 compute_iters=16 elem_bytes=4 threads=128), not this sweep's (batches=8 "
+check resume-other-arch 2 "$smpipe" sweep "$trace" --vary stages=1..3 --arch a100 --resume "$tmp/p.csv"
+contains resume-other-arch "$tmp/err" "made on another architecture (h100, sha256 "
+check resume-other-arch-key 2 "$smpipe" sweep "$trace" --vary stages=1..3 --set dram.latency=900 --resume "$tmp/p.csv"
+contains resume-other-arch-key "$tmp/err" "made on another architecture (h100, sha256 "
+cp "$src/arch/h100.ini" "$tmp/h100.ini"
+check resume-same-arch-file 0 "$smpipe" sweep "$trace" --vary stages=1..3 --arch "$tmp/h100.ini" --resume "$tmp/p.csv" \
+    --csv "$tmp/p2.csv"
+awk '/^\[dram\]/ { d = 1 } d && /^latency = / { print "latency = 999"; d = 0; next } { print }' "$src/arch/h100.ini" \
+    > "$tmp/h100.ini"
+cmp -s "$src/arch/h100.ini" "$tmp/h100.ini" && fail "resume-edited-arch: no dram latency to edit" || ok
+check resume-edited-arch 2 "$smpipe" sweep "$trace" --vary stages=1..3 --arch "$tmp/h100.ini" --resume "$tmp/p.csv"
+contains resume-edited-arch "$tmp/err" "made on another architecture"
+"$smpipe" sweep "$trace" --vary stages=1..4 --shard 1/2 --csv "$tmp/h1.csv" >/dev/null 2>&1
+"$smpipe" sweep "$trace" --vary stages=1..4 --shard 2/2 --arch a100 --csv "$tmp/a2.csv" >/dev/null 2>&1
+"$smpipe" sweep "$trace" --vary stages=1..4 --shard 2/2 --set batches=8 --csv "$tmp/b2.csv" >/dev/null 2>&1
+check merge-other-arch 2 "$smpipe" merge "$tmp/h1.csv" "$tmp/a2.csv"
+contains merge-other-arch "$tmp/err" "a2.csv: made on another architecture (a100, sha256 "
+check merge-other-set 2 "$smpipe" merge "$tmp/h1.csv" "$tmp/b2.csv"
+contains merge-other-set "$tmp/err" "b2.csv: made with other fixed parameters (batches=8 "
+rows "$tmp/j1.csv" > "$tmp/old.csv"
+check merge-no-provenance 2 "$smpipe" merge "$tmp/old.csv"
+contains merge-no-provenance "$tmp/err" "no provenance lines"
+sed 's/^# format: 2$/# format: 99/' "$tmp/p.csv" > "$tmp/f99.csv"
+check resume-unknown-format 2 "$smpipe" sweep "$trace" --vary stages=1..3 --resume "$tmp/f99.csv"
+contains resume-unknown-format "$tmp/err" "format 99, not this smpipe's format 2"
+# run: the JSON and the CSV carry the same provenance; overrides are typed.
+check run-provenance 0 "$smpipe" run "$trace" --set dram.latency=900 --set mem.source=l2 --set l2.bytes_per_clk_sm=40.5 \
+    --json "$tmp/r.json" --csv "$tmp/r1.csv"
+contains run-json-provenance "$tmp/r.json" "\"trace_sha256\": \"$sha\""
+contains run-json-provenance "$tmp/r.json" '"format": 2'
+contains run-json-typed "$tmp/r.json" '"dram.latency": 900,'
+contains run-json-typed "$tmp/r.json" '"l2.bytes_per_clk_sm": 40.5'
+contains run-json-typed "$tmp/r.json" '"mem.source": "l2",'
+contains run-csv-provenance "$tmp/r1.csv" "# trace_sha256: $sha"
+contains run-csv-provenance "$tmp/r1.csv" "# arch_set: dram.latency=900 mem.source=l2 l2.bytes_per_clk_sm=40.5"
+ash=$(sed -n 's/.*"arch_sha256": "\(.*\)".*/\1/p' "$tmp/r.json")
+contains run-arch-hash "$tmp/r1.csv" "# arch_sha256: $ash"
+[ ${#ash} -eq 64 ] && ok || fail "run-arch-hash: '$ash'"
 
 # The cluster recipes: GNU parallel (or xargs) and Slurm (a stand-in
 # sbatch that runs the array's tasks, then the merge, right away).
