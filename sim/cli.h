@@ -18,12 +18,26 @@ int cli_cuda(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 
-/* Prints "smpipe: message" to stderr and returns the exit status. */
+/* Prints "smpipe VERB: message" (the program name main sets, else
+ * "smpipe") to stderr and returns the exit status; frees error. */
 int cli_fail(GError *error);
 
 /* Writes data to path ("-" = stdout) under a temporary name, renamed when
  * complete, so an interrupted run never leaves a half-written file. */
 bool cli_write_file(const char *path, const char *data, gsize len, GError **error);
+
+/* One file a verb will write: the option that names it (for messages,
+ * "--json") and its path ("-" = standard output; NULL = not asked for). */
+typedef struct {
+    const char *option;
+    const char *path;
+} CliOutput;
+
+/* Checks, before anything is simulated, that every output of outs[0..n)
+ * can be written (its folder exists and takes a new file; it is not a
+ * folder) and that no two go to the same file or both to standard output.
+ * Returns false with *error set (SIM_ERROR_INPUT, naming the options). */
+bool cli_check_outputs(const CliOutput *outs, guint n, GError **error);
 
 /* Parses a verb's options.  Returns false (after printing the error) on a
  * bad option; *status then holds the exit status. */

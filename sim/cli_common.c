@@ -1,16 +1,78 @@
 /* cli_common.c: helpers shared by the verbs. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "sim/cli.h"
 
 #include "sim/fileio.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 int cli_fail(GError *error)
 {
     int status = sim_error_exit_status(error);
-    fprintf(stderr, "smpipe: %s\n", error->message);
+    const char *name = g_get_prgname();
+    fprintf(stderr, "%s: %s\n", name != NULL && g_str_has_prefix(name, "smpipe") ? name : "smpipe", error->message);
     g_error_free(error);
     return status;
+}
+
+/* The absolute name of an output file (newly allocated): its folder
+ * resolved (links, "..") and its base name, so that two spellings of one
+ * file compare equal. */
+static char *output_identity(const char *path)
+{
+    g_autofree char *dir = g_path_get_dirname(path);
+    g_autofree char *base = g_path_get_basename(path);
+    char *real = realpath(dir, NULL);
+    char *id = g_build_filename(real != NULL ? real : dir, base, NULL);
+    free(real);
+    return id;
+}
+
+bool cli_check_outputs(const CliOutput *outs, guint n, GError **error)
+{
+    for (guint i = 0; i < n; i++) {
+        if (outs[i].path == NULL) {
+            continue;
+        }
+        bool out_i = strcmp(outs[i].path, "-") == 0;
+        /* A device (/dev/null) takes any number of writers. */
+        struct stat st;
+        bool device = !out_i && stat(outs[i].path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+        g_autofree char *id_i = out_i || device ? NULL : output_identity(outs[i].path);
+        for (guint k = 0; k < i; k++) {
+            if (outs[k].path == NULL) {
+                continue;
+            }
+            bool out_k = strcmp(outs[k].path, "-") == 0;
+            bool device_k = !out_k && stat(outs[k].path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+            g_autofree char *id_k = out_k || device_k ? NULL : output_identity(outs[k].path);
+            if (out_i && out_k) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s - and %s - would both write to standard output:"
+                            " send one of them to a file", outs[k].option, outs[i].option);
+                return false;
+            }
+            if (id_i != NULL && id_k != NULL && strcmp(id_i, id_k) == 0) {
+                g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s and %s both name %s: one would overwrite the"
+                            " other", outs[k].option, outs[i].option, outs[i].path);
+                return false;
+            }
+        }
+        if (out_i) {
+            continue;
+        }
+        /* Open (a temporary name beside it, or the device itself) and
+         * drop it: what the real write will do, without touching the
+         * file. */
+        SimOutput o;
+        if (!sim_output_open(&o, outs[i].path, error)) {
+            g_prefix_error(error, "%s ", outs[i].option);
+            return false;
+        }
+        sim_output_abort(&o);
+    }
+    return true;
 }
 
 bool cli_write_file(const char *path, const char *data, gsize len, GError **error)

@@ -16,13 +16,15 @@ int cli_run(int argc, char **argv)
     g_autofree char *engine = NULL;
     g_autofree char *timeline = NULL;
     g_autofree char *plot = NULL;
+    g_autofree char *output = NULL;
     CliLimits limits;
     gboolean no_race = FALSE;
     gboolean quiet = FALSE;
     GOptionEntry entries[] = {
         { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name (a100, h100, h200) or .ini path [h100]", "NAME|FILE" },
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key (section.key)", "NAME=VALUE" },
-        { "json", 'j', 0, G_OPTION_ARG_STRING, &json, "Write the statistics as JSON (- for stdout)", "FILE|-" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE [stdout]", "FILE|-" },
+        { "json", 0, 0, G_OPTION_ARG_STRING, &json, "Write the statistics as JSON (- for stdout)", "FILE|-" },
         { "csv", 0, 0, G_OPTION_ARG_STRING, &csv, "Write the statistics as one CSV row with a header (- for stdout)", "FILE|-" },
         { "by", 0, 0, G_OPTION_ARG_STRING, &by, "Break the stall accounting down by warp or by role", "warp|role" },
         { "engine", 0, 0, G_OPTION_ARG_STRING, &engine, "Event-driven engine or the cycle-stepped reference [event]", "event|stepped" },
@@ -62,6 +64,12 @@ int cli_run(int argc, char **argv)
         return SIM_EXIT_BAD_INPUT;
     }
     GError *err = NULL;
+    const CliOutput outs[] = {
+        { "--output", output }, { "--json", json }, { "--csv", csv }, { "--timeline", timeline }, { "--plot", plot }
+    };
+    if (!cli_check_outputs(outs, G_N_ELEMENTS(outs), &err)) {
+        return cli_fail(err);
+    }
     g_autoptr(Trace) t = trace_parse_file(path, &err);
     if (t == NULL) {
         return cli_fail(err);
@@ -113,7 +121,14 @@ int cli_run(int argc, char **argv)
     }
     bool json_stdout = json != NULL && strcmp(json, "-") == 0;
     bool csv_stdout = csv != NULL && strcmp(csv, "-") == 0;
-    if (!json_stdout && !csv_stdout) {
+    if (output != NULL) {
+        if (!cli_write_file(output, out->str, out->len, &err)) {
+            sim_run_clear(&r);
+            return cli_fail(err);
+        }
+    } else if (!json_stdout && !csv_stdout) {
+        /* Without -o the report gives standard output up to a JSON or
+         * CSV document sent there. */
         fputs(out->str, stdout);
     }
     if (json != NULL) {
@@ -153,7 +168,7 @@ int cli_check(int argc, char **argv)
     GOptionEntry entries[] = {
         { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name or .ini path [h100]", "NAME|FILE" },
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key", "NAME=VALUE" },
-        { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "List the compiled operations", NULL },
+        { "verbose", 0, 0, G_OPTION_ARG_NONE, &verbose, "List the compiled operations", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - parse, expand and validate a trace");

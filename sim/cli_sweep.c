@@ -430,6 +430,7 @@ typedef struct {
     const char *header;        /* the provenance lines and the header line, no final newline */
     const char *resume;        /* --resume FILE or NULL */
     const char *out;           /* where the CSV goes ("-" = stdout) or NULL */
+    const char *report;        /* where the report goes (-o; "-" = stdout) or NULL */
     gint jobs;                 /* 0 = one per core */
     double tolerance;
     char **lines;              /* [npoints] CSV rows by point, NULL = not run (owned) */
@@ -558,8 +559,14 @@ static int sweep_execute(SweepRunState *s)
             return cli_fail(err);
         }
     }
-    fputs(human->str, s->out != NULL && strcmp(s->out, "-") == 0 ? stderr : stdout);
-    fflush(stdout);
+    if (s->report != NULL) {
+        if (!write_text(s->report, human, &err)) {
+            return cli_fail(err);
+        }
+    } else {
+        fputs(human->str, s->out != NULL && strcmp(s->out, "-") == 0 ? stderr : stdout);
+        fflush(stdout);
+    }
     if (failed > 0) {
         fprintf(stderr, "smpipe sweep: %u of %u points did not run (their status and error columns say why)\n",
                 failed, todo);
@@ -575,6 +582,7 @@ int cli_sweep(int argc, char **argv)
     g_autofree char *csv = NULL;
     g_autofree char *shard_text = NULL;
     g_autofree char *resume = NULL;
+    g_autofree char *output = NULL;
     gint jobs = 0;
     gdouble tolerance = 2.0;
     CliLimits limits;
@@ -585,6 +593,8 @@ int cli_sweep(int argc, char **argv)
           " point", "NAME=VALUE" },
         { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name or .ini path [h100]", "NAME|FILE" },
         { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write one CSV row per point (- for stdout)", "FILE|-" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the summary and the recommendation to FILE [stdout,"
+          " or stderr with --csv -]", "FILE|-" },
         { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Points simulated at once [one per core]", "N" },
         { "tolerance", 0, 0, G_OPTION_ARG_DOUBLE, &tolerance, "Recommend the fewest stages within PCT percent of the"
           " best cycles [2]", "PCT" },
@@ -606,7 +616,7 @@ int cli_sweep(int argc, char **argv)
         return SIM_EXIT_BAD_INPUT;
     }
     if (jobs < 0) {
-        fprintf(stderr, "smpipe sweep: --jobs must be at least 1\n");
+        fprintf(stderr, "smpipe sweep: --jobs must be at least 1 (or 0: one per core)\n");
         return SIM_EXIT_BAD_INPUT;
     }
     if (!isfinite(tolerance) || tolerance < 0.0) {
@@ -623,6 +633,11 @@ int cli_sweep(int argc, char **argv)
         return SIM_EXIT_BAD_INPUT;
     }
     GError *err = NULL;
+    /* A --resume file that is also the output is checked as it is read. */
+    const CliOutput outs[] = { { "--output", output }, { "--csv", csv } };
+    if (!cli_check_outputs(outs, G_N_ELEMENTS(outs), &err)) {
+        return cli_fail(err);
+    }
     SweepRunState s;
     memset(&s, 0, sizeof s);
     s.shard = (SweepShard) { 1, 1 };
@@ -665,6 +680,7 @@ int cli_sweep(int argc, char **argv)
     s.header = header;
     s.resume = resume;
     s.out = csv != NULL ? csv : resume;
+    s.report = output;
     s.jobs = jobs;
     s.tolerance = tolerance;
     int rc = sweep_execute(&s);
@@ -691,6 +707,10 @@ int cli_merge(int argc, char **argv)
         return SIM_EXIT_BAD_INPUT;
     }
     GError *err = NULL;
+    const CliOutput outs[] = { { "--output", output } };
+    if (!cli_check_outputs(outs, G_N_ELEMENTS(outs), &err)) {
+        return cli_fail(err);
+    }
     g_autoptr(SweepTable) all = NULL;
     for (int i = 1; i < argc; i++) {
         g_autofree char *text = NULL;

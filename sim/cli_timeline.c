@@ -355,6 +355,10 @@ int cli_plot_trace(int argc, char **argv)
     }
     const char *path = argv[1];
     GError *err = NULL;
+    const CliOutput outs[] = { { "--output", output }, { "--timeline", timeline } };
+    if (!cli_check_outputs(outs, G_N_ELEMENTS(outs), &err)) {
+        return cli_fail(err);
+    }
     g_autoptr(Trace) t = trace_parse_file(path, &err);
     if (t == NULL) {
         return cli_fail(err);

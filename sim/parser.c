@@ -1423,8 +1423,10 @@ Trace *trace_parse_file(const char *path, GError **error)
 {
     g_autofree char *text = NULL;
     gsize len = 0;
+    /* "-" is standard input, named so in messages. */
+    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
     if (!sim_read_file(path, MAX_TRACE_BYTES, &text, &len, error)) {
         return NULL;
     }
-    return trace_parse_string(path, text, len, error);
+    return trace_parse_string(name, text, len, error);
 }

@@ -93,7 +93,8 @@ typedef struct {
 } Trace;
 
 /* Parses a trace file.  Returns a new Trace or NULL with *error set
- * (SIM_ERROR_INPUT, message "file:line:col: ..." with the line and a caret). */
+ * (SIM_ERROR_INPUT, message "file:line:col: ..." with the line and a caret).
+ * Path "-" reads standard input; messages then name "<stdin>". */
 Trace *trace_parse_file(const char *path, GError **error);
 /* Same, from text in memory; path is used in messages only. */
 Trace *trace_parse_string(const char *path, const char *text, gsize len, GError **error);
