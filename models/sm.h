@@ -18,6 +18,7 @@ typedef struct {
     uint64_t max_ops;        /* operations interpreted, 0 = none */
     bool race_check;         /* the pipeline race detector */
     bool functional;         /* track data values (for CUDA reference outputs) */
+    bool by_line;            /* warp-cycles per trace line and state (SimStats.line_state) */
     SimTimeline *timeline;   /* may be NULL; not owned */
 } SmOptions;
 

@@ -21,6 +21,8 @@ int cli_calibrate(int argc, char **argv);
 /* Prints "smpipe VERB: message" (the program name main sets, else
  * "smpipe") to stderr and returns the exit status; frees error. */
 int cli_fail(GError *error);
+/* "smpipe VERB" while a verb runs (main sets the program name), else "smpipe". */
+const char *cli_prefix(void);
 
 /* Writes data to path ("-" = stdout) under a temporary name, renamed when
  * complete, so an interrupted run never leaves a half-written file. */
@@ -75,6 +77,10 @@ void cli_report_info(const SimRun *r, const Trace *t, SimEngineKind engine, GArr
 /* Exit status of `smpipe plot` and `run --plot` when gnuplot is missing:
  * the run succeeded and its timeline data files were written. */
 #define CLI_EXIT_NO_GNUPLOT 3
+/* Exit status of a `sweep` whose CSV is complete but holds points that did
+ * not run (failed, rejected, limit), and of a `merge` whose shards leave
+ * points out: the files are written, and a script can tell. */
+#define CLI_EXIT_INCOMPLETE 4
 
 /* The timeline outputs of one run (cli_timeline.c). */
 typedef struct {

@@ -8,11 +8,16 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+const char *cli_prefix(void)
+{
+    const char *name = g_get_prgname();
+    return name != NULL && g_str_has_prefix(name, "smpipe") ? name : "smpipe";
+}
+
 int cli_fail(GError *error)
 {
     int status = sim_error_exit_status(error);
-    const char *name = g_get_prgname();
-    fprintf(stderr, "%s: %s\n", name != NULL && g_str_has_prefix(name, "smpipe") ? name : "smpipe", error->message);
+    fprintf(stderr, "%s: %s\n", cli_prefix(), error->message);
     g_error_free(error);
     return status;
 }
@@ -99,7 +104,7 @@ bool cli_parse(GOptionContext *ctx, int *argc, char ***argv, int *status)
 {
     GError *err = NULL;
     if (!g_option_context_parse(ctx, argc, argv, &err)) {
-        fprintf(stderr, "smpipe: %s\n", err->message);
+        fprintf(stderr, "%s: %s\n", cli_prefix(), err->message);
         g_error_free(err);
         *status = SIM_EXIT_BAD_INPUT;
         return false;
@@ -173,6 +178,7 @@ void cli_report_info(const SimRun *r, const Trace *t, SimEngineKind engine, GArr
 {
     memset(info, 0, sizeof *info);
     info->trace = t->path;
+    info->source = t->lines;
     info->trace_sha256 = t->sha256;
     info->arch = r->arch.name;
     report_arch_sha256(&r->arch, info->arch_sha256);

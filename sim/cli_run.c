@@ -19,6 +19,7 @@ int cli_run(int argc, char **argv)
     g_autofree char *output = NULL;
     CliLimits limits;
     gboolean no_race = FALSE;
+    gboolean fail_on_race = FALSE;
     gboolean quiet = FALSE;
     GOptionEntry entries[] = {
         { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name (a100, h100, h200) or .ini path [h100]", "NAME|FILE" },
@@ -26,9 +27,10 @@ int cli_run(int argc, char **argv)
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE [stdout]", "FILE|-" },
         { "json", 0, 0, G_OPTION_ARG_STRING, &json, "Write the statistics as JSON (- for stdout)", "FILE|-" },
         { "csv", 0, 0, G_OPTION_ARG_STRING, &csv, "Write the statistics as one CSV row with a header (- for stdout)", "FILE|-" },
-        { "by", 0, 0, G_OPTION_ARG_STRING, &by, "Break the stall accounting down by warp or by role", "warp|role" },
+        { "by", 0, 0, G_OPTION_ARG_STRING, &by, "Break the stall accounting down by warp, by role, or by trace line", "warp|role|line" },
         { "engine", 0, 0, G_OPTION_ARG_STRING, &engine, "Event-driven engine or the cycle-stepped reference [event]", "event|stepped" },
         { "no-race-check", 0, 0, G_OPTION_ARG_NONE, &no_race, "Do not run the pipeline race detector", NULL },
+        { "fail-on-race", 0, 0, G_OPTION_ARG_NONE, &fail_on_race, "Exit 1 when the race detector found a race", NULL },
         { "timeline", 't', 0, G_OPTION_ARG_FILENAME, &timeline, "Write a Chrome/Perfetto trace-event timeline", "FILE.json" },
         { "plot", 'p', 0, G_OPTION_ARG_FILENAME, &plot, "Draw the overlap timeline with gnuplot (rows per warp, or per role with --by role)", "FILE.png|svg|pdf" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print only the cycle count", NULL },
@@ -48,8 +50,10 @@ int cli_run(int argc, char **argv)
             report_by = REPORT_BY_WARP;
         } else if (strcmp(by, "role") == 0) {
             report_by = REPORT_BY_ROLE;
+        } else if (strcmp(by, "line") == 0) {
+            report_by = REPORT_BY_LINE;
         } else {
-            fprintf(stderr, "smpipe run: --by takes warp or role, not '%s'\n", by);
+            fprintf(stderr, "smpipe run: --by takes warp, role or line, not '%s'\n", by);
             return SIM_EXIT_BAD_INPUT;
         }
     }
@@ -79,6 +83,7 @@ int cli_run(int argc, char **argv)
     o.sets = set_list;
     o.sm.engine = kind;
     o.sm.race_check = !no_race;
+    o.sm.by_line = report_by == REPORT_BY_LINE;
     SimTimeline *tl = NULL;
     g_autofree char *plot_dir = NULL;
     if (timeline != NULL || plot != NULL) {
@@ -131,6 +136,13 @@ int cli_run(int argc, char **argv)
          * CSV document sent there. */
         fputs(out->str, stdout);
     }
+    if (quiet || (output == NULL && (json_stdout || csv_stdout))) {
+        /* The report's warnings are not on the screen: they go to stderr,
+         * so that -q never hides a race. */
+        for (guint i = 0; i < st->warnings->len; i++) {
+            fprintf(stderr, "smpipe run: warning: %s\n", (const char *) g_ptr_array_index(st->warnings, i));
+        }
+    }
     if (json != NULL) {
         g_autoptr(GString) j = g_string_new(NULL);
         report_json(st, &info, report_by, j);
@@ -152,9 +164,15 @@ int cli_run(int argc, char **argv)
         }
     }
     int rc = 0;
+    if (fail_on_race && st->race_warnings > 0) {
+        fprintf(stderr, "smpipe run: the race detector found %" G_GUINT64_FORMAT " race occurrence%s: exit status 1"
+                " (--fail-on-race)\n", st->race_warnings, st->race_warnings == 1 ? "" : "s");
+        rc = SIM_EXIT_INVALID_PROGRAM;
+    }
     if (plot != NULL) {
-        rc = cli_plot_timeline(plot_dir, false, plot, &r, path, report_by == REPORT_BY_ROLE, &err) ? 0
-                                                                                                : cli_plot_fail(err);
+        if (!cli_plot_timeline(plot_dir, false, plot, &r, path, report_by == REPORT_BY_ROLE, &err)) {
+            rc = cli_plot_fail(err);
+        }
     }
     sim_run_clear(&r);
     return rc;

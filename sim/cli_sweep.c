@@ -53,23 +53,32 @@ static const char *status_name(const GError *e)
     return "failed";
 }
 
-/* The CSV row of one point (newly allocated); *ok when it ran. */
-static char *point_row(const SweepCtx *c, guint point, bool *ok)
+/* The --set assignments of one point (newly allocated, owning its
+ * strings): the fixed ones, then NAME=VALUE of each axis.  values gets the
+ * point's values, comma separated. */
+static GPtrArray *point_sets(const SweepCtx *c, guint point, GString *values)
 {
     g_autofree guint *idx = g_new(guint, c->axes->len);
     sweep_point_indices(c->axes, point, idx);
-    g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; c->sets != NULL && i < c->sets->len; i++) {
         g_ptr_array_add(sets, g_strdup(g_ptr_array_index(c->sets, i)));
     }
-    g_autoptr(GString) row = g_string_new(NULL);
-    g_string_append_printf(row, "%u", point);
     for (guint i = 0; i < c->axes->len; i++) {
         const SweepAxis *a = g_ptr_array_index(c->axes, i);
         const char *v = g_ptr_array_index(a->values, idx[i]);
-        g_string_append_printf(row, ",%s", v);
+        g_string_append_printf(values, ",%s", v);
         g_ptr_array_add(sets, g_strdup_printf("%s=%s", a->name, v));
     }
+    return sets;
+}
+
+/* The CSV row of one point (newly allocated); *ok when it ran. */
+static char *point_row(const SweepCtx *c, guint point, bool *ok)
+{
+    g_autoptr(GString) row = g_string_new(NULL);
+    g_string_append_printf(row, "%u", point);
+    g_autoptr(GPtrArray) sets = point_sets(c, point, row);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
     o.arch = c->arch;
@@ -433,6 +442,7 @@ typedef struct {
     const char *report;        /* where the report goes (-o; "-" = stdout) or NULL */
     gint jobs;                 /* 0 = one per core */
     double tolerance;
+    bool dry_run;              /* check every point, simulate none */
     char **lines;              /* [npoints] CSV rows by point, NULL = not run (owned) */
     FILE *journal;             /* rows appended as they finish, or NULL */
     GThreadPool *pool;
@@ -461,6 +471,45 @@ static void sweep_run_state_clear(SweepRunState *s)
     g_free(s->lines);
 }
 
+/* --dry-run: builds every point still to run (program and SM, as a point
+ * starts) without simulating it, and says which a sweep would reject.
+ * Writes nothing.  Returns the exit status: 0, the sweep can start. */
+static int sweep_dry_run(const SweepRunState *s)
+{
+    guint todo = 0, rejected = 0;
+    for (guint p = 0; p < s->npoints; p++) {
+        if (s->lines[p] != NULL || !sweep_shard_has(&s->shard, p)) {
+            continue;
+        }
+        todo++;
+        g_autoptr(GString) values = g_string_new(NULL);
+        g_autoptr(GPtrArray) sets = point_sets(&s->ctx, p, values);
+        SimRunOptions o;
+        memset(&o, 0, sizeof o);
+        o.arch = s->ctx.arch;
+        o.sets = sets;
+        o.sm = s->ctx.sm;
+        SimRun r;
+        GError *err = NULL;
+        if (!sim_run_prepare(s->ctx.trace, &o, &r, &err)) {
+            /* The point's NAME=VALUE assignments: the last of its sets. */
+            g_autoptr(GString) names = g_string_new(NULL);
+            for (guint i = sets->len - s->ctx.axes->len; i < sets->len; i++) {
+                g_string_append_printf(names, "%s%s", names->len ? " " : "", (const char *) sets->pdata[i]);
+            }
+            const char *nl = strchr(err->message, '\n');
+            fprintf(stderr, "smpipe sweep: --dry-run: point %u (%s) would be %s: %.*s\n", p, names->str,
+                    status_name(err), nl ? (int) (nl - err->message) : (int) strlen(err->message), err->message);
+            rejected++;
+            g_error_free(err);
+        }
+        sim_run_clear(&r);
+    }
+    printf("dry run: %u of %u points to run%s, %u would be rejected; nothing was simulated or written\n", todo,
+           s->npoints, s->shard.count > 1 ? " in this shard" : "", rejected);
+    return 0;
+}
+
 /* Runs the points not done yet, writes the CSV and prints the summary and
  * the recommendation.  Returns the exit status. */
 static int sweep_execute(SweepRunState *s)
@@ -474,6 +523,9 @@ static int sweep_execute(SweepRunState *s)
         if (want == NULL || !resume_read(s->resume, want, s->ctx.axes, s->npoints, &s->shard, s->lines, &err)) {
             return cli_fail(err);
         }
+    }
+    if (s->dry_run) {
+        return sweep_dry_run(s);
     }
     /* Start the journal: the header and the rows already done. */
     g_autoptr(GString) text = g_string_new(NULL);
@@ -571,6 +623,14 @@ static int sweep_execute(SweepRunState *s)
         fprintf(stderr, "smpipe sweep: %u of %u points did not run (their status and error columns say why)\n",
                 failed, todo);
     }
+    /* Rows that did not run, these or resumed ones: the CSV is complete,
+     * the sweep is not. */
+    for (guint i = 0; i < table->rows->len; i++) {
+        const SweepRow *r = g_ptr_array_index(table->rows, i);
+        if (strcmp(g_ptr_array_index(r->fields, table->naxes + 1), "ok") != 0) {
+            return CLI_EXIT_INCOMPLETE;
+        }
+    }
     return 0;
 }
 
@@ -584,6 +644,7 @@ int cli_sweep(int argc, char **argv)
     g_autofree char *resume = NULL;
     g_autofree char *output = NULL;
     gint jobs = 0;
+    gboolean dry_run = FALSE;
     gdouble tolerance = 2.0;
     CliLimits limits;
     GOptionEntry entries[] = {
@@ -601,6 +662,8 @@ int cli_sweep(int argc, char **argv)
         { "shard", 0, 0, G_OPTION_ARG_STRING, &shard_text, "Run only shard I of N (points I-1, I-1+N, ...)", "I/N" },
         { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume, "Skip the points already in FILE and complete it (the CSV"
           " goes there unless --csv says otherwise)", "FILE.csv" },
+        { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run, "Check every point (its program and its fit on the SM)"
+          " without simulating or writing anything", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - run a trace over parameter ranges and recommend a"
@@ -616,6 +679,7 @@ int cli_sweep(int argc, char **argv)
         return SIM_EXIT_BAD_INPUT;
     }
     if (jobs < 0) {
+        /* 0, the default, is one per core. */
         fprintf(stderr, "smpipe sweep: --jobs must be at least 1 (or 0: one per core)\n");
         return SIM_EXIT_BAD_INPUT;
     }
@@ -681,6 +745,7 @@ int cli_sweep(int argc, char **argv)
     s.resume = resume;
     s.out = csv != NULL ? csv : resume;
     s.report = output;
+    s.dry_run = dry_run;
     s.jobs = jobs;
     s.tolerance = tolerance;
     int rc = sweep_execute(&s);
@@ -774,5 +839,5 @@ int cli_merge(int argc, char **argv)
     if (!cli_write_file(output ? output : "-", out->str, out->len, &err)) {
         return cli_fail(err);
     }
-    return 0;
+    return nmissing > 0 ? CLI_EXIT_INCOMPLETE : 0;
 }

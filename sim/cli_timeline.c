@@ -269,7 +269,7 @@ bool cli_plot_timeline(const char *data_dir, bool keep_data, const char *out, co
 int cli_plot_fail(GError *error)
 {
     if (g_error_matches(error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT)) {
-        fprintf(stderr, "smpipe: %s\n", error->message);
+        fprintf(stderr, "%s: %s\n", cli_prefix(), error->message);
         g_error_free(error);
         return CLI_EXIT_NO_GNUPLOT;
     }

@@ -9,7 +9,8 @@
 typedef enum {
     REPORT_BY_NONE,
     REPORT_BY_WARP,
-    REPORT_BY_ROLE
+    REPORT_BY_ROLE,
+    REPORT_BY_LINE      /* needs SimStats.line_state (SmOptions.by_line) */
 } ReportBy;
 
 /* The version of the output formats (JSON document, CSV files, validate's
@@ -19,6 +20,7 @@ typedef enum {
 
 typedef struct {
     const char *trace;          /* path */
+    const GPtrArray *source;    /* char*: the trace's lines, for --by line (may be NULL) */
     const char *trace_sha256;   /* SHA-256 of the trace file's bytes, hex; NULL = not known (tests) */
     const char *arch;           /* architecture name */
     char arch_sha256[65];       /* SHA-256 of the resolved architecture (report_arch_sha256); "" = not known */
@@ -35,6 +37,26 @@ char *report_verdict(const SimStats *s);
 
 void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out);
 void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out);
+
+/* Where the time went: one classification shared by run's verdict (text
+ * and JSON) and the sweep's reasons.  The bound is the kind of the warp
+ * state holding the most warp-cycles (exited left out; ties by state
+ * order); waiting for copies counts only from 15% of warp-cycles on. */
+typedef enum {
+    BOUND_NOTHING,          /* no warp-cycles */
+    BOUND_COPY_LATENCY,     /* consumer_wait, async_wait */
+    BOUND_COPY_BANDWIDTH,   /* copy_throttle */
+    BOUND_CONSUMER,         /* producer_acquire: the consumers set the pace */
+    BOUND_SYNC,             /* block_barrier, mbarrier */
+    BOUND_SMEM,             /* bank_conflict */
+    BOUND_MEMORY,           /* memory */
+    BOUND_DIVERGENCE,       /* divergent */
+    BOUND_COMPUTE           /* issuing, not_selected, dependency, math_throttle, or copy waits under 15% */
+} ReportBound;
+
+/* The bound of warp-cycles per state (states[WS__COUNT]); *top gets the
+ * state that decided it (WS_EXITED for BOUND_NOTHING). */
+ReportBound report_bound(const uint64_t states[WS__COUNT], SimWarpState *top);
 
 /* The SHA-256 (hex) of an architecture's resolved values: of arch_format's
  * text without its comment lines, so that only values count. */

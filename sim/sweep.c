@@ -701,30 +701,47 @@ static double sm_bandwidth(const ArchParams *a, bool bulk, const char **what)
 /* What bounds a point, in words, from its stall shares (one clause). */
 static void describe_bound(const SweepTable *t, const SweepRow *r, double bandwidth, GString *out)
 {
+    /* The bound is run's (report_bound), from the row's stall columns;
+     * the words add what the sweep's columns show. */
+    uint64_t states[WS__COUNT];
+    for (int k = 0; k < WS__COUNT; k++) {
+        states[k] = (uint64_t) MAX(0.0, stall(t, r, k));
+    }
+    SimWarpState top;
+    ReportBound bound = report_bound(states, &top);
     double total = stall_total(t, r);
-    double latency = stall(t, r, WS_CONSUMER_WAIT) + stall(t, r, WS_ASYNC_WAIT) + stall(t, r, WS_MEMORY);
+    double latency = stall(t, r, WS_CONSUMER_WAIT) + stall(t, r, WS_ASYNC_WAIT);
     double throttle = stall(t, r, WS_COPY_THROTTLE);
     double compute = stall(t, r, WS_ISSUING) + stall(t, r, WS_NOT_SELECTED) + stall(t, r, WS_DEPENDENCY) +
-                     stall(t, r, WS_MATH_THROTTLE) + stall(t, r, WS_PRODUCER_ACQUIRE);
-    double barrier = stall(t, r, WS_BLOCK_BARRIER) + stall(t, r, WS_MBARRIER);
-    double smem = stall(t, r, WS_BANK_CONFLICT);
-    double divergent = stall(t, r, WS_DIVERGENT);
+                     stall(t, r, WS_MATH_THROTTLE);
     double achieved = row_num(t, r, "achieved_bytes_per_cycle");
     double cycles = row_num(t, r, "cycles");
-    double top = MAX(MAX(MAX(latency, throttle), MAX(compute, barrier)), MAX(smem, divergent));
-    if (total <= 0.0) {
+    switch (bound) {
+    case BOUND_NOTHING:
         g_string_append(out, "nothing ran");
-    } else if (top == throttle || (top == latency && bandwidth > 0.0 && achieved >= 0.75 * bandwidth)) {
+        break;
+    case BOUND_COPY_BANDWIDTH:
         g_string_append_printf(out, "copy bandwidth: the copies move %.1f of the %.1f B/cycle an SM gets (%.0f%% of"
-                               " warp-cycles wait for copies or for room in the copy path)", achieved, bandwidth,
+                               " warp-cycles wait for room in the copy path or for copies)", achieved, bandwidth,
                                pct(latency + throttle, total));
-    } else if (top == compute) {
+        break;
+    case BOUND_COPY_LATENCY:
+        g_string_append_printf(out, "copy latency: %.0f%% of warp-cycles still wait for copies, but another stage"
+                               " gains less than the tolerance", pct(latency, total));
+        if (bandwidth > 0.0 && achieved >= 0.75 * bandwidth) {
+            g_string_append_printf(out, " (the copies already move %.1f of the %.1f B/cycle an SM gets: bandwidth"
+                                   " sets the pace)", achieved, bandwidth);
+        } else {
+            g_string_append(out, " (the first stages' copies are exposed at any count)");
+        }
+        break;
+    case BOUND_COMPUTE: {
         double compute_busy = row_num(t, r, "compute_busy_cycles");
         double fill = row_num(t, r, "stage_fill_mean");
         /* Hardly any of the instructions computes (a cycle issues at most
          * one per sub-partition, so this undercounts by up to 4x). */
         if (compute_busy < 0.1 * row_num(t, r, "instructions")) {
-            g_string_append_printf(out, "issue: %.0f%% of warp-cycles issue, wait on results or for a free stage, but"
+            g_string_append_printf(out, "compute bound, by issue: %.0f%% of warp-cycles issue or wait on results, but"
                                    " compute issues in only %.0f%% of cycles: issuing the copies", pct(compute, total),
                                    pct(compute_busy, cycles));
             if (fill > 0.0) {
@@ -734,21 +751,32 @@ static void describe_bound(const SweepTable *t, const SweepRow *r, double bandwi
                             " shorten");
         } else {
             g_string_append_printf(out, "compute bound: %.0f%% of warp-cycles issue, wait on instruction latency or"
-                                   " for a free stage (producer_acquire)", pct(compute, total));
+                                   " for the scheduler", pct(compute, total));
         }
-    } else if (top == latency) {
-        g_string_append_printf(out, "copy latency: %.0f%% of warp-cycles still wait for copies, but another stage"
-                               " gains less than the tolerance (the first stages' copies are exposed at any count)",
-                               pct(latency, total));
-    } else if (top == barrier) {
-        g_string_append_printf(out, "barrier cost: %.0f%% of warp-cycles wait at block barriers or cuda::barrier"
-                               " phases", pct(barrier, total));
-    } else if (top == smem) {
-        g_string_append_printf(out, "shared-memory bank conflicts: %.0f%% of warp-cycles replay", pct(smem, total));
-    } else {
-        g_string_append_printf(out, "divergence: %.0f%% of warp-cycles wait for the other side of a branch",
-                               pct(divergent, total));
+        break;
     }
+    case BOUND_CONSUMER:
+        g_string_append_printf(out, "consumer bound: %.0f%% of warp-cycles wait in producer_acquire for a free stage:"
+                               " the consumers' work sets the pace", pct(stall(t, r, WS_PRODUCER_ACQUIRE), total));
+        break;
+    case BOUND_SYNC:
+        g_string_append_printf(out, "synchronisation: %.0f%% of warp-cycles wait at block barriers or cuda::barrier"
+                               " phases", pct(stall(t, r, WS_BLOCK_BARRIER) + stall(t, r, WS_MBARRIER), total));
+        break;
+    case BOUND_SMEM:
+        g_string_append_printf(out, "shared-memory bank conflicts: %.0f%% of warp-cycles replay",
+                               pct(stall(t, r, WS_BANK_CONFLICT), total));
+        break;
+    case BOUND_MEMORY:
+        g_string_append_printf(out, "memory latency: %.0f%% of warp-cycles wait for global memory",
+                               pct(stall(t, r, WS_MEMORY), total));
+        break;
+    case BOUND_DIVERGENCE:
+        g_string_append_printf(out, "divergence: %.0f%% of warp-cycles wait for the other side of a branch",
+                               pct(stall(t, r, WS_DIVERGENT), total));
+        break;
+    }
+    (void) top;
 }
 
 /* What the state's fall means when a stage is added. */

@@ -37,6 +37,36 @@ check run-bad-arch-key 2 "$smpipe" run "$src/traces/with_staging.trace" --set dr
 check run-too-many-blocks 2 "$smpipe" run "$src/traces/with_staging.trace" --set threads=1024 --set sm.blocks=3
 contains run-too-many-blocks "$tmp/err" "the SM of h100 holds 2048"
 
+# --by line: warp-cycles per trace line; the lines add up to every
+# warp-cycle (cycles x warps), the waits land on their lines, both engines
+# agree, and the other statistics do not change.
+check by-line 0 "$smpipe" run "$src/traces/with_staging_unified.trace" --by line --json "$tmp/bl.json"
+cycles=$(sed -n 's/^  "cycles": \([0-9]*\),$/\1/p' "$tmp/bl.json")
+warps=$(sed -n 's/^  "warps": \([0-9]*\),$/\1/p' "$tmp/bl.json")
+sum=$(grep -o '"warp_cycles": [0-9]*' "$tmp/bl.json" | awk '{ s += $2 } END { print s }')
+[ -n "$cycles" ] && [ "$sum" = "$((cycles * warps))" ] && ok || fail "by-line: lines sum to $sum, not $cycles x $warps"
+grep -A3 '"line": 44,' "$tmp/bl.json" | grep -q '"source": "pipeline.consumer_wait()"' && ok || fail "by-line: line 44 source"
+contains by-line "$tmp/out" "pipeline.consumer_wait()"
+awk '$1 == 44 && $4 ~ /^consumer_wait/ { found = 1 } END { exit !found }' "$tmp/out" && ok \
+    || fail "by-line: consumer_wait not the largest state of line 44"
+"$smpipe" run "$src/traces/with_staging_unified.trace" --by line --engine stepped --json "$tmp/bl2.json" >/dev/null
+sed 's/"stepped"/"event"/' "$tmp/bl2.json" | cmp -s - "$tmp/bl.json" && ok || fail "by-line: engines differ"
+"$smpipe" run "$src/traces/with_staging_unified.trace" --json "$tmp/nobl.json" >/dev/null
+sed '/"by_line"/,$d' "$tmp/bl.json" > "$tmp/bl.head"
+sed '/"race_warnings"/,$d' "$tmp/nobl.json" > "$tmp/nobl.head"
+cmp -s "$tmp/bl.head" "$tmp/nobl.head" && ok || fail "by-line: other statistics changed"
+
+# Races survive -q (on stderr) and fail the run with --fail-on-race.
+race=$src/tests/programs/race_read_before_wait.trace
+check race-quiet 0 "$smpipe" run -q "$race"
+contains race-quiet "$tmp/err" "warning: read-after-write race: line 16"
+check race-json-stdout 0 "$smpipe" run "$race" --json -
+contains race-json-stdout "$tmp/err" "warning: read-after-write race"
+check race-fail 1 "$smpipe" run "$race" --fail-on-race --json "$tmp/race.json"
+contains race-fail "$tmp/race.json" '"race_warnings": 32'
+check race-fail-clean 0 "$smpipe" run -q "$src/traces/with_staging.trace" --fail-on-race
+[ ! -s "$tmp/err" ] && ok || fail "race-fail-clean: stderr not empty"
+
 # check points at file:line:col with a caret.
 printf 'smpipe 1\nblock 32\nvar a = (1 +\n' > "$tmp/broken.trace"
 check check-broken 2 "$smpipe" check "$tmp/broken.trace"

@@ -334,6 +334,7 @@ static char *json_of(const char *rel, ReportBy by, const char *const *sets)
     o.sm.engine = SIM_ENGINE_EVENT;
     o.sm.race_check = true;
     o.sm.max_cycles = 100000000;
+    o.sm.by_line = by == REPORT_BY_LINE;
     SimRun r;
     bool ok = sim_run_trace(t, &o, &r, &err);
     g_ptr_array_free(sl, TRUE);
@@ -361,6 +362,16 @@ static void check_document(JsonNode *schema, const char *rel, ReportBy by, const
     gint64 cycles = json_object_get_int_member(o, "cycles");
     ck_assert(json_object_has_member(o, "by_warp") == (by == REPORT_BY_WARP));
     ck_assert(json_object_has_member(o, "by_role") == (by == REPORT_BY_ROLE));
+    ck_assert(json_object_has_member(o, "by_line") == (by == REPORT_BY_LINE));
+    if (by == REPORT_BY_LINE) {
+        /* The lines sum to warps x cycles too. */
+        JsonArray *lines = json_object_get_array_member(o, "by_line");
+        gint64 total = 0;
+        for (guint i = 0; i < json_array_get_length(lines); i++) {
+            total += json_object_get_int_member(json_array_get_object_element(lines, i), "warp_cycles");
+        }
+        ck_assert_int_eq(total, warps * cycles);
+    }
     if (by == REPORT_BY_WARP) {
         ck_assert_int_eq(json_array_get_length(json_object_get_array_member(o, "by_warp")), warps);
     }
@@ -390,7 +401,7 @@ static const char *bundled[] = {
     NULL
 };
 
-static const ReportBy modes[] = { REPORT_BY_NONE, REPORT_BY_WARP, REPORT_BY_ROLE };
+static const ReportBy modes[] = { REPORT_BY_NONE, REPORT_BY_WARP, REPORT_BY_ROLE, REPORT_BY_LINE };
 
 /* ---------------------------------------------------------------- tests */
 

@@ -78,7 +78,7 @@ same merged-resume "$tmp/j1.txt" "$tmp/out"
 same merged-resume-csv "$tmp/j1.csv" "$tmp/merged.csv"
 check merge-o 0 "$smpipe" merge -o "$tmp/m.csv" "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/s3.csv" "$tmp/s1.csv"
 same merge-o "$tmp/j1.csv" "$tmp/m.csv"
-check merge-missing 0 "$smpipe" merge "$tmp/s1.csv" "$tmp/s3.csv"
+check merge-missing 4 "$smpipe" merge "$tmp/s1.csv" "$tmp/s3.csv"
 contains merge-missing "$tmp/err" "points are missing (1, 4,"
 check merge-other-sweep 2 "$smpipe" merge "$tmp/s1.csv" "$tmp/forms.csv"
 contains merge-other-sweep "$tmp/err" "made with other fixed parameters"
@@ -119,7 +119,7 @@ if (stages == 3)
     p.consumer_wait()
 end
 EOF
-check failing-point 0 "$smpipe" sweep "$tmp/fail.trace" --vary stages=1..4 --csv "$tmp/f.csv"
+check failing-point 4 "$smpipe" sweep "$tmp/fail.trace" --vary stages=1..4 --csv "$tmp/f.csv"
 contains failing-point "$tmp/f.csv" "2,3,failed,"
 contains failing-point "$tmp/f.csv" ",fail.trace:7:5: consumer_wait on an empty pipeline"
 # Rows do not depend on the directory the sweep ran from (the provenance
@@ -131,10 +131,10 @@ same failing-point-relative "$tmp/f.rows" "$tmp/f2.rows"
 contains failing-point-relative "$tmp/f2.csv" "# trace: fail.trace"
 [ "$(grep -c ',ok,' "$tmp/f.csv")" -eq 3 ] && ok || fail "failing-point: the other points did not run"
 contains failing-point "$tmp/err" "1 of 4 points did not run"
-check rejected-point 0 "$smpipe" sweep "$trace" --vary threads=512,1024 --set sm.blocks=3 --csv "$tmp/rj.csv"
+check rejected-point 4 "$smpipe" sweep "$trace" --vary threads=512,1024 --set sm.blocks=3 --csv "$tmp/rj.csv"
 contains rejected-point "$tmp/rj.csv" ",1024,rejected,"
 contains rejected-point "$tmp/rj.csv" "but the SM of h100 holds 2048"
-check watchdog-point 0 "$smpipe" sweep "$trace" --vary stages=1,2 --max-cycles 15000 --csv "$tmp/w.csv"
+check watchdog-point 4 "$smpipe" sweep "$trace" --vary stages=1,2 --max-cycles 15000 --csv "$tmp/w.csv"
 contains watchdog-point "$tmp/w.csv" "0,1,limit,"
 contains watchdog-point "$tmp/w.csv" "1,2,ok,"
 
@@ -159,6 +159,23 @@ contains guide "$tmp/out" "  why: "
 contains guide "$tmp/out" "  estimate: "
 contains guide "$tmp/out" "  simulation vs estimate: "
 
+# One classification: the sweep's reason for stopping at the recommended
+# count names the bound run's verdict names for that point, with the same
+# share of warp-cycles (it used to say "compute bound" where run said
+# "wait-overhead bound").
+"$smpipe" sweep "$trace" --vary stages=1..8 > "$tmp/one.txt" 2>/dev/null
+n=$(sed -n 's/^recommended stages: \([0-9]*\):.*/\1/p' "$tmp/one.txt")
+sweep_bound=$(sed -n 's/.*more gain under 2%: \([a-z ,-]*\): \([0-9]*%\).*/\1 \2/p' "$tmp/one.txt" |
+    sed 's/, by issue//')
+"$smpipe" run "$trace" --set stages="$n" > "$tmp/one-run.txt"
+run_bound=$(sed -n 's/^  verdict: \([a-z -]*\): \([0-9]*%\).*/\1 \2/p' "$tmp/one-run.txt" |
+    sed 's/^copy-latency bound /copy latency /; s/^wait-overhead bound /copy latency /;
+         s/^copy-bandwidth bound /copy bandwidth /; s/^synchronisation bound /synchronisation /;
+         s/^shared-memory bound /shared-memory bank conflicts /; s/^memory-latency bound /memory latency /;
+         s/^divergence bound /divergence /')
+[ -n "$sweep_bound" ] && [ "$sweep_bound" = "$run_bound" ] && ok \
+    || fail "one-bound: sweep says '$sweep_bound', run --set stages=$n says '$run_bound'"
+
 # Plot: a PNG (magic bytes), SVG and PDF; without gnuplot, the data file
 # and how to install it.
 if command -v gnuplot >/dev/null 2>&1; then
@@ -169,6 +186,17 @@ if command -v gnuplot >/dev/null 2>&1; then
     contains plot-svg "$tmp/f.svg" "<svg"
     check plot-pdf 0 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/s.pdf" --x mem.source
     [ "$(head -c 5 "$tmp/s.pdf")" = "%PDF-" ] && ok || fail "plot-pdf: not a PDF"
+    # Readable: the title names the trace and the architecture; the x axis
+    # spans the data (1..64 on a base-2 axis, no tics at -10 or 70); the
+    # hidden fraction on its own scale, not 0..1.
+    "$smpipe" sweep "$trace" --vary stages=1,2,4,8,16,32,64 --csv "$tmp/p64.csv" >/dev/null 2>&1
+    check plot-readable 0 "$smpipe" plot "$tmp/p64.csv" -o "$tmp/p64.svg"
+    grep -o '<text>[^<]*</text>' "$tmp/p64.svg" | sed 's/<[^>]*>//g; s/^ *//' > "$tmp/p64.txt"
+    contains plot-readable "$tmp/p64.txt" "$trace on h100: cycles"
+    grep -qx -- '-10' "$tmp/p64.txt" && fail "plot-readable: x tic at -10" || ok
+    grep -qx '70' "$tmp/p64.txt" && fail "plot-readable: x tic at 70" || ok
+    grep -qx '64' "$tmp/p64.txt" && grep -qx '32' "$tmp/p64.txt" && ok || fail "plot-readable: no tics at 32 and 64"
+    grep -qx '0.8' "$tmp/p64.txt" && fail "plot-readable: the hidden fraction drawn on 0..1" || ok
 else
     echo "skip plot-png: gnuplot is not installed"
 fi
@@ -244,7 +272,9 @@ same parallel-script-report "$tmp/j1.txt" "$tmp/out"
 mkdir "$tmp/bin" "$tmp/slurm"
 cat > "$tmp/bin/sbatch" <<'EOF'
 #!/bin/sh
-# A stand-in for sbatch: runs the job now (the array's tasks in turn).
+# A stand-in for sbatch: runs the job now (the array's tasks in turn),
+# noting its options in sbatch.log beside it.
+echo "$*" >> "$(dirname "$0")/sbatch.log"
 array=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -266,11 +296,47 @@ else
 fi
 echo "$$;cluster"
 EOF
-chmod +x "$tmp/bin/sbatch"
-(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe CPUS=2 \
+# A stand-in for sinfo: a cluster of 2-CPU nodes.
+printf '#!/bin/sh\necho 2\n' > "$tmp/bin/sinfo"
+chmod +x "$tmp/bin/sbatch" "$tmp/bin/sinfo"
+(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe \
     sh "$src/scripts/sweep-slurm.sh" 4 all.csv "$trace" $vary) >"$tmp/out" 2>"$tmp/err" && ok || { fail "slurm-script"; cat "$tmp/err"; }
 contains slurm-script "$tmp/out" "submitted shards as job"
 same slurm-script "$tmp/j1.csv" "$tmp/slurm/all.csv"
 same slurm-script-report "$tmp/j1.txt" "$tmp/slurm/all.csv.txt"
+# CPUS defaults to 4, or fewer when the nodes have fewer (here 2).
+contains slurm-cpus "$tmp/bin/sbatch.log" "--cpus-per-task=2 "
+# More CPUs than any node has: refused, nothing submitted.
+rm -f "$tmp/bin/sbatch.log"
+(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe CPUS=8 \
+    sh "$src/scripts/sweep-slurm.sh" 4 c.csv "$trace" $vary) >"$tmp/out" 2>"$tmp/err" && fail "slurm-cpus-too-many" || ok
+contains slurm-cpus-too-many "$tmp/err" "CPUS=8 but the largest node has 2 CPUs"
+[ ! -e "$tmp/bin/sbatch.log" ] && ok || fail "slurm-cpus-too-many: submitted"
+# Bad input is found by --dry-run before anything is submitted.
+(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe \
+    sh "$src/scripts/sweep-slurm.sh" 4 b.csv "$trace" --vary nosuch=1,2) >"$tmp/out" 2>"$tmp/err" && fail "slurm-bad-input" || ok
+contains slurm-bad-input "$tmp/err" "nothing submitted"
+contains slurm-bad-input "$tmp/err" "nosuch"
+[ ! -e "$tmp/bin/sbatch.log" ] && ok || fail "slurm-bad-input: submitted"
+# A task's errors land in its part log.
+(cd "$tmp/slurm" && SMPIPE=$smpipe SWEEP_OUT=e.csv SWEEP_SHARDS=2 SLURM_ARRAY_TASK_ID=1 \
+    sh "$src/scripts/sweep-slurm.sh" task "$tmp/nope.trace" --vary stages=1,2) >/dev/null 2>&1 && fail "slurm-part-log" || ok
+contains slurm-part-log "$tmp/slurm/e.csv.part1.log" "nope.trace: cannot open"
+# A shard with a failed point (exit 4) still counts as done: the merge
+# runs, and the whole sweep's exit status 4 says points did not run.
+(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe \
+    sh "$src/scripts/sweep-slurm.sh" 2 fail.csv "$tmp/fail.trace" --vary stages=1..4) >"$tmp/out" 2>"$tmp/err" \
+    && ok || { fail "slurm-failed-point"; cat "$tmp/err"; }
+same slurm-failed-point "$tmp/f.csv" "$tmp/slurm/fail.csv"
+check parallel-failed-point 4 env SMPIPE="$smpipe" sh "$src/scripts/sweep-parallel.sh" 2 "$tmp/pf.csv" "$tmp/fail.trace" \
+    --vary stages=1..4
+same parallel-failed-point "$tmp/f.csv" "$tmp/pf.csv"
+# --dry-run checks every point and writes nothing.
+check dry-run 0 "$smpipe" sweep "$trace" --vary stages=1..3 --vary threads=512,1024 --set sm.blocks=3 --dry-run \
+    --csv "$tmp/dry.csv"
+contains dry-run "$tmp/out" "dry run: 6 of 6 points to run, 3 would be rejected"
+contains dry-run "$tmp/err" "point 5 (stages=3 threads=1024) would be rejected"
+[ ! -e "$tmp/dry.csv" ] && ok || fail "dry-run: wrote the CSV"
+check dry-run-bad 2 "$smpipe" sweep "$trace" --vary stages=0,1 --dry-run
 
 finish sweep_cli
