@@ -375,7 +375,7 @@ void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char 
             sm->copy_tracks[lane] = sim_timeline_track(sm->tl, TRACK_COPY, name, 100000 + lane);
         }
         sm->copy_track_free[lane] = to;
-        sim_timeline_slice(sm->tl, sm->copy_tracks[lane], what, from, to);
+        sim_timeline_copy_slice(sm->tl, sm->copy_tracks[lane], what, from, to, bytes);
         sim_timeline_counter_add(sm->tl, "bytes in flight", sm->engine.now, from, bytes);
         sim_timeline_counter_add(sm->tl, "bytes in flight", sm->engine.now, to, -bytes);
     }

@@ -312,7 +312,8 @@ static void append_us(GString *out, uint64_t ps)
     g_string_append_printf(out, "%" G_GUINT64_FORMAT ".%06" G_GUINT64_FORMAT, ps / 1000000, ps % 1000000);
 }
 
-static void json_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end)
+/* bytes < 0: the slice has no size (warp states, stages). */
+static void json_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end, int64_t bytes)
 {
     const Track *tr = &g_array_index(t->tracks, Track, track - 1);
     GString *n = t->scratch;
@@ -325,8 +326,12 @@ static void json_slice(SimTimeline *t, int track, const char *name, SimCycle sta
     append_us(n, ps0);
     g_string_append(n, ",\"dur\":");
     append_us(n, cycle_ps(t, end) - ps0);
-    g_string_append_printf(n, ",\"args\":{\"cycle\":%" G_GUINT64_FORMAT ",\"cycles\":%" G_GUINT64_FORMAT "}}", start,
+    g_string_append_printf(n, ",\"args\":{\"cycle\":%" G_GUINT64_FORMAT ",\"cycles\":%" G_GUINT64_FORMAT, start,
                            end - start);
+    if (bytes >= 0) {
+        g_string_append_printf(n, ",\"bytes\":%" G_GINT64_FORMAT, bytes);
+    }
+    g_string_append(n, "}}");
     json_sep(t);
     fputs(n->str, t->json);
 }
@@ -350,6 +355,12 @@ static void data_box(SimTimeline *t, int style, SimCycle x0, SimCycle x1, int ro
 
 void sim_timeline_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end)
 {
+    sim_timeline_copy_slice(t, track, name, start, end, -1);
+}
+
+void sim_timeline_copy_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end,
+                             int64_t bytes)
+{
     if (track < 1 || track > (int) t->tracks->len) {
         return;
     }
@@ -358,7 +369,7 @@ void sim_timeline_slice(SimTimeline *t, int track, const char *name, SimCycle st
         return;
     }
     if (t->json != NULL) {
-        json_slice(t, track, name, start, end);
+        json_slice(t, track, name, start, end, bytes);
     }
     const Track *tr = &g_array_index(t->tracks, Track, track - 1);
     if (t->data_dir != NULL && tr->kind == TRACK_COPY) {
@@ -421,7 +432,7 @@ void sim_timeline_warp_slice(SimTimeline *t, int track, SimWarpState state, SimR
         return;
     }
     if (t->json != NULL) {
-        json_slice(t, track, sim_warp_state_name(state), start, end);
+        json_slice(t, track, sim_warp_state_name(state), start, end, -1);
     }
     if (t->data_dir != NULL) {
         if (t->by_role) {

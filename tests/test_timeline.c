@@ -206,6 +206,9 @@ static JsonFacts validate_json(const char *path, const SimStats *st, double cloc
                 ti->state_time[s] += (uint64_t) dur;
             } else if (g_str_has_prefix(ti->name, "copy lane")) {
                 ck_assert_str_eq(cat, "copy");
+                /* A copy says its size. */
+                ck_assert_msg(json_object_has_member(sargs, "bytes") &&
+                              json_object_get_int_member(sargs, "bytes") > 0, "%s: a copy without bytes", ti->name);
                 ck_assert(strcmp(name, "cp.async") == 0 || strcmp(name, "bulk copy") == 0);
                 f.copy_slices++;
             } else {
