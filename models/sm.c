@@ -49,6 +49,9 @@ void sm_account_flush(Warp *w, SimCycle at)
         uint64_t d = at - w->since;
         sm->stats.warp_state[(size_t) w->id * WS__COUNT + w->state] += d;
         sm->stats.role_state[w->role][w->state] += d;
+        if (sm->stats.line_state != NULL) {
+            sm->stats.line_state[(size_t) w->line * WS__COUNT + w->state] += d;
+        }
         if (sm->tl != NULL) {
             sim_timeline_warp_slice(sm->tl, w->timeline_track, w->state, w->role, w->since, at);
         }
@@ -63,13 +66,21 @@ void sm_account(Warp *w, SimWarpState st, SimCycle at)
         at = w->since;
     }
     SimRole role = w->live ? sm_split_role(sm, w, &w->split[w->focus]) : ROLE_NONE;
-    if (st == w->state && role == w->role) {
+    /* --by line: the line of the operation the warp is at (issuing it, or
+     * waiting to); a new line starts a new stretch. */
+    int32_t line = 0;
+    int32_t pc = w->split[w->focus].pc;
+    if (sm->stats.line_state != NULL && w->live && pc >= 0 && (guint) pc < sm->prog->ops->len) {
+        line = (int32_t) g_array_index(sm->prog->ops, Op, pc).loc.line;
+    }
+    if (st == w->state && role == w->role && line == w->line) {
         return;
     }
     sm_account_flush(w, at);
     w->since = at;
     w->state = st;
     w->role = role;
+    w->line = line;
 }
 
 /* --------------------------------------------------------------- events */
@@ -365,7 +376,7 @@ void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char 
             sm->copy_tracks[lane] = sim_timeline_track(sm->tl, TRACK_COPY, name, 100000 + lane);
         }
         sm->copy_track_free[lane] = to;
-        sim_timeline_slice(sm->tl, sm->copy_tracks[lane], what, from, to);
+        sim_timeline_copy_slice(sm->tl, sm->copy_tracks[lane], what, from, to, bytes);
         sim_timeline_counter_add(sm->tl, "bytes in flight", sm->engine.now, from, bytes);
         sim_timeline_counter_add(sm->tl, "bytes in flight", sm->engine.now, to, -bytes);
     }
@@ -600,6 +611,15 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->nblocks = (int32_t) arch->blocks;
     sm->nwarps = (int32_t) (prog->warps * sm->nblocks);
     sim_stats_init(&sm->stats, sm->nwarps);
+    if (opt->by_line) {
+        /* One row per trace line an operation comes from, and row 0. */
+        int64_t lines = 0;
+        for (guint i = 0; i < prog->ops->len; i++) {
+            lines = MAX(lines, (int64_t) g_array_index(prog->ops, Op, i).loc.line);
+        }
+        sm->stats.lines = lines;
+        sm->stats.line_state = g_new0(uint64_t, (size_t) (lines + 1) * WS__COUNT);
+    }
     sm->stats.blocks = sm->nblocks;
     sm->stats.threads_per_block = prog->block_threads;
     sm->actions = g_array_new(FALSE, TRUE, sizeof(Action));

@@ -19,6 +19,7 @@ typedef struct {
     bool race_check;         /* the pipeline race detector */
     bool functional;         /* track data values (for CUDA reference outputs); a
                               * program with expect statements always does */
+    bool by_line;            /* warp-cycles per trace line and state (SimStats.line_state) */
     SimTimeline *timeline;   /* may be NULL; not owned */
 } SmOptions;
 

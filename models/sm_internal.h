@@ -97,6 +97,7 @@ typedef struct {
     SimCycle busy_until;     /* end of its last issue */
     SimWarpState state;      /* accounting: current state and since when */
     SimRole role;
+    int32_t line;            /* accounting with by_line: the trace line charged since `since` */
     SimCycle since;
     SimCycle exit_cycle;
     SimCycle lane_open[SIM_WARP_SIZE];   /* uncommitted cp.async completion per lane */

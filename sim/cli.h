@@ -20,12 +20,28 @@ int cli_validate(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_sensitivity(int argc, char **argv);
 
-/* Prints "smpipe: message" to stderr and returns the exit status. */
+/* Prints "smpipe VERB: message" (the program name main sets, else
+ * "smpipe") to stderr and returns the exit status; frees error. */
 int cli_fail(GError *error);
+/* "smpipe VERB" while a verb runs (main sets the program name), else "smpipe". */
+const char *cli_prefix(void);
 
 /* Writes data to path ("-" = stdout) under a temporary name, renamed when
  * complete, so an interrupted run never leaves a half-written file. */
 bool cli_write_file(const char *path, const char *data, gsize len, GError **error);
+
+/* One file a verb will write: the option that names it (for messages,
+ * "--json") and its path ("-" = standard output; NULL = not asked for). */
+typedef struct {
+    const char *option;
+    const char *path;
+} CliOutput;
+
+/* Checks, before anything is simulated, that every output of outs[0..n)
+ * can be written (its folder exists and takes a new file; it is not a
+ * folder) and that no two go to the same file or both to standard output.
+ * Returns false with *error set (SIM_ERROR_INPUT, naming the options). */
+bool cli_check_outputs(const CliOutput *outs, guint n, GError **error);
 
 /* Parses a verb's options.  Returns false (after printing the error) on a
  * bad option; *status then holds the exit status. */
@@ -55,13 +71,18 @@ GPtrArray *cli_set_list(char **sets);
  * parameter that the compiled program never uses. */
 void cli_note_unused_params(const SimRun *r, const char *trace_path, const GPtrArray *sets);
 
-/* Fills a ReportInfo from a prepared run (param values are stored in
- * values, which must outlive info). */
-void cli_report_info(const SimRun *r, const char *trace_path, SimEngineKind engine, GArray *values, ReportInfo *info);
+/* Fills a ReportInfo from a prepared run of trace t (param values are
+ * stored in values, which must outlive info; t's path and hash are
+ * borrowed). */
+void cli_report_info(const SimRun *r, const Trace *t, SimEngineKind engine, GArray *values, ReportInfo *info);
 
 /* Exit status of `smpipe plot` and `run --plot` when gnuplot is missing:
  * the run succeeded and its timeline data files were written. */
 #define CLI_EXIT_NO_GNUPLOT 3
+/* Exit status of a `sweep` whose CSV is complete but holds points that did
+ * not run (failed, rejected, limit), and of a `merge` whose shards leave
+ * points out: the files are written, and a script can tell. */
+#define CLI_EXIT_INCOMPLETE 4
 
 /* The timeline outputs of one run (cli_timeline.c). */
 typedef struct {

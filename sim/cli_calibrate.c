@@ -66,12 +66,13 @@ int cli_calibrate(int argc, char **argv)
     g_autofree char *out = NULL;
     g_autofree char *from = NULL;
     GOptionEntry entries[] = {
-        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "The architecture file to start from (name or .ini)", "NAME|FILE" },
-        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The architecture file to write", "FILE.ini" },
+        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "The architecture file to start from, name or .ini (required)", "NAME|FILE" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The architecture file to write (required)", "FILE.ini" },
         { "from-results", 0, 0, G_OPTION_ARG_FILENAME, &from, "Use a calib_results.txt instead of running the benchmarks", "FILE" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("- measure this GPU and write an architecture file");
+    g_autoptr(GOptionContext) ctx = g_option_context_new("--arch NAME|FILE -o FILE.ini - measure this GPU and write an"
+                                                         " architecture file");
     g_option_context_set_description(ctx,
         "Runs scripts/calib/run_all.sh (needs an NVIDIA GPU and nvcc), maps its RESULT lines to architecture\n"
         "keys (docs/calibration/README.md) and writes the --arch file with the measured values, each with a\n"

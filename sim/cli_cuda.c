@@ -16,7 +16,8 @@ int cli_cuda(int argc, char **argv)
     GOptionEntry entries[] = {
         { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name (a100, h100, h200) or .ini path [h100]", "NAME|FILE" },
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key (section.key)", "NAME=VALUE" },
-        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The program to write (and FILE.cu.ref beside it)", "FILE.cu" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The program to write, and FILE.cu.ref beside it [stdout, without the"
+          " reference file]", "FILE.cu|-" },
         { "flush-l2", 0, 0, G_OPTION_ARG_NONE, &flush, "Flush L2 before each timed launch by default (cold DRAM)", NULL },
         { "repeats", 'r', 0, G_OPTION_ARG_INT, &repeats, "Timed launches per point by default [9]", "N" },
         { "warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "Untimed launches first by default [2]", "N" },
@@ -37,7 +38,10 @@ int cli_cuda(int argc, char **argv)
         fprintf(stderr, "smpipe cuda: expected a TRACE file (see smpipe cuda --help)\n");
         return SIM_EXIT_BAD_INPUT;
     }
-    if (out == NULL || !g_str_has_suffix(out, ".cu")) {
+    if (out != NULL && strcmp(out, "-") == 0) {
+        g_clear_pointer(&out, g_free);
+    }
+    if (out != NULL && !g_str_has_suffix(out, ".cu")) {
         fprintf(stderr, "smpipe cuda: name the program to write with -o FILE.cu\n");
         return SIM_EXIT_BAD_INPUT;
     }
@@ -45,11 +49,17 @@ int cli_cuda(int argc, char **argv)
         fprintf(stderr, "smpipe cuda: --repeats takes 1..100000 and --warmup 0..100000\n");
         return SIM_EXIT_BAD_INPUT;
     }
+    g_autofree char *ref_path = out != NULL ? g_strdup_printf("%s.ref", out) : NULL;
+    GError *err = NULL;
+    /* FILE.cu.ref goes to the same folder. */
+    const CliOutput outs[] = { { "--output", out } };
+    if (!cli_check_outputs(outs, G_N_ELEMENTS(outs), &err)) {
+        return cli_fail(err);
+    }
     g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     g_autoptr(GPtrArray) traces = g_ptr_array_new_with_free_func((GDestroyNotify) trace_free);
     g_autoptr(GPtrArray) points = g_ptr_array_new_with_free_func((GDestroyNotify) cuda_gen_point_free);
     g_autoptr(GString) paths = g_string_new(NULL);
-    GError *err = NULL;
     for (int i = 1; i < argc; i++) {
         Trace *t = trace_parse_file(argv[i], &err);
         if (t == NULL) {
@@ -68,9 +78,14 @@ int cli_cuda(int argc, char **argv)
     if (!cuda_gen_program((CudaGenPoint *const *) points->pdata, points->len, &opt, code, &err)) {
         return cli_fail(err);
     }
+    if (out == NULL) {
+        /* Without -o the program alone goes to stdout: it checks the
+         * buffers by their hashes (the .ref file adds element by element
+         * comparisons). */
+        return cli_write_file("-", code->str, code->len, &err) ? 0 : cli_fail(err);
+    }
     g_autoptr(GByteArray) ref = g_byte_array_new();
     cuda_gen_reference((CudaGenPoint *const *) points->pdata, points->len, ref);
-    g_autofree char *ref_path = g_strdup_printf("%s.ref", out);
     if (!cli_write_file(out, code->str, code->len, &err) ||
         !cli_write_file(ref_path, (const char *) ref->data, ref->len, &err)) {
         return cli_fail(err);

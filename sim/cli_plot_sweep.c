@@ -76,6 +76,24 @@ static void append_double(GString *out, double v)
     g_string_append(out, g_ascii_formatd(b, sizeof b, "%.6g", v));
 }
 
+/* Whether the numeric x column spans a factor of at least `factor` with
+ * every value positive (powers of two: a logarithmic axis reads better). */
+static bool spans_factor(const SweepTable *t, const char *x, double factor)
+{
+    int xc = sweep_table_column(t, x);
+    double lo = INFINITY, hi = 0.0;
+    for (guint i = 0; i < t->rows->len; i++) {
+        const SweepRow *r = g_ptr_array_index(t->rows, i);
+        double v = g_ascii_strtod(g_ptr_array_index(r->fields, xc), NULL);
+        if (v <= 0.0) {
+            return false;
+        }
+        lo = MIN(lo, v);
+        hi = MAX(hi, v);
+    }
+    return hi >= factor * lo;
+}
+
 /* Writes the data file's text: one block per series, then the recommended
  * points when the x axis is stages.  *nseries, *titles (space separated)
  * and *categorical describe it for the script. */
@@ -250,7 +268,13 @@ int cli_plot_sweep(int argc, char **argv)
     gp_string(vars, x);
     g_string_append_printf(vars, "; nseries=%u; titles=", nseries);
     gp_string(vars, titles->str);
-    g_string_append_printf(vars, "; rec=%d; categorical=%d", rec, categorical);
+    g_string_append_printf(vars, "; rec=%d; categorical=%d; logx=%d; source=", rec, categorical,
+                           !categorical && spans_factor(t, x, 16.0));
+    /* The title names the CSV's trace and architecture (its provenance). */
+    const char *trace = sweep_table_meta(t, "trace");
+    const char *arch = sweep_table_meta(t, "arch");
+    g_autofree char *source = trace == NULL ? g_strdup("") : g_strdup_printf("%s on %s", trace, arch ? arch : "?");
+    gp_string(vars, source);
     char *args[] = { gnuplot, "-e", vars->str, script, NULL };
     g_autofree char *gp_err = NULL;
     gint wait = 0;

@@ -16,17 +16,21 @@ int cli_run(int argc, char **argv)
     g_autofree char *engine = NULL;
     g_autofree char *timeline = NULL;
     g_autofree char *plot = NULL;
+    g_autofree char *output = NULL;
     CliLimits limits;
     gboolean no_race = FALSE;
+    gboolean fail_on_race = FALSE;
     gboolean quiet = FALSE;
     GOptionEntry entries[] = {
         { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name (a100, h100, h200) or .ini path [h100]", "NAME|FILE" },
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key (section.key)", "NAME=VALUE" },
-        { "json", 'j', 0, G_OPTION_ARG_STRING, &json, "Write the statistics as JSON (- for stdout)", "FILE|-" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE [stdout]", "FILE|-" },
+        { "json", 0, 0, G_OPTION_ARG_STRING, &json, "Write the statistics as JSON (- for stdout)", "FILE|-" },
         { "csv", 0, 0, G_OPTION_ARG_STRING, &csv, "Write the statistics as one CSV row with a header (- for stdout)", "FILE|-" },
-        { "by", 0, 0, G_OPTION_ARG_STRING, &by, "Break the stall accounting down by warp or by role", "warp|role" },
+        { "by", 0, 0, G_OPTION_ARG_STRING, &by, "Break the stall accounting down by warp, by role, or by trace line", "warp|role|line" },
         { "engine", 0, 0, G_OPTION_ARG_STRING, &engine, "Event-driven engine or the cycle-stepped reference [event]", "event|stepped" },
         { "no-race-check", 0, 0, G_OPTION_ARG_NONE, &no_race, "Do not run the pipeline race detector", NULL },
+        { "fail-on-race", 0, 0, G_OPTION_ARG_NONE, &fail_on_race, "Exit 1 when the race detector found a race", NULL },
         { "timeline", 't', 0, G_OPTION_ARG_FILENAME, &timeline, "Write a Chrome/Perfetto trace-event timeline", "FILE.json" },
         { "plot", 'p', 0, G_OPTION_ARG_FILENAME, &plot, "Draw the overlap timeline with gnuplot (rows per warp, or per role with --by role)", "FILE.png|svg|pdf" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print only the cycle count", NULL },
@@ -46,8 +50,10 @@ int cli_run(int argc, char **argv)
             report_by = REPORT_BY_WARP;
         } else if (strcmp(by, "role") == 0) {
             report_by = REPORT_BY_ROLE;
+        } else if (strcmp(by, "line") == 0) {
+            report_by = REPORT_BY_LINE;
         } else {
-            fprintf(stderr, "smpipe run: --by takes warp or role, not '%s'\n", by);
+            fprintf(stderr, "smpipe run: --by takes warp, role or line, not '%s'\n", by);
             return SIM_EXIT_BAD_INPUT;
         }
     }
@@ -62,6 +68,12 @@ int cli_run(int argc, char **argv)
         return SIM_EXIT_BAD_INPUT;
     }
     GError *err = NULL;
+    const CliOutput outs[] = {
+        { "--output", output }, { "--json", json }, { "--csv", csv }, { "--timeline", timeline }, { "--plot", plot }
+    };
+    if (!cli_check_outputs(outs, G_N_ELEMENTS(outs), &err)) {
+        return cli_fail(err);
+    }
     g_autoptr(Trace) t = trace_parse_file(path, &err);
     if (t == NULL) {
         return cli_fail(err);
@@ -71,6 +83,7 @@ int cli_run(int argc, char **argv)
     o.sets = set_list;
     o.sm.engine = kind;
     o.sm.race_check = !no_race;
+    o.sm.by_line = report_by == REPORT_BY_LINE;
     SimTimeline *tl = NULL;
     g_autofree char *plot_dir = NULL;
     if (timeline != NULL || plot != NULL) {
@@ -104,7 +117,7 @@ int cli_run(int argc, char **argv)
     const SimStats *st = sm_stats(r.sm);
     g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
     ReportInfo info;
-    cli_report_info(&r, path, kind, values, &info);
+    cli_report_info(&r, t, kind, values, &info);
     g_autoptr(GString) out = g_string_new(NULL);
     if (quiet) {
         g_string_append_printf(out, "%" G_GUINT64_FORMAT "\n", st->cycles);
@@ -113,8 +126,22 @@ int cli_run(int argc, char **argv)
     }
     bool json_stdout = json != NULL && strcmp(json, "-") == 0;
     bool csv_stdout = csv != NULL && strcmp(csv, "-") == 0;
-    if (!json_stdout && !csv_stdout) {
+    if (output != NULL) {
+        if (!cli_write_file(output, out->str, out->len, &err)) {
+            sim_run_clear(&r);
+            return cli_fail(err);
+        }
+    } else if (!json_stdout && !csv_stdout) {
+        /* Without -o the report gives standard output up to a JSON or
+         * CSV document sent there. */
         fputs(out->str, stdout);
+    }
+    if (quiet || (output == NULL && (json_stdout || csv_stdout))) {
+        /* The report's warnings are not on the screen: they go to stderr,
+         * so that -q never hides a race. */
+        for (guint i = 0; i < st->warnings->len; i++) {
+            fprintf(stderr, "smpipe run: warning: %s\n", (const char *) g_ptr_array_index(st->warnings, i));
+        }
     }
     if (json != NULL) {
         g_autoptr(GString) j = g_string_new(NULL);
@@ -126,6 +153,7 @@ int cli_run(int argc, char **argv)
     }
     if (csv != NULL) {
         g_autoptr(GString) c = g_string_new(NULL);
+        report_csv_provenance(&info, NULL, c);
         report_csv_header(&info, c);
         g_string_append_c(c, '\n');
         report_csv_row(st, &info, c);
@@ -136,9 +164,15 @@ int cli_run(int argc, char **argv)
         }
     }
     int rc = 0;
+    if (fail_on_race && st->race_warnings > 0) {
+        fprintf(stderr, "smpipe run: the race detector found %" G_GUINT64_FORMAT " race occurrence%s: exit status 1"
+                " (--fail-on-race)\n", st->race_warnings, st->race_warnings == 1 ? "" : "s");
+        rc = SIM_EXIT_INVALID_PROGRAM;
+    }
     if (plot != NULL) {
-        rc = cli_plot_timeline(plot_dir, false, plot, &r, path, report_by == REPORT_BY_ROLE, &err) ? 0
-                                                                                                : cli_plot_fail(err);
+        if (!cli_plot_timeline(plot_dir, false, plot, &r, path, report_by == REPORT_BY_ROLE, &err)) {
+            rc = cli_plot_fail(err);
+        }
     }
     sim_run_clear(&r);
     return rc;
@@ -152,7 +186,7 @@ int cli_check(int argc, char **argv)
     GOptionEntry entries[] = {
         { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name or .ini path [h100]", "NAME|FILE" },
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key", "NAME=VALUE" },
-        { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "List the compiled operations", NULL },
+        { "verbose", 0, 0, G_OPTION_ARG_NONE, &verbose, "List the compiled operations", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - parse, expand and validate a trace");

@@ -54,22 +54,22 @@ static const char *status_name(const GError *e)
     return "failed";
 }
 
-/* The CSV row of one point (newly allocated); *ok when it ran. */
-static char *point_row(const SweepCtx *c, guint point, bool *ok)
+/* The --set assignments of one point (newly allocated, owning its
+ * strings): the fixed ones, then NAME=VALUE of each axis.  values gets the
+ * point's values, comma separated. */
+static GPtrArray *point_sets(const SweepCtx *c, guint point, GString *values)
 {
     g_autofree guint *idx = g_new(guint, c->axes->len);
     if (c->points == NULL) {
         sweep_point_indices(c->axes, point, idx);
     }
-    g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; c->sets != NULL && i < c->sets->len; i++) {
         g_ptr_array_add(sets, g_strdup(g_ptr_array_index(c->sets, i)));
     }
-    g_autoptr(GString) row = g_string_new(NULL);
-    g_string_append_printf(row, "%u", point);
     if (c->points != NULL) {
         const CliPoint *p = g_ptr_array_index(c->points, point);
-        g_string_append_printf(row, ",%s", p->cells);
+        g_string_append_printf(values, ",%s", p->cells);
         for (guint i = 0; i < p->sets->len; i++) {
             g_ptr_array_add(sets, g_strdup(g_ptr_array_index(p->sets, i)));
         }
@@ -77,9 +77,18 @@ static char *point_row(const SweepCtx *c, guint point, bool *ok)
     for (guint i = 0; c->points == NULL && i < c->axes->len; i++) {
         const SweepAxis *a = g_ptr_array_index(c->axes, i);
         const char *v = g_ptr_array_index(a->values, idx[i]);
-        g_string_append_printf(row, ",%s", v);
+        g_string_append_printf(values, ",%s", v);
         g_ptr_array_add(sets, g_strdup_printf("%s=%s", a->name, v));
     }
+    return sets;
+}
+
+/* The CSV row of one point (newly allocated); *ok when it ran. */
+static char *point_row(const SweepCtx *c, guint point, bool *ok)
+{
+    g_autoptr(GString) row = g_string_new(NULL);
+    g_string_append_printf(row, "%u", point);
+    g_autoptr(GPtrArray) sets = point_sets(c, point, row);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
     o.arch = c->arch;
@@ -92,7 +101,7 @@ static char *point_row(const SweepCtx *c, guint point, bool *ok)
     if (*ok) {
         g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
         ReportInfo info;
-        cli_report_info(&r, c->trace_path, c->sm.engine, values, &info);
+        cli_report_info(&r, c->trace, c->sm.engine, values, &info);
         report_csv_row(sm_stats(r.sm), &info, row);
     } else {
         /* A point that did not run has no statistics. */
@@ -143,7 +152,8 @@ static bool validate_axes(const Trace *t, const char *arch, const GPtrArray *set
 {
     g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
     g_autoptr(GPtrArray) arch_sets = g_ptr_array_new();
-    if (!sim_split_sets(sets, params, arch_sets, error)) {
+    ArchParams base;
+    if (!sim_split_sets(sets, params, arch_sets, error) || !arch_load(arch ? arch : "h100", arch_sets, &base, error)) {
         return false;
     }
     g_autoptr(GString) names = g_string_new(NULL);
@@ -194,12 +204,20 @@ static bool validate_axes(const Trace *t, const char *arch, const GPtrArray *set
                 ok = arch_load(arch ? arch : "h100", arch_sets, &ap, error);
                 g_ptr_array_remove_index(arch_sets, arch_sets->len - 1);
             } else {
-                ProgParamOverride o = { g_intern_string(a->name), g_ascii_strtoll(value, NULL, 10) };
-                g_array_append_val(params, o);
-                Program *p = program_new(t, params, 1, error);
-                g_array_remove_index(params, params->len - 1);
-                ok = p != NULL;
-                program_free(p);
+                /* Built as a point is (sim_run_program: the trace's own
+                 * `param blocks` counts). */
+                g_autoptr(GPtrArray) point_sets = g_ptr_array_new();
+                for (guint k = 0; sets != NULL && k < sets->len; k++) {
+                    g_ptr_array_add(point_sets, g_ptr_array_index(sets, k));
+                }
+                g_ptr_array_add(point_sets, assign);
+                SimRunOptions o;
+                memset(&o, 0, sizeof o);
+                o.arch = arch;
+                o.sets = point_sets;
+                SimRun r;
+                ok = sim_run_program(t, &o, &r, error);
+                sim_run_clear(&r);
             }
             if (!ok) {
                 /* arch_load names the assignment as a --set. */
@@ -217,34 +235,39 @@ static bool validate_axes(const Trace *t, const char *arch, const GPtrArray *set
     return true;
 }
 
-/* The CSV header of the sweep (newly allocated) and the number of
- * statistics columns in it. */
-static char *sweep_header(const Trace *t, const char *path, const char *arch, const GPtrArray *sets,
-                          const GPtrArray *axes, guint *nstats, GError **error)
+/* The start of the sweep's CSV (newly allocated): the provenance lines
+ * (the trace's parameters other than the varied ones, the architecture
+ * with the --set keys only) and the header line, without a final newline;
+ * and the number of statistics columns in it. */
+static char *sweep_header(const Trace *t, const char *arch, const GPtrArray *sets, const GPtrArray *axes,
+                          guint *nstats, GError **error)
 {
-    g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
-    g_autoptr(GPtrArray) arch_sets = g_ptr_array_new();
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.arch = arch;
+    o.sets = sets;
     SimRun base;
-    memset(&base, 0, sizeof base);
-    if (!sim_split_sets(sets, params, arch_sets, error) ||
-        !arch_load(arch ? arch : "h100", arch_sets, &base.arch, error)) {
+    if (!sim_run_program(t, &o, &base, error)) {
+        sim_run_clear(&base);
         return NULL;
     }
-    g_autoptr(Program) prog = program_new(t, params, base.arch.blocks, error);
-    if (prog == NULL) {
-        return NULL;
-    }
-    base.prog = prog;
     g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
     ReportInfo info;
-    cli_report_info(&base, path, SIM_ENGINE_EVENT, values, &info);
+    cli_report_info(&base, t, SIM_ENGINE_EVENT, values, &info);
+    g_autoptr(GPtrArray) varied = g_ptr_array_new();
+    for (guint i = 0; i < axes->len; i++) {
+        g_ptr_array_add(varied, ((const SweepAxis *) g_ptr_array_index(axes, i))->name);
+    }
+    g_autoptr(GString) h = g_string_new(NULL);
+    report_csv_provenance(&info, varied, h);
     g_autoptr(GString) stats = g_string_new(NULL);
     report_csv_header(&info, stats);
+    sim_run_clear(&base);
     *nstats = 1;
     for (const char *p = stats->str; *p; p++) {
         *nstats += *p == ',';
     }
-    g_autoptr(GString) h = g_string_new("point");
+    g_string_append(h, "point");
     for (guint i = 0; i < axes->len; i++) {
         g_string_append_printf(h, ",%s", ((const SweepAxis *) g_ptr_array_index(axes, i))->name);
     }
@@ -254,7 +277,7 @@ static char *sweep_header(const Trace *t, const char *path, const char *arch, co
 
 /* Reads the rows a previous run of this sweep left in path into lines
  * (indexed by point).  A missing file holds no rows. */
-static bool resume_read(const char *path, const char *header, const GPtrArray *axes, guint npoints,
+static bool resume_read(const char *path, const SweepTable *want, const GPtrArray *axes, guint npoints,
                         const SweepShard *shard, char **lines, GError **error)
 {
     g_autofree char *text = NULL;
@@ -273,7 +296,11 @@ static bool resume_read(const char *path, const char *header, const GPtrArray *a
     if (t == NULL) {
         return false;
     }
-    if (strcmp(t->header, header) != 0) {
+    if (!sweep_table_same_origin(t, path, want, "this sweep", error)) {
+        g_prefix_error(error, "--resume ");
+        return false;
+    }
+    if (strcmp(t->header, want->header) != 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "--resume %s: its header differs from this sweep's (another"
                     " sweep's CSV, other --vary names, or another version of smpipe)", path);
         return false;
@@ -444,11 +471,13 @@ typedef struct {
     SweepCtx ctx;              /* shared with the workers */
     SweepShard shard;
     guint npoints;
-    const char *header;
+    const char *header;        /* the provenance lines and the header line, no final newline */
     const char *resume;        /* --resume FILE or NULL */
     const char *out;           /* where the CSV goes ("-" = stdout) or NULL */
+    const char *report;        /* where the report goes (-o; "-" = stdout) or NULL */
     gint jobs;                 /* 0 = one per core */
     double tolerance;
+    bool dry_run;              /* check every point, simulate none */
     char **lines;              /* [npoints] CSV rows by point, NULL = not run (owned) */
     FILE *journal;             /* rows appended as they finish, or NULL */
     GThreadPool *pool;
@@ -477,6 +506,45 @@ static void sweep_run_state_clear(SweepRunState *s)
     g_free(s->lines);
 }
 
+/* --dry-run: builds every point still to run (program and SM, as a point
+ * starts) without simulating it, and says which a sweep would reject.
+ * Writes nothing.  Returns the exit status: 0, the sweep can start. */
+static int sweep_dry_run(const SweepRunState *s)
+{
+    guint todo = 0, rejected = 0;
+    for (guint p = 0; p < s->npoints; p++) {
+        if (s->lines[p] != NULL || !sweep_shard_has(&s->shard, p)) {
+            continue;
+        }
+        todo++;
+        g_autoptr(GString) values = g_string_new(NULL);
+        g_autoptr(GPtrArray) sets = point_sets(&s->ctx, p, values);
+        SimRunOptions o;
+        memset(&o, 0, sizeof o);
+        o.arch = s->ctx.arch;
+        o.sets = sets;
+        o.sm = s->ctx.sm;
+        SimRun r;
+        GError *err = NULL;
+        if (!sim_run_prepare(s->ctx.trace, &o, &r, &err)) {
+            /* The point's NAME=VALUE assignments: the last of its sets. */
+            g_autoptr(GString) names = g_string_new(NULL);
+            for (guint i = sets->len - s->ctx.axes->len; i < sets->len; i++) {
+                g_string_append_printf(names, "%s%s", names->len ? " " : "", (const char *) sets->pdata[i]);
+            }
+            const char *nl = strchr(err->message, '\n');
+            fprintf(stderr, "smpipe sweep: --dry-run: point %u (%s) would be %s: %.*s\n", p, names->str,
+                    status_name(err), nl ? (int) (nl - err->message) : (int) strlen(err->message), err->message);
+            rejected++;
+            g_error_free(err);
+        }
+        sim_run_clear(&r);
+    }
+    printf("dry run: %u of %u points to run%s, %u would be rejected; nothing was simulated or written\n", todo,
+           s->npoints, s->shard.count > 1 ? " in this shard" : "", rejected);
+    return 0;
+}
+
 /* Runs the points not done yet, writes the CSV and prints the summary and
  * the recommendation.  Returns the exit status. */
 static int sweep_execute(SweepRunState *s)
@@ -484,9 +552,15 @@ static int sweep_execute(SweepRunState *s)
     GError *err = NULL;
     s->lines = g_new0(char *, s->npoints);
     s->ctx.done = g_async_queue_new();
-    if (s->resume != NULL &&
-        !resume_read(s->resume, s->header, s->ctx.axes, s->npoints, &s->shard, s->lines, &err)) {
-        return cli_fail(err);
+    if (s->resume != NULL) {
+        g_autofree char *start = g_strdup_printf("%s\n", s->header);
+        g_autoptr(SweepTable) want = sweep_table_parse("sweep", start, strlen(start), false, NULL, &err);
+        if (want == NULL || !resume_read(s->resume, want, s->ctx.axes, s->npoints, &s->shard, s->lines, &err)) {
+            return cli_fail(err);
+        }
+    }
+    if (s->dry_run) {
+        return sweep_dry_run(s);
     }
     /* Start the journal: the header and the rows already done. */
     g_autoptr(GString) text = g_string_new(NULL);
@@ -577,11 +651,25 @@ static int sweep_execute(SweepRunState *s)
             return cli_fail(err);
         }
     }
-    fputs(human->str, s->out != NULL && strcmp(s->out, "-") == 0 ? stderr : stdout);
-    fflush(stdout);
+    if (s->report != NULL) {
+        if (!write_text(s->report, human, &err)) {
+            return cli_fail(err);
+        }
+    } else {
+        fputs(human->str, s->out != NULL && strcmp(s->out, "-") == 0 ? stderr : stdout);
+        fflush(stdout);
+    }
     if (failed > 0) {
         fprintf(stderr, "smpipe sweep: %u of %u points did not run (their status and error columns say why)\n",
                 failed, todo);
+    }
+    /* Rows that did not run, these or resumed ones: the CSV is complete,
+     * the sweep is not. */
+    for (guint i = 0; i < table->rows->len; i++) {
+        const SweepRow *r = g_ptr_array_index(table->rows, i);
+        if (strcmp(g_ptr_array_index(r->fields, table->naxes + 1), "ok") != 0) {
+            return CLI_EXIT_INCOMPLETE;
+        }
     }
     return 0;
 }
@@ -608,7 +696,7 @@ SweepTable *cli_sweep_points(const Trace *t, const char *trace_path, const char 
         g_ptr_array_add(axes, a);
     }
     guint nstats = 0;
-    g_autofree char *header = sweep_header(t, trace_path, arch, sets, axes, &nstats, error);
+    g_autofree char *header = sweep_header(t, arch, sets, axes, &nstats, error);
     if (header == NULL) {
         return NULL;
     }
@@ -661,7 +749,9 @@ int cli_sweep(int argc, char **argv)
     g_autofree char *csv = NULL;
     g_autofree char *shard_text = NULL;
     g_autofree char *resume = NULL;
+    g_autofree char *output = NULL;
     gint jobs = 0;
+    gboolean dry_run = FALSE;
     gdouble tolerance = 2.0;
     CliLimits limits;
     GOptionEntry entries[] = {
@@ -671,12 +761,16 @@ int cli_sweep(int argc, char **argv)
           " point", "NAME=VALUE" },
         { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name or .ini path [h100]", "NAME|FILE" },
         { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write one CSV row per point (- for stdout)", "FILE|-" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the summary and the recommendation to FILE [stdout,"
+          " or stderr with --csv -]", "FILE|-" },
         { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Points simulated at once [one per core]", "N" },
         { "tolerance", 0, 0, G_OPTION_ARG_DOUBLE, &tolerance, "Recommend the fewest stages within PCT percent of the"
           " best cycles [2]", "PCT" },
         { "shard", 0, 0, G_OPTION_ARG_STRING, &shard_text, "Run only shard I of N (points I-1, I-1+N, ...)", "I/N" },
         { "resume", 0, 0, G_OPTION_ARG_FILENAME, &resume, "Skip the points already in FILE and complete it (the CSV"
           " goes there unless --csv says otherwise)", "FILE.csv" },
+        { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run, "Check every point (its program and its fit on the SM)"
+          " without simulating or writing anything", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - run a trace over parameter ranges and recommend a"
@@ -692,7 +786,8 @@ int cli_sweep(int argc, char **argv)
         return SIM_EXIT_BAD_INPUT;
     }
     if (jobs < 0) {
-        fprintf(stderr, "smpipe sweep: --jobs must be at least 1\n");
+        /* 0, the default, is one per core. */
+        fprintf(stderr, "smpipe sweep: --jobs must be at least 1 (or 0: one per core)\n");
         return SIM_EXIT_BAD_INPUT;
     }
     if (!isfinite(tolerance) || tolerance < 0.0) {
@@ -709,6 +804,11 @@ int cli_sweep(int argc, char **argv)
         return SIM_EXIT_BAD_INPUT;
     }
     GError *err = NULL;
+    /* A --resume file that is also the output is checked as it is read. */
+    const CliOutput outs[] = { { "--output", output }, { "--csv", csv } };
+    if (!cli_check_outputs(outs, G_N_ELEMENTS(outs), &err)) {
+        return cli_fail(err);
+    }
     SweepRunState s;
     memset(&s, 0, sizeof s);
     s.shard = (SweepShard) { 1, 1 };
@@ -735,7 +835,7 @@ int cli_sweep(int argc, char **argv)
     guint nstats = 0;
     g_autofree char *header = NULL;
     if (!validate_axes(t, arch, set_list, axes, &err) ||
-        (header = sweep_header(t, path, arch, set_list, axes, &nstats, &err)) == NULL) {
+        (header = sweep_header(t, arch, set_list, axes, &nstats, &err)) == NULL) {
         return cli_fail(err);
     }
     s.ctx.trace = t;
@@ -751,6 +851,8 @@ int cli_sweep(int argc, char **argv)
     s.header = header;
     s.resume = resume;
     s.out = csv != NULL ? csv : resume;
+    s.report = output;
+    s.dry_run = dry_run;
     s.jobs = jobs;
     s.tolerance = tolerance;
     int rc = sweep_execute(&s);
@@ -777,6 +879,10 @@ int cli_merge(int argc, char **argv)
         return SIM_EXIT_BAD_INPUT;
     }
     GError *err = NULL;
+    const CliOutput outs[] = { { "--output", output } };
+    if (!cli_check_outputs(outs, G_N_ELEMENTS(outs), &err)) {
+        return cli_fail(err);
+    }
     g_autoptr(SweepTable) all = NULL;
     for (int i = 1; i < argc; i++) {
         g_autofree char *text = NULL;
@@ -789,6 +895,15 @@ int cli_merge(int argc, char **argv)
         SweepTable *t = sweep_table_parse(argv[i], text, len, false, NULL, &err);
         if (t == NULL) {
             return cli_fail(err);
+        }
+        if (all == NULL ? !sweep_table_check_format(t, argv[i], &err)
+                        : !sweep_table_same_origin(t, argv[i], all, argv[1], &err)) {
+            /* Shards of one sweep come from one trace, one set of fixed
+             * parameters and one architecture. */
+            sweep_table_free(t);
+            fprintf(stderr, "smpipe merge: %s\n", err->message);
+            g_error_free(err);
+            return SIM_EXIT_BAD_INPUT;
         }
         if (all == NULL) {
             all = t;
@@ -831,5 +946,5 @@ int cli_merge(int argc, char **argv)
     if (!cli_write_file(output ? output : "-", out->str, out->len, &err)) {
         return cli_fail(err);
     }
-    return 0;
+    return nmissing > 0 ? CLI_EXIT_INCOMPLETE : 0;
 }

@@ -269,7 +269,7 @@ bool cli_plot_timeline(const char *data_dir, bool keep_data, const char *out, co
 int cli_plot_fail(GError *error)
 {
     if (g_error_matches(error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT)) {
-        fprintf(stderr, "smpipe: %s\n", error->message);
+        fprintf(stderr, "%s: %s\n", cli_prefix(), error->message);
         g_error_free(error);
         return CLI_EXIT_NO_GNUPLOT;
     }
@@ -355,6 +355,10 @@ int cli_plot_trace(int argc, char **argv)
     }
     const char *path = argv[1];
     GError *err = NULL;
+    const CliOutput outs[] = { { "--output", output }, { "--timeline", timeline } };
+    if (!cli_check_outputs(outs, G_N_ELEMENTS(outs), &err)) {
+        return cli_fail(err);
+    }
     g_autoptr(Trace) t = trace_parse_file(path, &err);
     if (t == NULL) {
         return cli_fail(err);

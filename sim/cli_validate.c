@@ -21,7 +21,9 @@ int cli_validate(int argc, char **argv)
         { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture to simulate with (name or .ini) [h100, or the manifest's]", "NAME|FILE" },
         { "warm", 0, 0, G_OPTION_ARG_NONE, &warm, "Measure with the data L2-resident (no flush) and simulate mem.source=l2 [cold: L2 flushed, mem.source=dram]", NULL },
         { "repeats", 'r', 0, G_OPTION_ARG_INT, &repeats, "Timed launches per point (the median is kept) [9]", "N" },
-        { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Where the CSV, plot and summary go [validation-TRACE, or the --results directory]", "DIR" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Where the CSV, plot and summary go [validation-TRACE, or the --results directory]", "DIR" },
+        /* The old name of --output, kept for scripts. */
+        { "out", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &out, NULL, "DIR" },
         { "emit", 0, 0, G_OPTION_ARG_FILENAME, &emit, "Only write the program, reference, manifest and run.sh to DIR (no GPU needed)", "DIR" },
         { "results", 0, 0, G_OPTION_ARG_FILENAME, &results, "Only compare: read DIR/manifest.json and DIR/results.json (from DIR/run.sh) and simulate", "DIR" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }

@@ -14,7 +14,8 @@ bool sim_read_file(const char *path, gsize max_bytes, char **text, gsize *len, G
 {
     *text = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
+    bool in = strcmp(path, "-") == 0;
+    FILE *f = in ? stdin : fopen(path, "rb");
     if (f == NULL) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: cannot open: %s", path, g_strerror(errno));
         return false;
@@ -43,7 +44,9 @@ bool sim_read_file(const char *path, gsize max_bytes, char **text, gsize *len, G
             break;
         }
     }
-    fclose(f);
+    if (!in) {
+        fclose(f);
+    }
     if (!ok) {
         g_byte_array_free(buf, TRUE);
         return false;

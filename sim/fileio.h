@@ -38,7 +38,8 @@ bool sim_output_close(SimOutput *o, GError **error);
 void sim_output_abort(SimOutput *o);
 
 /* Reads a whole file (a trace, an architecture file) of at most max_bytes
- * into *text (newly allocated, NUL-terminated; free with g_free) and *len.
+ * into *text (newly allocated, NUL-terminated; free with g_free) and *len;
+ * path "-" reads standard input.
  * Returns false with *error set (SIM_ERROR_INPUT, naming the path) when the
  * file cannot be read or is larger than max_bytes. */
 bool sim_read_file(const char *path, gsize max_bytes, char **text, gsize *len, GError **error);

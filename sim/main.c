@@ -35,7 +35,18 @@ static void usage(FILE *f)
     for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++) {
         fprintf(f, "  %-11s %s\n", verbs[i].name, verbs[i].help);
     }
-    fprintf(f, "\n'smpipe VERB --help' describes a verb's options; 'smpipe --version' prints the version.\n");
+    fprintf(f, "\n'smpipe help VERB' (or 'smpipe VERB --help') describes a verb's options; 'smpipe version'\n"
+               "prints the version.  A TRACE or input file named '-' is read from standard input.\n");
+}
+
+static bool verb_known(const char *name)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++) {
+        if (strcmp(name, verbs[i].name) == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 int main(int argc, char **argv)
@@ -45,11 +56,27 @@ int main(int argc, char **argv)
         usage(stderr);
         return SIM_EXIT_BAD_INPUT;
     }
-    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "version") == 0) {
         printf("smpipe %s\n", SMPIPE_VERSION);
         return 0;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    /* `smpipe help VERB` is `smpipe VERB --help`. */
+    static char help_opt[] = "--help";
+    char *help_argv[] = { argv[0], NULL, help_opt, NULL };
+    if (strcmp(argv[1], "help") == 0 && argc > 2) {
+        if (argc > 3) {
+            fprintf(stderr, "smpipe help: expected one VERB, not %d words\n", argc - 2);
+            return SIM_EXIT_BAD_INPUT;
+        }
+        help_argv[1] = argv[2];
+        argc = 3;
+        argv = help_argv;
+        if (!verb_known(argv[1])) {
+            fprintf(stderr, "smpipe help: unknown verb '%s'\n\n", argv[1]);
+            usage(stderr);
+            return SIM_EXIT_BAD_INPUT;
+        }
+    } else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         usage(stdout);
         return 0;
     }

@@ -1445,6 +1445,7 @@ void trace_free(Trace *t)
         return;
     }
     g_free(t->path);
+    g_free(t->sha256);
     g_ptr_array_free(t->lines, TRUE);
     g_ptr_array_free(t->decls, TRUE);
     g_ptr_array_free(t->body, TRUE);
@@ -1457,6 +1458,7 @@ Trace *trace_parse_string(const char *path, const char *text, gsize len, GError 
 {
     g_autoptr(Trace) t = g_new0(Trace, 1);
     t->path = g_strdup(path);
+    t->sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *) text, len);
     t->lines = g_ptr_array_new_with_free_func(g_free);
     t->decls = g_ptr_array_new_with_free_func((GDestroyNotify) decl_free);
     t->body = stmt_array_new();
@@ -1539,8 +1541,10 @@ Trace *trace_parse_file(const char *path, GError **error)
 {
     g_autofree char *text = NULL;
     gsize len = 0;
+    /* "-" is standard input, named so in messages. */
+    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
     if (!sim_read_file(path, MAX_TRACE_BYTES, &text, &len, error)) {
         return NULL;
     }
-    return trace_parse_string(path, text, len, error);
+    return trace_parse_string(name, text, len, error);
 }

@@ -4,6 +4,7 @@
 
 #include "sim/jsonw.h"
 
+#include <errno.h>
 #include <math.h>
 
 double report_hidden_fraction(const SimStats *s)
@@ -34,7 +35,7 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 /* States ordered by warp-cycles, largest first (ties by enum order). */
-static void sorted_states(const SimStats *s, int order[WS__COUNT])
+static void sorted_row(const uint64_t *row, int order[WS__COUNT])
 {
     for (int i = 0; i < WS__COUNT; i++) {
         order[i] = i;
@@ -42,7 +43,7 @@ static void sorted_states(const SimStats *s, int order[WS__COUNT])
     for (int i = 1; i < WS__COUNT; i++) {
         int k = order[i];
         int j = i;
-        while (j > 0 && s->state_total[order[j - 1]] < s->state_total[k]) {
+        while (j > 0 && row[order[j - 1]] < row[k]) {
             order[j] = order[j - 1];
             j--;
         }
@@ -50,20 +51,61 @@ static void sorted_states(const SimStats *s, int order[WS__COUNT])
     }
 }
 
+static void sorted_states(const SimStats *s, int order[WS__COUNT])
+{
+    sorted_row(s->state_total, order);
+}
+
+ReportBound report_bound(const uint64_t states[WS__COUNT], SimWarpState *top_state)
+{
+    uint64_t total = 0;
+    for (int k = 0; k < WS__COUNT; k++) {
+        total += k == WS_EXITED ? 0 : states[k];
+    }
+    *top_state = WS_EXITED;
+    if (total == 0) {
+        return BOUND_NOTHING;
+    }
+    int order[WS__COUNT];
+    sorted_row(states, order);
+    int top = order[0] == WS_EXITED ? order[1] : order[0];
+    *top_state = (SimWarpState) top;
+    uint64_t copy_wait = states[WS_CONSUMER_WAIT] + states[WS_ASYNC_WAIT];
+    switch (top) {
+    case WS_CONSUMER_WAIT:
+    case WS_ASYNC_WAIT:
+        return pct(copy_wait, total) >= 15.0 ? BOUND_COPY_LATENCY : BOUND_COMPUTE;
+    case WS_COPY_THROTTLE:
+        return BOUND_COPY_BANDWIDTH;
+    case WS_PRODUCER_ACQUIRE:
+        return BOUND_CONSUMER;
+    case WS_BLOCK_BARRIER:
+    case WS_MBARRIER:
+        return BOUND_SYNC;
+    case WS_BANK_CONFLICT:
+        return BOUND_SMEM;
+    case WS_MEMORY:
+        return BOUND_MEMORY;
+    case WS_DIVERGENT:
+        return BOUND_DIVERGENCE;
+    default:
+        return BOUND_COMPUTE;
+    }
+}
+
 char *report_verdict(const SimStats *s)
 {
     uint64_t total = total_warp_cycles(s) - s->state_total[WS_EXITED];
-    if (total == 0) {
+    SimWarpState top;
+    ReportBound bound = report_bound(s->state_total, &top);
+    if (bound == BOUND_NOTHING) {
         return g_strdup("nothing ran");
     }
-    int order[WS__COUNT];
-    sorted_states(s, order);
-    int top = order[0] == WS_EXITED ? order[1] : order[0];
     double f = pct(s->state_total[top], total);
     uint64_t compute = s->state_total[WS_ISSUING] + s->state_total[WS_DEPENDENCY] +
                        s->state_total[WS_MATH_THROTTLE] + s->state_total[WS_NOT_SELECTED];
     uint64_t copy_wait = s->state_total[WS_CONSUMER_WAIT] + s->state_total[WS_ASYNC_WAIT];
-    if ((top == WS_CONSUMER_WAIT || top == WS_ASYNC_WAIT) && pct(copy_wait, total) >= 15.0) {
+    if (bound == BOUND_COPY_LATENCY) {
         /* How many more stages would cover the exposed latency: each extra
          * stage starts its copies one consume-time earlier. */
         double consume = 0.0, exposed = 0.0;
@@ -95,28 +137,28 @@ char *report_verdict(const SimStats *s)
                                pct(copy_wait, total), top == WS_CONSUMER_WAIT ? "consumer_wait" : "cp.async.wait_group",
                                more, more == 1 ? "" : "s");
     }
-    if (top == WS_COPY_THROTTLE) {
+    if (bound == BOUND_COPY_BANDWIDTH) {
         return g_strdup_printf("copy-bandwidth bound: %.0f%% of warp-cycles wait for room in the copy path; more stages"
                                " will not help", f);
     }
-    if (top == WS_PRODUCER_ACQUIRE) {
+    if (bound == BOUND_CONSUMER) {
         return g_strdup_printf("consumer bound: %.0f%% of warp-cycles wait in producer_acquire for a free stage; the"
                                " consumers' work sets the pace, so more stages will not help", f);
     }
-    if (top == WS_BLOCK_BARRIER || top == WS_MBARRIER) {
+    if (bound == BOUND_SYNC) {
         return g_strdup_printf("synchronisation bound: %.0f%% of warp-cycles wait at %s", f,
                                top == WS_MBARRIER         ? "cuda::barrier phases"
                                : s->cl_pipes->len > 0 ? "block barriers and work-group pipe functions"
                                                       : "block barriers");
     }
-    if (top == WS_BANK_CONFLICT) {
+    if (bound == BOUND_SMEM) {
         return g_strdup_printf("shared-memory bound: %.0f%% of warp-cycles replay bank conflicts", f);
     }
-    if (top == WS_MEMORY) {
+    if (bound == BOUND_MEMORY) {
         return g_strdup_printf("memory-latency bound: %.0f%% of warp-cycles wait for global memory (loads or"
                                " synchronous copies)", f);
     }
-    if (top == WS_DIVERGENT) {
+    if (bound == BOUND_DIVERGENCE) {
         return g_strdup_printf("divergence bound: %.0f%% of warp-cycles wait for the other side of a branch", f);
     }
     return g_strdup_printf("compute bound: %.0f%% of warp-cycles issue, wait on instruction latency or for the"
@@ -237,6 +279,8 @@ static void trim_line_ends(GString *out, gsize from)
     g_string_truncate(out, w);
 }
 
+static void text_by_line(const SimStats *s, const ReportInfo *info, GString *out);
+
 void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out)
 {
     gsize start = out->len;
@@ -349,7 +393,9 @@ void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString
     fmt_cycles(out, "mbarrier phases completed", s->mbar_phases, "phases", NULL);
     fmt_cycles(out, "mbarrier waits that blocked", s->mbar_waits, "waits", NULL);
 
-    if (by == REPORT_BY_WARP) {
+    if (by == REPORT_BY_LINE && s->line_state != NULL) {
+        text_by_line(s, info, out);
+    } else if (by == REPORT_BY_WARP) {
         g_string_append(out, "\nby warp (warp-cycles)\n  warp ");
         for (int k = 0; k < WS__COUNT; k++) {
             g_string_append_printf(out, " %14s", sim_warp_state_name(k));
@@ -409,6 +455,64 @@ static void json_dist(JsonW *j, const char *key, const SimDist *d)
     jsonw_key(j, "max");
     jsonw_uint(j, d->max);
     jsonw_end_object(j);
+}
+
+/* The source text of trace line `line` (1-based), or "". */
+static const char *source_line(const ReportInfo *info, int64_t line)
+{
+    if (info->source == NULL || line < 1 || line > (int64_t) info->source->len) {
+        return "";
+    }
+    return g_ptr_array_index(info->source, line - 1);
+}
+
+static uint64_t row_sum(const uint64_t *row)
+{
+    uint64_t sum = 0;
+    for (int k = 0; k < WS__COUNT; k++) {
+        sum += row[k];
+    }
+    return sum;
+}
+
+/* --by line: one row per trace line with warp-cycles, in line order: its
+ * total, share of all warp-cycles, its three largest states and its text. */
+static void text_by_line(const SimStats *s, const ReportInfo *info, GString *out)
+{
+    uint64_t all = row_sum(s->state_total);
+    g_string_append(out, "\nby line (warp-cycles charged to the operation each warp is at)\n"
+                         "  line     warp-cycles   share  largest states                                  source\n");
+    for (int64_t l = 0; l <= s->lines; l++) {
+        const uint64_t *row = &s->line_state[l * WS__COUNT];
+        uint64_t sum = row_sum(row);
+        if (sum == 0) {
+            continue;
+        }
+        g_autoptr(GString) top = g_string_new(NULL);
+        bool used[WS__COUNT] = { false };
+        for (int n = 0; n < 3; n++) {
+            int best = -1;
+            for (int k = 0; k < WS__COUNT; k++) {
+                if (!used[k] && row[k] > 0 && (best < 0 || row[k] > row[best])) {
+                    best = k;
+                }
+            }
+            if (best < 0) {
+                break;
+            }
+            used[best] = true;
+            g_string_append_printf(top, "%s%s %.0f%%", n ? ", " : "", sim_warp_state_name(best),
+                                   100.0 * (double) row[best] / (double) sum);
+        }
+        g_autofree char *src = g_strstrip(g_strdup(l == 0 ? "(no operation: exited)" : source_line(info, l)));
+        if (l == 0) {
+            g_string_append(out, "     -");
+        } else {
+            g_string_append_printf(out, "  %4" G_GINT64_FORMAT, l);
+        }
+        g_string_append_printf(out, " %15" G_GUINT64_FORMAT " %6.1f%%  %-47s %s\n", sum,
+                               all ? 100.0 * (double) sum / (double) all : 0.0, top->str, src);
+    }
 }
 
 static void json_states(JsonW *j, const uint64_t *row)
@@ -479,11 +583,60 @@ static void json_cl_pipes(JsonW *j, const SimStats *s)
     jsonw_end_array(j);
 }
 
+void report_arch_sha256(const ArchParams *a, char out[65])
+{
+    g_autoptr(GString) text = g_string_new(NULL);
+    arch_format(a, text);
+    g_autoptr(GString) values = g_string_new(NULL);
+    for (const char *line = text->str; *line != '\0';) {
+        const char *nl = strchr(line, '\n');
+        gsize n = nl ? (gsize) (nl - line) + 1 : strlen(line);
+        if (line[0] != '#') {
+            g_string_append_len(values, line, (gssize) n);
+        }
+        line += n;
+    }
+    g_autofree char *h = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *) values->str, values->len);
+    g_strlcpy(out, h, 65);
+}
+
+/* An architecture override's value as JSON: a number when it reads as one
+ * (every numeric key), true or false, else a string (mem.source=l2). */
+static void json_arch_value(JsonW *j, const char *v)
+{
+    char *end = NULL;
+    errno = 0;
+    gint64 i = g_ascii_strtoll(v, &end, 10);
+    if (*v != '\0' && *end == '\0' && errno == 0) {
+        jsonw_int(j, i);
+        return;
+    }
+    double d = g_ascii_strtod(v, &end);
+    if (*v != '\0' && *end == '\0' && isfinite(d)) {
+        jsonw_double(j, d);
+    } else if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
+        jsonw_bool(j, v[0] == 't');
+    } else {
+        jsonw_string(j, v);
+    }
+}
+
 void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out)
 {
     JsonW j;
     jsonw_init_string(&j, out, true);
     jsonw_begin_object(&j);
+    jsonw_key(&j, "provenance");
+    jsonw_begin_object(&j);
+    jsonw_key(&j, "smpipe");
+    jsonw_string(&j, SMPIPE_VERSION);
+    jsonw_key(&j, "format");
+    jsonw_int(&j, REPORT_FORMAT);
+    jsonw_key(&j, "trace_sha256");
+    jsonw_string(&j, info->trace_sha256 ? info->trace_sha256 : "");
+    jsonw_key(&j, "arch_sha256");
+    jsonw_string(&j, info->arch_sha256);
+    jsonw_end_object(&j);
     jsonw_key(&j, "cycles");
     jsonw_uint(&j, s->cycles);
     jsonw_key(&j, "warps");
@@ -511,7 +664,7 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
         const char *eq = strchr(a, '=');
         g_autofree char *k = g_strndup(a, eq - a);
         jsonw_key(&j, k);
-        jsonw_string(&j, eq + 1);
+        json_arch_value(&j, eq + 1);
     }
     jsonw_end_object(&j);
     jsonw_key(&j, "verdict");
@@ -682,6 +835,28 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
             json_states(&j, &s->warp_state[w * WS__COUNT]);
         }
         jsonw_end_array(&j);
+    } else if (by == REPORT_BY_LINE && s->line_state != NULL) {
+        /* Lines with warp-cycles, in line order; line 0: exited warps. */
+        jsonw_key(&j, "by_line");
+        jsonw_begin_array(&j);
+        for (int64_t l = 0; l <= s->lines; l++) {
+            const uint64_t *row = &s->line_state[l * WS__COUNT];
+            if (row_sum(row) == 0) {
+                continue;
+            }
+            jsonw_begin_object(&j);
+            jsonw_key(&j, "line");
+            jsonw_int(&j, l);
+            jsonw_key(&j, "source");
+            g_autofree char *src = g_strstrip(g_strdup(source_line(info, l)));
+            jsonw_string(&j, src);
+            jsonw_key(&j, "warp_cycles");
+            jsonw_uint(&j, row_sum(row));
+            jsonw_key(&j, "states");
+            json_states(&j, row);
+            jsonw_end_object(&j);
+        }
+        jsonw_end_array(&j);
     } else if (by == REPORT_BY_ROLE) {
         jsonw_key(&j, "by_role");
         jsonw_begin_object(&j);
@@ -710,6 +885,30 @@ static const char *csv_fixed[] = {
     "stages_in_flight_mean", "smem_per_block", "race_warnings", "clpipe_packets_written", "clpipe_reserve_failures",
     "clpipe_occupancy_mean", NULL
 };
+
+void report_csv_provenance(const ReportInfo *info, const GPtrArray *skip, GString *out)
+{
+    g_string_append_printf(out, "# smpipe: %s\n# format: %d\n# trace: %s\n# trace_sha256: %s\n# params:", SMPIPE_VERSION,
+                           REPORT_FORMAT, info->trace, info->trace_sha256 ? info->trace_sha256 : "");
+    for (guint i = 0; i < info->param_names->len; i++) {
+        const char *name = g_ptr_array_index(info->param_names, i);
+        bool skipped = false;
+        for (guint k = 0; skip != NULL && k < skip->len; k++) {
+            skipped |= strcmp(g_ptr_array_index(skip, k), name) == 0;
+        }
+        if (!skipped) {
+            g_string_append_printf(out, " %s=%" G_GINT64_FORMAT, name, g_array_index(info->param_values, int64_t, i));
+        }
+    }
+    g_string_append_printf(out, "\n# arch: %s\n# arch_sha256: %s\n", info->arch, info->arch_sha256);
+    if (info->arch_sets != NULL && info->arch_sets->len > 0) {
+        g_string_append(out, "# arch_set:");
+        for (guint i = 0; i < info->arch_sets->len; i++) {
+            g_string_append_printf(out, " %s", (const char *) g_ptr_array_index(info->arch_sets, i));
+        }
+        g_string_append_c(out, '\n');
+    }
+}
 
 void report_csv_header(const ReportInfo *info, GString *out)
 {

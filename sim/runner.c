@@ -93,7 +93,7 @@ static bool trace_declares_grid(const Trace *t)
     return false;
 }
 
-bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
+bool sim_run_program(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
 {
     memset(out, 0, sizeof *out);
     out->arch_sets = g_ptr_array_new_with_free_func(g_free);
@@ -147,7 +147,12 @@ bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError
         return false;
     }
     out->prog = program_new(t, params, sim_grid_blocks(&out->arch), error);
-    if (out->prog == NULL) {
+    return out->prog != NULL;
+}
+
+bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
+{
+    if (!sim_run_program(t, o, out, error)) {
         return false;
     }
     const Program *p = out->prog;

@@ -44,6 +44,11 @@ int64_t sim_grid_blocks(const ArchParams *a);
  * array, which gains the derived assignment) set it explicitly. */
 bool sim_resolve_launch(ArchParams *a, GPtrArray *arch_sets, GError **error);
 
+/* Loads the architecture (o->arch with the architecture keys of o->sets,
+ * and as many resident blocks as the trace's `param blocks` asks for) and
+ * builds the program, without an SM: out->sm stays NULL.  Clear out with
+ * sim_run_clear, also on failure. */
+bool sim_run_program(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error);
 /* Loads and builds without running (smpipe check). */
 bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error);
 /* Prepares and runs.  On a simulation failure *error is set and out still

@@ -108,6 +108,7 @@ void sim_stats_init(SimStats *s, int64_t warps)
 void sim_stats_clear(SimStats *s)
 {
     g_free(s->warp_state);
+    g_free(s->line_state);
     if (s->stages) {
         g_ptr_array_free(s->stages, TRUE);
     }

@@ -116,6 +116,11 @@ typedef struct {
     int64_t threads_per_block;
     uint64_t *warp_state;    /* [warps][WS__COUNT] warp-cycles */
     uint64_t role_state[ROLE__COUNT][WS__COUNT];
+    /* With SmOptions.by_line: [lines + 1][WS__COUNT] warp-cycles charged to
+     * the trace line of the operation each warp was at (row 0: none, an
+     * exited warp); else NULL.  Owned. */
+    uint64_t *line_state;
+    int64_t lines;
     uint64_t state_total[WS__COUNT];
 
     uint64_t instructions;   /* warp instructions issued */

@@ -5,6 +5,7 @@
 #include "sim/sweep.h"
 
 #include "models/sm.h"
+#include "sim/report.h"
 #include "sim/stats.h"
 
 #include <errno.h>
@@ -275,6 +276,9 @@ void sweep_table_free(SweepTable *table)
         return;
     }
     g_free(table->header);
+    if (table->meta != NULL) {
+        g_ptr_array_free(table->meta, TRUE);
+    }
     if (table->columns != NULL) {
         g_ptr_array_free(table->columns, TRUE);
     }
@@ -302,31 +306,42 @@ SweepTable *sweep_table_parse(const char *path, const char *text, gsize len, boo
         return NULL;
     }
     g_autoptr(SweepTable) t = g_new0(SweepTable, 1);
+    t->meta = g_ptr_array_new_with_free_func(g_free);
     t->columns = g_ptr_array_new_with_free_func(g_free);
     t->rows = g_ptr_array_new_with_free_func(row_free);
-    if (nlines == 1) {
+    /* The provenance lines; h is the header's line. */
+    guint h = 0;
+    for (; h + 1 < nlines && lines[h][0] == '#'; h++) {
+        g_strchomp(lines[h]);
+        g_ptr_array_add(t->meta, g_strdup(lines[h]));
+    }
+    if (lines[h][0] == '\0') {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: empty file, not a sweep CSV", path);
+        return NULL;
+    }
+    if (nlines == h + 1) {
         /* The header itself has no newline: a sweep stopped at once. */
         if (!allow_torn) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the header line is incomplete", path);
             return NULL;
         }
     }
-    g_strchomp(lines[0]);
-    t->header = g_strdup(lines[0]);
+    g_strchomp(lines[h]);
+    t->header = g_strdup(lines[h]);
     if (!csv_split(t->header, t->columns) || t->columns->len < 3 ||
         strcmp(g_ptr_array_index(t->columns, 0), "point") != 0) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s:1: not a sweep CSV: the header must start with 'point'",
-                     path);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%u: not a sweep CSV: the header must start with 'point'",
+                     path, h + 1);
         return NULL;
     }
     int status = sweep_table_column(t, "status");
     if (status < 1) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s:1: not a sweep CSV: the header has no 'status' column",
-                    path);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%u: not a sweep CSV: the header has no 'status' column",
+                    path, h + 1);
         return NULL;
     }
     t->naxes = (guint) status - 1;
-    for (guint i = 1; i < nlines; i++) {
+    for (guint i = h + 1; i < nlines; i++) {
         char *line = lines[i];
         bool last = i + 1 == nlines;
         if (last && line[0] == '\0') {
@@ -411,8 +426,94 @@ const char *sweep_row_field(const SweepTable *table, const SweepRow *row, const 
     return c < 0 ? "" : g_ptr_array_index(row->fields, c);
 }
 
+const char *sweep_table_meta(const SweepTable *table, const char *key)
+{
+    gsize n = strlen(key);
+    for (guint i = 0; table->meta != NULL && i < table->meta->len; i++) {
+        const char *m = g_ptr_array_index(table->meta, i);
+        if (strncmp(m, "# ", 2) == 0 && strncmp(m + 2, key, n) == 0 && m[2 + n] == ':') {
+            return m[3 + n] == ' ' ? m + 4 + n : m + 3 + n;
+        }
+    }
+    return NULL;
+}
+
+/* The first 12 digits of a hash, for messages. */
+static char *short_hash(const char *h)
+{
+    return h == NULL ? g_strdup("none") : g_strdup_printf("sha256 %.12s", h);
+}
+
+static bool same(const char *a, const char *b)
+{
+    return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+bool sweep_table_check_format(const SweepTable *table, const char *path, GError **error)
+{
+    const char *format = sweep_table_meta(table, "format");
+    if (format == NULL || sweep_table_meta(table, "smpipe") == NULL) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: no provenance lines ('# smpipe:', '# format:'): made by"
+                    " an older smpipe, or not by smpipe", path);
+        return false;
+    }
+    int64_t n;
+    if (!parse_int(format, &n) || n != REPORT_FORMAT) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: format %s, not this smpipe's format %d", path, format,
+                    REPORT_FORMAT);
+        return false;
+    }
+    return true;
+}
+
+bool sweep_table_same_origin(const SweepTable *table, const char *path, const SweepTable *want,
+                             const char *want_name, GError **error)
+{
+    if (!sweep_table_check_format(table, path, error)) {
+        return false;
+    }
+    const char *version = sweep_table_meta(table, "smpipe");
+    if (!same(version, sweep_table_meta(want, "smpipe"))) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: made by smpipe %s, %s by smpipe %s: the statistics may"
+                    " differ", path, version, want_name, sweep_table_meta(want, "smpipe"));
+        return false;
+    }
+    const char *th = sweep_table_meta(table, "trace_sha256");
+    const char *wh = sweep_table_meta(want, "trace_sha256");
+    if (!same(th, wh)) {
+        g_autofree char *a = short_hash(th);
+        g_autofree char *b = short_hash(wh);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: made from another trace (%s, %s), not %s's (%s, %s)", path,
+                    sweep_table_meta(table, "trace"), a, want_name, sweep_table_meta(want, "trace"), b);
+        return false;
+    }
+    const char *tp = sweep_table_meta(table, "params");
+    const char *wp = sweep_table_meta(want, "params");
+    if (!same(tp, wp)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: made with other fixed parameters (%s), not %s's (%s)",
+                    path, tp && *tp ? tp : "none", want_name, wp && *wp ? wp : "none");
+        return false;
+    }
+    const char *ta = sweep_table_meta(table, "arch");
+    const char *wa = sweep_table_meta(want, "arch");
+    const char *tah = sweep_table_meta(table, "arch_sha256");
+    const char *wah = sweep_table_meta(want, "arch_sha256");
+    if (!same(ta, wa) || !same(tah, wah)) {
+        g_autofree char *a = short_hash(tah);
+        g_autofree char *b = short_hash(wah);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: made on another architecture (%s, %s), not %s's (%s, %s)",
+                    path, ta ? ta : "none", a, want_name, wa ? wa : "none", b);
+        return false;
+    }
+    return true;
+}
+
 void sweep_table_format(const SweepTable *table, GString *out)
 {
+    for (guint i = 0; table->meta != NULL && i < table->meta->len; i++) {
+        g_string_append(out, g_ptr_array_index(table->meta, i));
+        g_string_append_c(out, '\n');
+    }
     g_string_append(out, table->header);
     g_string_append_c(out, '\n');
     for (guint i = 0; i < table->rows->len; i++) {
@@ -604,30 +705,47 @@ static double sm_bandwidth(const ArchParams *a, bool bulk, const char **what)
 /* What bounds a point, in words, from its stall shares (one clause). */
 static void describe_bound(const SweepTable *t, const SweepRow *r, double bandwidth, GString *out)
 {
+    /* The bound is run's (report_bound), from the row's stall columns;
+     * the words add what the sweep's columns show. */
+    uint64_t states[WS__COUNT];
+    for (int k = 0; k < WS__COUNT; k++) {
+        states[k] = (uint64_t) MAX(0.0, stall(t, r, k));
+    }
+    SimWarpState top;
+    ReportBound bound = report_bound(states, &top);
     double total = stall_total(t, r);
-    double latency = stall(t, r, WS_CONSUMER_WAIT) + stall(t, r, WS_ASYNC_WAIT) + stall(t, r, WS_MEMORY);
+    double latency = stall(t, r, WS_CONSUMER_WAIT) + stall(t, r, WS_ASYNC_WAIT);
     double throttle = stall(t, r, WS_COPY_THROTTLE);
     double compute = stall(t, r, WS_ISSUING) + stall(t, r, WS_NOT_SELECTED) + stall(t, r, WS_DEPENDENCY) +
-                     stall(t, r, WS_MATH_THROTTLE) + stall(t, r, WS_PRODUCER_ACQUIRE);
-    double barrier = stall(t, r, WS_BLOCK_BARRIER) + stall(t, r, WS_MBARRIER);
-    double smem = stall(t, r, WS_BANK_CONFLICT);
-    double divergent = stall(t, r, WS_DIVERGENT);
+                     stall(t, r, WS_MATH_THROTTLE);
     double achieved = row_num(t, r, "achieved_bytes_per_cycle");
     double cycles = row_num(t, r, "cycles");
-    double top = MAX(MAX(MAX(latency, throttle), MAX(compute, barrier)), MAX(smem, divergent));
-    if (total <= 0.0) {
+    switch (bound) {
+    case BOUND_NOTHING:
         g_string_append(out, "nothing ran");
-    } else if (top == throttle || (top == latency && bandwidth > 0.0 && achieved >= 0.75 * bandwidth)) {
+        break;
+    case BOUND_COPY_BANDWIDTH:
         g_string_append_printf(out, "copy bandwidth: the copies move %.1f of the %.1f B/cycle an SM gets (%.0f%% of"
-                               " warp-cycles wait for copies or for room in the copy path)", achieved, bandwidth,
+                               " warp-cycles wait for room in the copy path or for copies)", achieved, bandwidth,
                                pct(latency + throttle, total));
-    } else if (top == compute) {
+        break;
+    case BOUND_COPY_LATENCY:
+        g_string_append_printf(out, "copy latency: %.0f%% of warp-cycles still wait for copies, but another stage"
+                               " gains less than the tolerance", pct(latency, total));
+        if (bandwidth > 0.0 && achieved >= 0.75 * bandwidth) {
+            g_string_append_printf(out, " (the copies already move %.1f of the %.1f B/cycle an SM gets: bandwidth"
+                                   " sets the pace)", achieved, bandwidth);
+        } else {
+            g_string_append(out, " (the first stages' copies are exposed at any count)");
+        }
+        break;
+    case BOUND_COMPUTE: {
         double compute_busy = row_num(t, r, "compute_busy_cycles");
         double fill = row_num(t, r, "stage_fill_mean");
         /* Hardly any of the instructions computes (a cycle issues at most
          * one per sub-partition, so this undercounts by up to 4x). */
         if (compute_busy < 0.1 * row_num(t, r, "instructions")) {
-            g_string_append_printf(out, "issue: %.0f%% of warp-cycles issue, wait on results or for a free stage, but"
+            g_string_append_printf(out, "compute bound, by issue: %.0f%% of warp-cycles issue or wait on results, but"
                                    " compute issues in only %.0f%% of cycles: issuing the copies", pct(compute, total),
                                    pct(compute_busy, cycles));
             if (fill > 0.0) {
@@ -637,21 +755,32 @@ static void describe_bound(const SweepTable *t, const SweepRow *r, double bandwi
                             " shorten");
         } else {
             g_string_append_printf(out, "compute bound: %.0f%% of warp-cycles issue, wait on instruction latency or"
-                                   " for a free stage (producer_acquire)", pct(compute, total));
+                                   " for the scheduler", pct(compute, total));
         }
-    } else if (top == latency) {
-        g_string_append_printf(out, "copy latency: %.0f%% of warp-cycles still wait for copies, but another stage"
-                               " gains less than the tolerance (the first stages' copies are exposed at any count)",
-                               pct(latency, total));
-    } else if (top == barrier) {
-        g_string_append_printf(out, "barrier cost: %.0f%% of warp-cycles wait at block barriers or cuda::barrier"
-                               " phases", pct(barrier, total));
-    } else if (top == smem) {
-        g_string_append_printf(out, "shared-memory bank conflicts: %.0f%% of warp-cycles replay", pct(smem, total));
-    } else {
-        g_string_append_printf(out, "divergence: %.0f%% of warp-cycles wait for the other side of a branch",
-                               pct(divergent, total));
+        break;
     }
+    case BOUND_CONSUMER:
+        g_string_append_printf(out, "consumer bound: %.0f%% of warp-cycles wait in producer_acquire for a free stage:"
+                               " the consumers' work sets the pace", pct(stall(t, r, WS_PRODUCER_ACQUIRE), total));
+        break;
+    case BOUND_SYNC:
+        g_string_append_printf(out, "synchronisation: %.0f%% of warp-cycles wait at block barriers or cuda::barrier"
+                               " phases", pct(stall(t, r, WS_BLOCK_BARRIER) + stall(t, r, WS_MBARRIER), total));
+        break;
+    case BOUND_SMEM:
+        g_string_append_printf(out, "shared-memory bank conflicts: %.0f%% of warp-cycles replay",
+                               pct(stall(t, r, WS_BANK_CONFLICT), total));
+        break;
+    case BOUND_MEMORY:
+        g_string_append_printf(out, "memory latency: %.0f%% of warp-cycles wait for global memory",
+                               pct(stall(t, r, WS_MEMORY), total));
+        break;
+    case BOUND_DIVERGENCE:
+        g_string_append_printf(out, "divergence: %.0f%% of warp-cycles wait for the other side of a branch",
+                               pct(stall(t, r, WS_DIVERGENT), total));
+        break;
+    }
+    (void) top;
 }
 
 /* What the state's fall means when a stage is added. */

@@ -4,8 +4,11 @@
  * and plot), the blocks per SM a configuration leaves, and the stage-count
  * recommendation.
  *
- * The CSV of a sweep (docs in README.md, "Sweeps") has one header line and
- * one line per point:
+ * The CSV of a sweep (docs in README.md, "Sweeps") starts with provenance
+ * lines "# KEY: VALUE" (report_csv_provenance: smpipe version, format, the
+ * trace and its SHA-256, the fixed parameters, the architecture and the
+ * SHA-256 of its resolved values), then has one header line and one line
+ * per point:
  *
  *   point,AXIS1,...,AXISk,status,<report_csv_header columns>,blocks_per_sm,occupancy_limit,error
  *
@@ -80,6 +83,7 @@ typedef struct {
  * as the header has columns; columns[0] is "point" and columns[naxes + 1]
  * is "status". */
 typedef struct {
+    GPtrArray *meta;    /* char*: the leading "# KEY: VALUE" lines, without their newlines (owned) */
     char *header;       /* the header line, without its newline (owned) */
     GPtrArray *columns; /* char* (owned) */
     guint naxes;        /* varied columns: columns 1..naxes */
@@ -95,6 +99,22 @@ SweepTable *sweep_table_parse(const char *path, const char *text, gsize len, boo
 void sweep_table_free(SweepTable *table);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SweepTable, sweep_table_free)
 
+/* The VALUE of a "# KEY: VALUE" line of the table, or NULL. */
+const char *sweep_table_meta(const SweepTable *table, const char *key);
+
+/* Checks that table (read from path) has provenance lines in this smpipe's
+ * format (REPORT_FORMAT).  Returns false with *error set otherwise. */
+bool sweep_table_check_format(const SweepTable *table, const char *path, GError **error);
+
+/* Checks that table (read from path) was made by the same smpipe in this
+ * format (sweep_table_check_format), from a trace with the same content, with the same fixed
+ * parameters, on the same architecture (name and resolved values) as the
+ * provenance lines want (a table, or the lines a sweep would write).
+ * Returns false with *error set (SIM_ERROR_INPUT) naming the first
+ * difference. */
+bool sweep_table_same_origin(const SweepTable *table, const char *path, const SweepTable *want,
+                             const char *want_name, GError **error);
+
 /* Sorts the rows by point, dropping exact duplicates.  Returns false with
  * *error set when two rows of one point differ. */
 bool sweep_table_sort(SweepTable *table, GError **error);
@@ -102,7 +122,8 @@ bool sweep_table_sort(SweepTable *table, GError **error);
 int sweep_table_column(const SweepTable *table, const char *name);
 /* A row's field in a named column ("" when the table has no such column). */
 const char *sweep_row_field(const SweepTable *table, const SweepRow *row, const char *column);
-/* Writes the header and the rows, each ending in a newline. */
+/* Writes the provenance lines, the header and the rows, each ending in a
+ * newline. */
 void sweep_table_format(const SweepTable *table, GString *out);
 
 /* The blocks of a program that fit on one SM at once: the least over

@@ -2,8 +2,9 @@
  * JSON writer (Perfetto, chrome://tracing) and the data files that
  * scripts/timeline.gp draws.
  *
- * Timestamps are cycles (one "microsecond" of the viewer is one cycle); the
- * SM clock is recorded in the metadata so durations can be converted.
+ * Timestamps are real time: microseconds at the architecture's SM clock
+ * (ts_us), so a viewer's durations read as the GPU's; each slice carries
+ * its cycle and length in cycles in its args.
  *
  * Invariants: every event written lies in the window [from, to) (slices are
  * clipped); on one track events are written in order of their start; a
@@ -16,6 +17,7 @@
 
 #include "sim/jsonw.h"
 
+#include <math.h>
 #include <stdio.h>
 
 /* Time bins of the picture's binned rows (roles, and warps of long runs);
@@ -195,7 +197,8 @@ SimTimeline *sim_timeline_open(const SimTimelineOptions *o, GError **error)
     t->to = o->to;
     t->end = o->from;
     t->first_event = true;
-    t->clock_mhz = o->clock_mhz;
+    /* A clock of 0 (no architecture) leaves timestamps in cycles. */
+    t->clock_mhz = o->clock_mhz > 0.0 ? o->clock_mhz : 1.0;
     t->by_role = o->by_role;
     t->trace = g_strdup(o->trace);
     t->arch = g_strdup(o->arch);
@@ -228,8 +231,8 @@ SimTimeline *sim_timeline_open(const SimTimelineOptions *o, GError **error)
         GString *h = t->scratch;
         g_string_assign(h, "{\"displayTimeUnit\":\"ns\",\"otherData\":{");
         json_meta_string(h, "generator", "smpipe " SMPIPE_VERSION);
-        json_meta_string(h, "time_unit", "cycle");
-        g_string_append_printf(h, "\"clock_mhz\":%.1f,", o->clock_mhz);
+        json_meta_string(h, "time_unit", "us");
+        g_string_append_printf(h, "\"clock_mhz\":%.1f,", t->clock_mhz);
         if (o->trace != NULL) {
             json_meta_string(h, "trace", o->trace);
         }
@@ -295,15 +298,42 @@ static bool clip(const SimTimeline *t, SimCycle *start, SimCycle *end)
     return *end > *start;
 }
 
-static void json_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end)
+/* Cycle c in picoseconds at the SM clock, rounded: the one conversion of
+ * every timestamp, so that a slice ending at c and the next starting at c
+ * meet exactly.  (Cycles up to 2^53 / 1e6 convert exactly in a double.) */
+static uint64_t cycle_ps(const SimTimeline *t, SimCycle c)
+{
+    return (uint64_t) llround((double) c * 1e6 / t->clock_mhz);
+}
+
+/* Appends picoseconds ps as microseconds with 6 decimals. */
+static void append_us(GString *out, uint64_t ps)
+{
+    g_string_append_printf(out, "%" G_GUINT64_FORMAT ".%06" G_GUINT64_FORMAT, ps / 1000000, ps % 1000000);
+}
+
+/* bytes < 0: the slice has no size (warp states, stages). */
+static void json_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end, int64_t bytes)
 {
     const Track *tr = &g_array_index(t->tracks, Track, track - 1);
     GString *n = t->scratch;
     g_string_truncate(n, 0);
+    g_string_append_printf(n, "{\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"cat\":\"%s\",\"name\":", track,
+                           kind_category(tr->kind));
     jsonw_escape(n, name);
+    uint64_t ps0 = cycle_ps(t, start);
+    g_string_append(n, ",\"ts\":");
+    append_us(n, ps0);
+    g_string_append(n, ",\"dur\":");
+    append_us(n, cycle_ps(t, end) - ps0);
+    g_string_append_printf(n, ",\"args\":{\"cycle\":%" G_GUINT64_FORMAT ",\"cycles\":%" G_GUINT64_FORMAT, start,
+                           end - start);
+    if (bytes >= 0) {
+        g_string_append_printf(n, ",\"bytes\":%" G_GINT64_FORMAT, bytes);
+    }
+    g_string_append(n, "}}");
     json_sep(t);
-    fprintf(t->json, "{\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"cat\":\"%s\",\"name\":%s,\"ts\":%" G_GUINT64_FORMAT
-                     ",\"dur\":%" G_GUINT64_FORMAT "}", track, kind_category(tr->kind), n->str, start, end - start);
+    fputs(n->str, t->json);
 }
 
 /* A picture box: [x0, x1) on row `row`, from fraction f0 to f1 of its height. */
@@ -325,6 +355,12 @@ static void data_box(SimTimeline *t, int style, SimCycle x0, SimCycle x1, int ro
 
 void sim_timeline_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end)
 {
+    sim_timeline_copy_slice(t, track, name, start, end, -1);
+}
+
+void sim_timeline_copy_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end,
+                             int64_t bytes)
+{
     if (track < 1 || track > (int) t->tracks->len) {
         return;
     }
@@ -333,7 +369,7 @@ void sim_timeline_slice(SimTimeline *t, int track, const char *name, SimCycle st
         return;
     }
     if (t->json != NULL) {
-        json_slice(t, track, name, start, end);
+        json_slice(t, track, name, start, end, bytes);
     }
     const Track *tr = &g_array_index(t->tracks, Track, track - 1);
     if (t->data_dir != NULL && tr->kind == TRACK_COPY) {
@@ -396,7 +432,7 @@ void sim_timeline_warp_slice(SimTimeline *t, int track, SimWarpState state, SimR
         return;
     }
     if (t->json != NULL) {
-        json_slice(t, track, sim_warp_state_name(state), start, end);
+        json_slice(t, track, sim_warp_state_name(state), start, end, -1);
     }
     if (t->data_dir != NULL) {
         if (t->by_role) {
@@ -469,12 +505,16 @@ static Pending heap_pop(GArray *h)
 
 static void json_counter(SimTimeline *t, const Counter *c, SimCycle at, int64_t value)
 {
+    /* Every arg of a counter event is a series of its own: the cycle is
+     * not repeated here (ts x clock_mhz gives it back). */
     GString *n = t->scratch;
-    g_string_truncate(n, 0);
+    g_string_assign(n, "{\"ph\":\"C\",\"pid\":0,\"name\":");
     jsonw_escape(n, c->name);
+    g_string_append(n, ",\"ts\":");
+    append_us(n, cycle_ps(t, at));
+    g_string_append_printf(n, ",\"args\":{\"value\":%" G_GINT64_FORMAT "}}", value);
     json_sep(t);
-    fprintf(t->json, "{\"ph\":\"C\",\"pid\":0,\"name\":%s,\"ts\":%" G_GUINT64_FORMAT ",\"args\":{\"value\":%"
-                     G_GINT64_FORMAT "}}", n->str, at, value);
+    fputs(n->str, t->json);
 }
 
 /* Ends the stretch during which c held its value, at cycle `at`. */

@@ -51,6 +51,9 @@ int sim_timeline_track(SimTimeline *t, SimTrackKind kind, const char *name, int 
  * stage or copy track.  Empty slices are dropped; slices are clipped to the
  * window. */
 void sim_timeline_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end);
+/* The same for a copy of `bytes` bytes (written to the slice's args). */
+void sim_timeline_copy_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end,
+                             int64_t bytes);
 
 /* A warp track's slice: the warp spent [start, end) in `state`, running
  * threads of `role`. */

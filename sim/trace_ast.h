@@ -86,6 +86,7 @@ typedef struct {
 /* A parsed trace.  Owns everything it points to. */
 typedef struct {
     char *path;        /* as given by the user */
+    char *sha256;      /* SHA-256 of the file's bytes, lowercase hex (owned): provenance of outputs */
     int version;       /* from the header line */
     GPtrArray *lines;  /* source lines (char*), for error carets */
     GPtrArray *decls;  /* Decl*, in file order */
@@ -93,7 +94,8 @@ typedef struct {
 } Trace;
 
 /* Parses a trace file.  Returns a new Trace or NULL with *error set
- * (SIM_ERROR_INPUT, message "file:line:col: ..." with the line and a caret). */
+ * (SIM_ERROR_INPUT, message "file:line:col: ..." with the line and a caret).
+ * Path "-" reads standard input; messages then name "<stdin>". */
 Trace *trace_parse_file(const char *path, GError **error);
 /* Same, from text in memory; path is used in messages only. */
 Trace *trace_parse_string(const char *path, const char *text, gsize len, GError **error);

@@ -37,6 +37,36 @@ check run-bad-arch-key 2 "$smpipe" run "$src/traces/with_staging.trace" --set dr
 check run-too-many-blocks 2 "$smpipe" run "$src/traces/with_staging.trace" --set threads=1024 --set sm.blocks=3
 contains run-too-many-blocks "$tmp/err" "the SM of h100 holds 2048"
 
+# --by line: warp-cycles per trace line; the lines add up to every
+# warp-cycle (cycles x warps), the waits land on their lines, both engines
+# agree, and the other statistics do not change.
+check by-line 0 "$smpipe" run "$src/traces/with_staging_unified.trace" --by line --json "$tmp/bl.json"
+cycles=$(sed -n 's/^  "cycles": \([0-9]*\),$/\1/p' "$tmp/bl.json")
+warps=$(sed -n 's/^  "warps": \([0-9]*\),$/\1/p' "$tmp/bl.json")
+sum=$(grep -o '"warp_cycles": [0-9]*' "$tmp/bl.json" | awk '{ s += $2 } END { print s }')
+[ -n "$cycles" ] && [ "$sum" = "$((cycles * warps))" ] && ok || fail "by-line: lines sum to $sum, not $cycles x $warps"
+grep -A3 '"line": 44,' "$tmp/bl.json" | grep -q '"source": "pipeline.consumer_wait()"' && ok || fail "by-line: line 44 source"
+contains by-line "$tmp/out" "pipeline.consumer_wait()"
+awk '$1 == 44 && $4 ~ /^consumer_wait/ { found = 1 } END { exit !found }' "$tmp/out" && ok \
+    || fail "by-line: consumer_wait not the largest state of line 44"
+"$smpipe" run "$src/traces/with_staging_unified.trace" --by line --engine stepped --json "$tmp/bl2.json" >/dev/null
+sed 's/"stepped"/"event"/' "$tmp/bl2.json" | cmp -s - "$tmp/bl.json" && ok || fail "by-line: engines differ"
+"$smpipe" run "$src/traces/with_staging_unified.trace" --json "$tmp/nobl.json" >/dev/null
+sed '/"by_line"/,$d' "$tmp/bl.json" > "$tmp/bl.head"
+sed '/"race_warnings"/,$d' "$tmp/nobl.json" > "$tmp/nobl.head"
+cmp -s "$tmp/bl.head" "$tmp/nobl.head" && ok || fail "by-line: other statistics changed"
+
+# Races survive -q (on stderr) and fail the run with --fail-on-race.
+race=$src/tests/programs/race_read_before_wait.trace
+check race-quiet 0 "$smpipe" run -q "$race"
+contains race-quiet "$tmp/err" "warning: read-after-write race: line 16"
+check race-json-stdout 0 "$smpipe" run "$race" --json -
+contains race-json-stdout "$tmp/err" "warning: read-after-write race"
+check race-fail 1 "$smpipe" run "$race" --fail-on-race --json "$tmp/race.json"
+contains race-fail "$tmp/race.json" '"race_warnings": 32'
+check race-fail-clean 0 "$smpipe" run -q "$src/traces/with_staging.trace" --fail-on-race
+[ ! -s "$tmp/err" ] && ok || fail "race-fail-clean: stderr not empty"
+
 # check points at file:line:col with a caret.
 printf 'smpipe 1\nblock 32\nvar a = (1 +\n' > "$tmp/broken.trace"
 check check-broken 2 "$smpipe" check "$tmp/broken.trace"
@@ -45,7 +75,7 @@ printf 'smpipe 1\nblock 32\nvar a = 1 +* 2\n' > "$tmp/broken2.trace"
 check check-broken2 2 "$smpipe" check "$tmp/broken2.trace"
 contains check-broken2 "$tmp/err" "broken2.trace:3:12:"
 contains check-caret "$tmp/err" "^"
-check check-ok 0 "$smpipe" check -v "$src/traces/with_specialized_staging_unified.trace"
+check check-ok 0 "$smpipe" check --verbose "$src/traces/with_specialized_staging_unified.trace"
 contains check-ok "$tmp/out" "make_pipeline(block)"
 
 # misuse exits 1
@@ -69,7 +99,13 @@ sed 's/"stepped"/"event"/' "$tmp/s2.json" | cmp -s - "$tmp/e.json" && ok || fail
 check cuda 0 "$smpipe" cuda "$src/traces/with_staging_unified.trace" --set stages=3 -o "$tmp/w.cu"
 contains cuda "$tmp/w.cu" "cuda::make_pipeline(block, &shared_state)"
 [ -s "$tmp/w.cu.ref" ] && ok || fail "cuda: no reference file"
-check cuda-no-output 2 "$smpipe" cuda "$src/traces/with_staging.trace"
+# Without -o the program alone goes to stdout (no reference file).
+(cd "$tmp" && "$smpipe" cuda "$src/traces/with_staging.trace" > stdout.cu 2> "$tmp/err") && ok || fail "cuda-stdout: $(cat "$tmp/err")"
+contains cuda-stdout "$tmp/stdout.cu" "cuda::make_pipeline("
+[ ! -e "$tmp/smpipe.cu.ref" ] && [ ! -e "$tmp/-.ref" ] && ok || fail "cuda-stdout: wrote a reference file"
+check cuda-dash 0 "$smpipe" cuda "$src/traces/with_staging.trace" -o -
+cmp -s "$tmp/out" "$tmp/stdout.cu" && ok || fail "cuda-dash: -o - differs from no -o"
+check cuda-bad-name 2 "$smpipe" cuda "$src/traces/with_staging.trace" -o "$tmp/w.c"
 printf 'smpipe 1\nblock 32\npipe int p[16]\n' > "$tmp/cl.trace"
 check cuda-opencl 2 "$smpipe" cuda "$tmp/cl.trace" -o "$tmp/cl.cu"
 contains cuda-opencl "$tmp/err" "cl.trace:3:1: OpenCL pipes"
@@ -83,12 +119,15 @@ contains validate-bad-list "$tmp/err" "--vary stages=4..1"
 check validate-emit 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --vary stages=1,2 --set batches=4 --emit "$tmp/v"
 contains validate-emit "$tmp/v/manifest.json" '"stages=2"'
 cp "$src/tests/validate/results.json" "$tmp/v/results.json"
-check validate-results 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" --out "$tmp/vo"
+check validate-results 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" --output "$tmp/vo"
 contains validate-results "$tmp/out" "mean absolute percentage error"
 contains validate-results "$tmp/vo/validation.csv" "measured_cycles,measured_min,measured_max,kernel_ms,simulated_cycles,error_pct,check"
 contains validate-results "$tmp/vo/validation.csv" ",5000,4900,5100,"
-check validate-results-refit 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" --out "$tmp/vo2" --set cp_async.call_cycles=300
+check validate-results-refit 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" -o "$tmp/vo2" --set cp_async.call_cycles=300
 cmp -s "$tmp/vo/validation.csv" "$tmp/vo2/validation.csv" && fail "validate: --set did not change the simulation" || ok
+# --out is the old name of --output, kept for scripts.
+check validate-out-alias 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" --out "$tmp/vo3"
+cmp -s "$tmp/vo/validation.csv" "$tmp/vo3/validation.csv" && ok || fail "validate --out differs from --output"
 check validate-missing 2 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/nothing"
 
 # calibrate: from a (fake) results file; the file loads and runs.
@@ -101,5 +140,56 @@ contains calibrate-bad-results "$tmp/err" "no RESULT lines"
 check calibrate-no-gpu 2 env SMPIPE_NVIDIA_SMI=/nonexistent "$smpipe" calibrate --arch h100 -o "$tmp/x.ini"
 contains calibrate-no-gpu "$tmp/err" "no NVIDIA GPU"
 [ ! -e "$tmp/x.ini" ] && ok || fail "calibrate wrote a file on failure"
+
+# Options mean the same in every verb: help VERB, version, -o/--output,
+# one meaning per letter, - for standard input.
+check help-verb 0 "$smpipe" help sweep
+contains help-verb "$tmp/out" "smpipe sweep [OPTION"
+contains help-verb "$tmp/out" "--vary"
+check version-verb 0 "$smpipe" version
+contains version-verb "$tmp/out" "smpipe "
+"$smpipe" --version > "$tmp/v1"
+cmp -s "$tmp/out" "$tmp/v1" && ok || fail "version differs from --version"
+check calibrate-help 0 "$smpipe" help calibrate
+contains calibrate-help "$tmp/out" "--arch NAME|FILE -o FILE.ini"
+# One meaning per letter: -j is --jobs, -v --vary, -o --output, -a --arch,
+# -s --set wherever a verb has them; verbs without them refuse the letter.
+for verb in run check sweep merge plot cuda validate calibrate arch; do
+    "$smpipe" $verb --help > "$tmp/h.$verb"
+done
+cat "$tmp"/h.* | grep -oE '^  -[a-zA-Z], --[a-z-]+' | sort -u | awk '{ print $1 }' | uniq -d > "$tmp/dup"
+[ ! -s "$tmp/dup" ] && ok || fail "letters with two meanings: $(cat "$tmp/dup")"
+grep -q -- '-o, --output' "$tmp/h.run" && grep -q -- '-o, --output' "$tmp/h.sweep" && grep -q -- '-o, --output' "$tmp/h.validate" \
+    && ok || fail "-o/--output missing from run, sweep or validate"
+check check-no-v 2 "$smpipe" check -v "$src/traces/with_staging.trace"
+check run-no-j 2 "$smpipe" run -j - "$src/traces/with_staging.trace"
+# - reads the trace from standard input; messages name <stdin>.
+"$smpipe" run "$src/traces/with_staging.trace" --json "$tmp/f.json" > /dev/null
+check stdin-run 0 sh -c "\"\$0\" run - --json '$tmp/i.json' < '$src/traces/with_staging.trace'" "$smpipe"
+sed 's|"trace": "[^"]*"|"trace": ""|' "$tmp/f.json" > "$tmp/f2.json"
+sed 's|"trace": "[^"]*"|"trace": ""|' "$tmp/i.json" > "$tmp/i2.json"
+cmp -s "$tmp/f2.json" "$tmp/i2.json" && ok || fail "stdin-run: statistics differ from the file's"
+contains stdin-run "$tmp/i.json" '"trace": "<stdin>"'
+check stdin-error 2 sh -c 'printf "smpipe 1\nblock 32\nvar a = (1 +\n" | "$0" check -' "$smpipe"
+contains stdin-error "$tmp/err" "<stdin>:3:13:"
+# -o writes the report to a file and nothing to stdout.
+check run-output 0 "$smpipe" run "$src/traces/with_staging.trace" -o "$tmp/report.txt"
+[ ! -s "$tmp/out" ] && ok || fail "run-output: stdout not empty"
+contains run-output "$tmp/report.txt" "cycles"
+check sweep-output 0 "$smpipe" sweep "$src/traces/with_staging_unified.trace" --vary stages=1..3 -o "$tmp/sw.txt" \
+    --csv "$tmp/sw.csv"
+[ ! -s "$tmp/out" ] && ok || fail "sweep-output: stdout not empty"
+contains sweep-output "$tmp/sw.txt" "recommended stages: "
+# Outputs are checked before anything runs: no report, no file left.
+check output-unwritable 2 "$smpipe" run "$src/traces/with_staging.trace" --csv "$tmp/s9.csv" --json "$tmp/nodir/x.json"
+[ ! -s "$tmp/out" ] && [ ! -e "$tmp/s9.csv" ] && ok || fail "output-unwritable: ran before checking its outputs"
+check output-is-dir 2 "$smpipe" run "$src/traces/with_staging.trace" --json "$tmp"
+check output-same 2 "$smpipe" run "$src/traces/with_staging.trace" --json "$tmp/same" --csv "$tmp/./same"
+[ ! -s "$tmp/out" ] && ok || fail "output-same: ran before refusing"
+check output-stdout-twice 2 "$smpipe" sweep "$src/traces/with_staging_unified.trace" --vary stages=1..2 --csv - -o -
+check output-sweep-dir 2 "$smpipe" sweep "$src/traces/with_staging_unified.trace" --vary stages=1..2 --csv "$tmp/nodir/s.csv"
+[ ! -s "$tmp/out" ] && ok || fail "output-sweep-dir: ran before checking its outputs"
+check output-merge 2 "$smpipe" merge "$tmp/sw.csv" -o "$tmp/nodir/m.csv"
+check output-plot-same 2 "$smpipe" plot "$src/traces/with_staging.trace" -o "$tmp/p.png" --timeline "$tmp/p.png"
 
 finish cli

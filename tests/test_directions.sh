@@ -52,7 +52,7 @@ for d in s:g s2:s g2:s g2:g; do
         contains "$nm-cuda" "$tmp/$nm.cu" "memcpy_async("
         [ -s "$tmp/$nm.cu.ref" ] && ok || fail "$nm-cuda: no reference"
         check "$nm-sweep" 0 "$smpipe" sweep "$t" --vary n=64,256 --vary mem.source=dram,l2 --csv "$tmp/sweep.csv"
-        [ "$(wc -l <"$tmp/sweep.csv")" -eq 5 ] && ok || fail "$nm-sweep: $(cat "$tmp/sweep.csv")"
+        [ "$(grep -vc "^#" "$tmp/sweep.csv")" -eq 5 ] && ok || fail "$nm-sweep: $(cat "$tmp/sweep.csv")"
         rm -rf "$tmp/emit"
         check "$nm-validate" 0 "$smpipe" validate "$t" --vary n=64,256 --emit "$tmp/emit"
         [ -s "$tmp/emit/manifest.json" ] && [ -s "$tmp/emit/run.sh" ] && ok || fail "$nm-validate: $(ls "$tmp/emit")"

@@ -92,8 +92,11 @@ contains plot-window "$tmp/wdata/layout.gp" "t_from = 1000.0"
 contains plot-window "$tmp/wdata/layout.gp" "t_to = 3000.0"
 awk '$1 < 1000 || $2 > 3000 { bad = 1 } END { exit bad }' "$tmp"/wdata/slices-*.dat "$tmp"/wdata/counter-*.dat \
     && ok || fail "plot-window: data outside the window"
-grep -o '"ts":[0-9]*' "$tmp/w.json" | awk -F: '$2 < 1000 || $2 >= 3000 { bad = 1 } END { exit bad }' \
+# Slices say their cycle in args; ts is microseconds at 1980 MHz.
+grep -o '"cycle":[0-9]*' "$tmp/w.json" | awk -F: '$2 < 1000 || $2 >= 3000 { bad = 1 } END { exit bad || NR == 0 }' \
     && ok || fail "plot-window: JSON outside the window"
+grep -o '"ts":[0-9.]*' "$tmp/w.json" | awk -F: '$2 < 1000 / 1980 - 1e-6 || $2 >= 3000 / 1980 { bad = 1 } END { exit bad || NR == 0 }' \
+    && ok || fail "plot-window: JSON time outside the window at 1980 MHz"
 cmp -s "$tmp/w.png" "$tmp/p.png" && fail "plot-window: same picture as the whole run" || ok
 
 # Rows per role.

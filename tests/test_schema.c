@@ -237,6 +237,16 @@ static void validate_keyword(Validator *v, JsonObject *so, const char *key, Json
         }
         return;
     }
+    if (strcmp(key, "pattern") == 0) {
+        if (!JSON_NODE_HOLDS_VALUE(inst) || json_node_get_value_type(inst) != G_TYPE_STRING) {
+            return;
+        }
+        const char *s = json_node_get_string(inst);
+        if (!g_regex_match_simple(json_node_get_string(kn), s, 0, 0)) {
+            violation(v, path, "'%s' does not match %s", s, json_node_get_string(kn));
+        }
+        return;
+    }
     violation(v, path, "schema error: keyword \"%s\" is not supported by this validator", key);
 }
 
@@ -324,13 +334,14 @@ static char *json_of(const char *rel, ReportBy by, const char *const *sets)
     o.sm.engine = SIM_ENGINE_EVENT;
     o.sm.race_check = true;
     o.sm.max_cycles = 100000000;
+    o.sm.by_line = by == REPORT_BY_LINE;
     SimRun r;
     bool ok = sim_run_trace(t, &o, &r, &err);
     g_ptr_array_free(sl, TRUE);
     ck_assert_msg(ok, "%s: %s", rel, err ? err->message : "");
     GArray *values = g_array_new(FALSE, FALSE, sizeof(int64_t));
     ReportInfo info;
-    cli_report_info(&r, rel, SIM_ENGINE_EVENT, values, &info);
+    cli_report_info(&r, t, SIM_ENGINE_EVENT, values, &info);
     GString *j = g_string_new(NULL);
     report_json(sm_stats(r.sm), &info, by, j);
     g_array_free(values, TRUE);
@@ -351,6 +362,16 @@ static void check_document(JsonNode *schema, const char *rel, ReportBy by, const
     gint64 cycles = json_object_get_int_member(o, "cycles");
     ck_assert(json_object_has_member(o, "by_warp") == (by == REPORT_BY_WARP));
     ck_assert(json_object_has_member(o, "by_role") == (by == REPORT_BY_ROLE));
+    ck_assert(json_object_has_member(o, "by_line") == (by == REPORT_BY_LINE));
+    if (by == REPORT_BY_LINE) {
+        /* The lines sum to warps x cycles too. */
+        JsonArray *lines = json_object_get_array_member(o, "by_line");
+        gint64 total = 0;
+        for (guint i = 0; i < json_array_get_length(lines); i++) {
+            total += json_object_get_int_member(json_array_get_object_element(lines, i), "warp_cycles");
+        }
+        ck_assert_int_eq(total, warps * cycles);
+    }
     if (by == REPORT_BY_WARP) {
         ck_assert_int_eq(json_array_get_length(json_object_get_array_member(o, "by_warp")), warps);
     }
@@ -380,7 +401,7 @@ static const char *bundled[] = {
     NULL
 };
 
-static const ReportBy modes[] = { REPORT_BY_NONE, REPORT_BY_WARP, REPORT_BY_ROLE };
+static const ReportBy modes[] = { REPORT_BY_NONE, REPORT_BY_WARP, REPORT_BY_ROLE, REPORT_BY_LINE };
 
 /* ---------------------------------------------------------------- tests */
 
@@ -416,7 +437,11 @@ START_TEST(validator_checks_each_keyword)
     ck_assert(en[0] != '\0');
     g_autofree char *ap = violations_text("{\"additionalProperties\": {\"type\": \"integer\"}}", "{\"k\": true}");
     ck_assert(ap[0] != '\0');
-    g_autofree char *unknown = violations_text("{\"pattern\": \"^a\"}", "\"a\"");
+    g_autofree char *pat = violations_text("{\"pattern\": \"^[0-9a-f]{4}$\"}", "\"12g4\"");
+    ck_assert_msg(strstr(pat, "does not match") != NULL, "%s", pat);
+    g_autofree char *pat_ok = violations_text("{\"pattern\": \"^[0-9a-f]{4}$\"}", "\"12f4\"");
+    ck_assert_msg(pat_ok[0] == '\0', "%s", pat_ok);
+    g_autofree char *unknown = violations_text("{\"uniqueItems\": true}", "[1]");
     ck_assert_msg(strstr(unknown, "not supported") != NULL, "%s", unknown);
     g_autofree char *dangling = violations_text("{\"$ref\": \"#/$defs/none\"}", "1");
     ck_assert(strstr(dangling, "unresolvable") != NULL);
@@ -452,12 +477,15 @@ START_TEST(schema_rejects_broken_documents)
     json_object_set_double_member(json_object_get_object_member(json_node_get_object(d), "overlap"),
                                   "hidden_copy_fraction", 1.5);
     json_object_set_int_member(json_node_get_object(d), "warps", -4);
-    json_object_set_boolean_member(json_object_get_object_member(json_node_get_object(d), "params"), "stages", TRUE);
+    json_object_set_null_member(json_object_get_object_member(json_node_get_object(d), "params"), "stages");
+    json_object_set_string_member(json_object_get_object_member(json_node_get_object(d), "provenance"), "trace_sha256",
+                                  "not a hash");
     json_object_set_string_member(json_node_get_object(d), "engine", "fast");
     g_autofree char *e4 = violations(schema, d);
     ck_assert_msg(strstr(e4, "/overlap/hidden_copy_fraction") != NULL, "%s", e4);
     ck_assert_msg(strstr(e4, "/warps") != NULL, "%s", e4);
     ck_assert_msg(strstr(e4, "/params/stages") != NULL, "%s", e4);
+    ck_assert_msg(strstr(e4, "/provenance/trace_sha256") != NULL, "%s", e4);
     ck_assert_msg(strstr(e4, "/engine") != NULL, "%s", e4);
     json_node_unref(d);
     json_node_unref(good);

@@ -8,13 +8,14 @@ set -u
 . "$2/tests/lib.sh"
 
 trace=$src/traces/with_staging_unified.trace
+rows() { grep -v '^#' "$1"; }   # a CSV without its provenance lines
 for verb in sweep merge; do
     check "help-$verb" 0 "$smpipe" $verb --help
 done
 
 # Lists: valid forms run, malformed ones are refused before anything runs.
 check list-forms 0 "$smpipe" sweep "$trace" --vary stages=1,2..3,8..12:4 --csv "$tmp/forms.csv"
-[ "$(cut -d, -f2 "$tmp/forms.csv" | tr '\n' ' ')" = "stages 1 2 3 8 12 " ] && ok || fail "list-forms: $(cut -d, -f2 "$tmp/forms.csv")"
+[ "$(rows "$tmp/forms.csv" | cut -d, -f2 | tr '\n' ' ')" = "stages 1 2 3 8 12 " ] && ok || fail "list-forms: $(cut -d, -f2 "$tmp/forms.csv")"
 bad_list() { # bad_list NAME VARY MESSAGE
     check "$1" 2 "$smpipe" sweep "$trace" --vary "$2" --csv "$tmp/bad.csv"
     contains "$1" "$tmp/err" "$3"
@@ -47,8 +48,8 @@ cp "$tmp/out" "$tmp/j1.txt"
 check jobs2 0 "$smpipe" sweep "$trace" $vary --jobs 2 --csv "$tmp/j2.csv"
 same jobs-csv "$tmp/j1.csv" "$tmp/j2.csv"
 same jobs-report "$tmp/j1.txt" "$tmp/out"
-[ "$(wc -l < "$tmp/j1.csv")" -eq 25 ] && ok || fail "jobs: $(wc -l < "$tmp/j1.csv") lines, want 25"
-head -n 1 "$tmp/j1.csv" | grep -q '^point,mem.source,stages,threads,status,cycles,' && ok || fail "header: $(head -n 1 "$tmp/j1.csv")"
+[ "$(rows "$tmp/j1.csv" | wc -l)" -eq 25 ] && ok || fail "jobs: $(rows "$tmp/j1.csv" | wc -l) lines, want 25"
+rows "$tmp/j1.csv" | head -n 1 | grep -q '^point,mem.source,stages,threads,status,cycles,' && ok || fail "header: $(rows "$tmp/j1.csv" | head -n 1)"
 contains csv-last-columns "$tmp/j1.csv" 'blocks_per_sm,occupancy_limit,error'
 contains csv-row "$tmp/j1.csv" '13,l2,1,128,ok,'
 # One recommendation per combination of the other parameters.
@@ -59,8 +60,8 @@ contains recommend-cost "$tmp/j1.txt" 'bytes of shared memory per block'
 contains recommend-estimate "$tmp/j1.txt" 'estimate: '
 # --csv - puts the CSV alone on stdout.
 check csv-stdout 0 "$smpipe" sweep "$trace" --vary stages=1..3 --csv -
-head -n 1 "$tmp/out" | grep -q '^point,stages,status,' && ok || fail "csv-stdout: $(head -n 1 "$tmp/out")"
-[ "$(wc -l < "$tmp/out")" -eq 4 ] && ok || fail "csv-stdout: extra lines on stdout"
+rows "$tmp/out" | head -n 1 | grep -q '^point,stages,status,' && ok || fail "csv-stdout: $(rows "$tmp/out" | head -n 1)"
+[ "$(rows "$tmp/out" | wc -l)" -eq 4 ] && ok || fail "csv-stdout: extra lines on stdout"
 contains csv-stdout "$tmp/err" 'recommended stages: '
 
 # Shards merged back give the unsharded bytes, in any order of files.
@@ -77,11 +78,11 @@ same merged-resume "$tmp/j1.txt" "$tmp/out"
 same merged-resume-csv "$tmp/j1.csv" "$tmp/merged.csv"
 check merge-o 0 "$smpipe" merge -o "$tmp/m.csv" "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/s3.csv" "$tmp/s1.csv"
 same merge-o "$tmp/j1.csv" "$tmp/m.csv"
-check merge-missing 0 "$smpipe" merge "$tmp/s1.csv" "$tmp/s3.csv"
+check merge-missing 4 "$smpipe" merge "$tmp/s1.csv" "$tmp/s3.csv"
 contains merge-missing "$tmp/err" "points are missing (1, 4,"
 check merge-other-sweep 2 "$smpipe" merge "$tmp/s1.csv" "$tmp/forms.csv"
-contains merge-other-sweep "$tmp/err" "its header differs"
-{ head -n 2 "$tmp/s2.csv"; sed -n 3p "$tmp/s2.csv" | head -c 40; } > "$tmp/torn.csv"
+contains merge-other-sweep "$tmp/err" "made with other fixed parameters"
+{ grep '^#' "$tmp/s2.csv"; rows "$tmp/s2.csv" | head -n 2; rows "$tmp/s2.csv" | sed -n 3p | head -c 40; } > "$tmp/torn.csv"
 check merge-torn 2 "$smpipe" merge "$tmp/s1.csv" "$tmp/torn.csv"
 contains merge-torn "$tmp/err" "incomplete"
 printf 'cycles\n1\n' > "$tmp/notsweep.csv"
@@ -89,7 +90,7 @@ check merge-not-sweep 2 "$smpipe" merge "$tmp/notsweep.csv"
 
 # Resume: an interrupted CSV (some rows, out of order, the last one cut)
 # is completed to the same bytes as an uninterrupted run.
-{ head -n 1 "$tmp/j1.csv"; sed -n '9p;3p;14p' "$tmp/j1.csv"; sed -n '6p' "$tmp/j1.csv" | head -c 40; } > "$tmp/r.csv"
+{ grep '^#' "$tmp/j1.csv"; rows "$tmp/j1.csv" | sed -n '1p;9p;3p;14p'; rows "$tmp/j1.csv" | sed -n '6p' | head -c 40; } > "$tmp/r.csv"
 check resume 0 "$smpipe" sweep "$trace" $vary --jobs 2 --resume "$tmp/r.csv"
 same resume "$tmp/j1.csv" "$tmp/r.csv"
 contains resume-torn "$tmp/err" "dropped an incomplete last row"
@@ -100,7 +101,8 @@ same resume-done "$tmp/j1.csv" "$tmp/new2.csv"
 check resume-shard 0 "$smpipe" sweep "$trace" $vary --shard 2/3 --resume "$tmp/s2.csv"
 check resume-wrong-shard 2 "$smpipe" sweep "$trace" $vary --shard 1/3 --resume "$tmp/s2.csv"
 contains resume-wrong-shard "$tmp/err" "is not in this sweep shard"
-check resume-other-sweep 2 "$smpipe" sweep "$trace" --vary stages=1..3 --resume "$tmp/j1.csv"
+check resume-other-sweep 2 "$smpipe" sweep "$trace" --vary stages=1..6 --vary threads=64,128 --vary mem.source=dram,l2 \
+    --resume "$tmp/j1.csv"
 contains resume-other-sweep "$tmp/err" "its header differs"
 "$smpipe" sweep "$trace" --vary stages=1..6 --vary threads=64,128 --csv "$tmp/v.csv" >/dev/null
 check resume-other-values 2 "$smpipe" sweep "$trace" --vary stages=1..6 --vary threads=32,128 --resume "$tmp/v.csv"
@@ -117,18 +119,22 @@ if (stages == 3)
     p.consumer_wait()
 end
 EOF
-check failing-point 0 "$smpipe" sweep "$tmp/fail.trace" --vary stages=1..4 --csv "$tmp/f.csv"
+check failing-point 4 "$smpipe" sweep "$tmp/fail.trace" --vary stages=1..4 --csv "$tmp/f.csv"
 contains failing-point "$tmp/f.csv" "2,3,failed,"
 contains failing-point "$tmp/f.csv" ",fail.trace:7:5: consumer_wait on an empty pipeline"
-# Rows do not depend on the directory the sweep ran from.
+# Rows do not depend on the directory the sweep ran from (the provenance
+# names the trace as given).
 (cd "$tmp" && "$smpipe" sweep fail.trace --vary stages=1..4 --csv f2.csv >/dev/null 2>&1)
-same failing-point-relative "$tmp/f.csv" "$tmp/f2.csv"
+grep -v '^# trace:' "$tmp/f.csv" > "$tmp/f.rows"
+grep -v '^# trace:' "$tmp/f2.csv" > "$tmp/f2.rows"
+same failing-point-relative "$tmp/f.rows" "$tmp/f2.rows"
+contains failing-point-relative "$tmp/f2.csv" "# trace: fail.trace"
 [ "$(grep -c ',ok,' "$tmp/f.csv")" -eq 3 ] && ok || fail "failing-point: the other points did not run"
 contains failing-point "$tmp/err" "1 of 4 points did not run"
-check rejected-point 0 "$smpipe" sweep "$trace" --vary threads=512,1024 --set sm.blocks=3 --csv "$tmp/rj.csv"
+check rejected-point 4 "$smpipe" sweep "$trace" --vary threads=512,1024 --set sm.blocks=3 --csv "$tmp/rj.csv"
 contains rejected-point "$tmp/rj.csv" ",1024,rejected,"
 contains rejected-point "$tmp/rj.csv" "but the SM of h100 holds 2048"
-check watchdog-point 0 "$smpipe" sweep "$trace" --vary stages=1,2 --max-cycles 15000 --csv "$tmp/w.csv"
+check watchdog-point 4 "$smpipe" sweep "$trace" --vary stages=1,2 --max-cycles 15000 --csv "$tmp/w.csv"
 contains watchdog-point "$tmp/w.csv" "0,1,limit,"
 contains watchdog-point "$tmp/w.csv" "1,2,ok,"
 
@@ -179,6 +185,22 @@ contains engine-cp "$tmp/out" "faster copy engine: cp.async (engine=0, stages=4)
 contains engine-cp "$tmp/out" "% fewer than bulk copies (engine=1, stages=4): "
 check engine-none 0 "$smpipe" sweep "$engine" --vary stages=1,2 --set batches=4
 grep -q "faster copy engine" "$tmp/out" && fail "engine-none: an engine comparison without an engine axis" || ok
+# One classification: the sweep's reason for stopping at the recommended
+# count names the bound run's verdict names for that point, with the same
+# share of warp-cycles (it used to say "compute bound" where run said
+# "wait-overhead bound").
+"$smpipe" sweep "$trace" --vary stages=1..8 > "$tmp/one.txt" 2>/dev/null
+n=$(sed -n 's/^recommended stages: \([0-9]*\):.*/\1/p' "$tmp/one.txt")
+sweep_bound=$(sed -n 's/.*more gain under 2%: \([a-z ,-]*\): \([0-9]*%\).*/\1 \2/p' "$tmp/one.txt" |
+    sed 's/, by issue//')
+"$smpipe" run "$trace" --set stages="$n" > "$tmp/one-run.txt"
+run_bound=$(sed -n 's/^  verdict: \([a-z -]*\): \([0-9]*%\).*/\1 \2/p' "$tmp/one-run.txt" |
+    sed 's/^copy-latency bound /copy latency /; s/^wait-overhead bound /copy latency /;
+         s/^copy-bandwidth bound /copy bandwidth /; s/^synchronisation bound /synchronisation /;
+         s/^shared-memory bound /shared-memory bank conflicts /; s/^memory-latency bound /memory latency /;
+         s/^divergence bound /divergence /')
+[ -n "$sweep_bound" ] && [ "$sweep_bound" = "$run_bound" ] && ok \
+    || fail "one-bound: sweep says '$sweep_bound', run --set stages=$n says '$run_bound'"
 
 # Plot: a PNG (magic bytes), SVG and PDF; without gnuplot, the data file
 # and how to install it.
@@ -190,6 +212,17 @@ if command -v gnuplot >/dev/null 2>&1; then
     contains plot-svg "$tmp/f.svg" "<svg"
     check plot-pdf 0 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/s.pdf" --x mem.source
     [ "$(head -c 5 "$tmp/s.pdf")" = "%PDF-" ] && ok || fail "plot-pdf: not a PDF"
+    # Readable: the title names the trace and the architecture; the x axis
+    # spans the data (1..64 on a base-2 axis, no tics at -10 or 70); the
+    # hidden fraction on its own scale, not 0..1.
+    "$smpipe" sweep "$trace" --vary stages=1,2,4,8,16,32,64 --csv "$tmp/p64.csv" >/dev/null 2>&1
+    check plot-readable 0 "$smpipe" plot "$tmp/p64.csv" -o "$tmp/p64.svg"
+    grep -o '<text>[^<]*</text>' "$tmp/p64.svg" | sed 's/<[^>]*>//g; s/^ *//' > "$tmp/p64.txt"
+    contains plot-readable "$tmp/p64.txt" "$trace on h100: cycles"
+    grep -qx -- '-10' "$tmp/p64.txt" && fail "plot-readable: x tic at -10" || ok
+    grep -qx '70' "$tmp/p64.txt" && fail "plot-readable: x tic at 70" || ok
+    grep -qx '64' "$tmp/p64.txt" && grep -qx '32' "$tmp/p64.txt" && ok || fail "plot-readable: no tics at 32 and 64"
+    grep -qx '0.8' "$tmp/p64.txt" && fail "plot-readable: the hidden fraction drawn on 0..1" || ok
 else
     echo "skip plot-png: gnuplot is not installed"
 fi
@@ -200,6 +233,63 @@ check plot-bad-ext 2 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/x.gif"
 check plot-bad-x 2 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/x.png" --x cycles
 check plot-not-sweep 2 "$smpipe" plot "$tmp/notsweep.csv" -o "$tmp/x.png"
 
+# Provenance: the CSV says what it was made from, and --resume and merge
+# refuse a CSV made from another trace, other fixed --set values or
+# another architecture.
+sha=$(sha256sum "$trace" | cut -d' ' -f1)
+contains provenance "$tmp/j1.csv" "# trace_sha256: $sha"
+contains provenance "$tmp/j1.csv" "# trace: $trace"
+contains provenance "$tmp/j1.csv" "# smpipe: "
+contains provenance "$tmp/j1.csv" "# format: 2"
+contains provenance "$tmp/j1.csv" "# params: batches=16 compute_iters=16 elem_bytes=4"
+contains provenance "$tmp/j1.csv" "# arch: h100"
+contains provenance "$tmp/j1.csv" "# arch_sha256: "
+grep -q '^# params:.*stages' "$tmp/j1.csv" && fail "provenance: a varied parameter among the fixed ones" || ok
+"$smpipe" sweep "$trace" --vary stages=1..3 --csv "$tmp/p.csv" >/dev/null 2>&1
+{ cat "$trace"; echo '# one comment more'; } > "$tmp/edited.trace"
+check resume-edited-trace 2 "$smpipe" sweep "$tmp/edited.trace" --vary stages=1..3 --resume "$tmp/p.csv"
+contains resume-edited-trace "$tmp/err" "made from another trace ($trace, sha256 ${sha%"${sha#????????????}"}), not this sweep's"
+check resume-other-set 2 "$smpipe" sweep "$trace" --vary stages=1..3 --set batches=8 --resume "$tmp/p.csv"
+contains resume-other-set "$tmp/err" "made with other fixed parameters (batches=16 compute_iters=16 elem_bytes=4 threads=128), not this sweep's (batches=8 "
+check resume-other-arch 2 "$smpipe" sweep "$trace" --vary stages=1..3 --arch a100 --resume "$tmp/p.csv"
+contains resume-other-arch "$tmp/err" "made on another architecture (h100, sha256 "
+check resume-other-arch-key 2 "$smpipe" sweep "$trace" --vary stages=1..3 --set dram.latency=900 --resume "$tmp/p.csv"
+contains resume-other-arch-key "$tmp/err" "made on another architecture (h100, sha256 "
+cp "$src/arch/h100.ini" "$tmp/h100.ini"
+check resume-same-arch-file 0 "$smpipe" sweep "$trace" --vary stages=1..3 --arch "$tmp/h100.ini" --resume "$tmp/p.csv" \
+    --csv "$tmp/p2.csv"
+awk '/^\[dram\]/ { d = 1 } d && /^latency = / { print "latency = 999"; d = 0; next } { print }' "$src/arch/h100.ini" \
+    > "$tmp/h100.ini"
+cmp -s "$src/arch/h100.ini" "$tmp/h100.ini" && fail "resume-edited-arch: no dram latency to edit" || ok
+check resume-edited-arch 2 "$smpipe" sweep "$trace" --vary stages=1..3 --arch "$tmp/h100.ini" --resume "$tmp/p.csv"
+contains resume-edited-arch "$tmp/err" "made on another architecture"
+"$smpipe" sweep "$trace" --vary stages=1..4 --shard 1/2 --csv "$tmp/h1.csv" >/dev/null 2>&1
+"$smpipe" sweep "$trace" --vary stages=1..4 --shard 2/2 --arch a100 --csv "$tmp/a2.csv" >/dev/null 2>&1
+"$smpipe" sweep "$trace" --vary stages=1..4 --shard 2/2 --set batches=8 --csv "$tmp/b2.csv" >/dev/null 2>&1
+check merge-other-arch 2 "$smpipe" merge "$tmp/h1.csv" "$tmp/a2.csv"
+contains merge-other-arch "$tmp/err" "a2.csv: made on another architecture (a100, sha256 "
+check merge-other-set 2 "$smpipe" merge "$tmp/h1.csv" "$tmp/b2.csv"
+contains merge-other-set "$tmp/err" "b2.csv: made with other fixed parameters (batches=8 "
+rows "$tmp/j1.csv" > "$tmp/old.csv"
+check merge-no-provenance 2 "$smpipe" merge "$tmp/old.csv"
+contains merge-no-provenance "$tmp/err" "no provenance lines"
+sed 's/^# format: 2$/# format: 99/' "$tmp/p.csv" > "$tmp/f99.csv"
+check resume-unknown-format 2 "$smpipe" sweep "$trace" --vary stages=1..3 --resume "$tmp/f99.csv"
+contains resume-unknown-format "$tmp/err" "format 99, not this smpipe's format 2"
+# run: the JSON and the CSV carry the same provenance; overrides are typed.
+check run-provenance 0 "$smpipe" run "$trace" --set dram.latency=900 --set mem.source=l2 --set l2.bytes_per_clk_sm=40.5 \
+    --json "$tmp/r.json" --csv "$tmp/r1.csv"
+contains run-json-provenance "$tmp/r.json" "\"trace_sha256\": \"$sha\""
+contains run-json-provenance "$tmp/r.json" '"format": 2'
+contains run-json-typed "$tmp/r.json" '"dram.latency": 900,'
+contains run-json-typed "$tmp/r.json" '"l2.bytes_per_clk_sm": 40.5'
+contains run-json-typed "$tmp/r.json" '"mem.source": "l2",'
+contains run-csv-provenance "$tmp/r1.csv" "# trace_sha256: $sha"
+contains run-csv-provenance "$tmp/r1.csv" "# arch_set: dram.latency=900 mem.source=l2 l2.bytes_per_clk_sm=40.5"
+ash=$(sed -n 's/.*"arch_sha256": "\(.*\)".*/\1/p' "$tmp/r.json")
+contains run-arch-hash "$tmp/r1.csv" "# arch_sha256: $ash"
+[ ${#ash} -eq 64 ] && ok || fail "run-arch-hash: '$ash'"
+
 # The cluster recipes: GNU parallel (or xargs) and Slurm (a stand-in
 # sbatch that runs the array's tasks, then the merge, right away).
 check parallel-script 0 env SMPIPE="$smpipe" sh "$src/scripts/sweep-parallel.sh" 3 "$tmp/par.csv" "$trace" $vary
@@ -208,7 +298,9 @@ same parallel-script-report "$tmp/j1.txt" "$tmp/out"
 mkdir "$tmp/bin" "$tmp/slurm"
 cat > "$tmp/bin/sbatch" <<'EOF'
 #!/bin/sh
-# A stand-in for sbatch: runs the job now (the array's tasks in turn).
+# A stand-in for sbatch: runs the job now (the array's tasks in turn),
+# noting its options in sbatch.log beside it.
+echo "$*" >> "$(dirname "$0")/sbatch.log"
 array=""
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -230,11 +322,47 @@ else
 fi
 echo "$$;cluster"
 EOF
-chmod +x "$tmp/bin/sbatch"
-(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe CPUS=2 \
+# A stand-in for sinfo: a cluster of 2-CPU nodes.
+printf '#!/bin/sh\necho 2\n' > "$tmp/bin/sinfo"
+chmod +x "$tmp/bin/sbatch" "$tmp/bin/sinfo"
+(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe \
     sh "$src/scripts/sweep-slurm.sh" 4 all.csv "$trace" $vary) >"$tmp/out" 2>"$tmp/err" && ok || { fail "slurm-script"; cat "$tmp/err"; }
 contains slurm-script "$tmp/out" "submitted shards as job"
 same slurm-script "$tmp/j1.csv" "$tmp/slurm/all.csv"
 same slurm-script-report "$tmp/j1.txt" "$tmp/slurm/all.csv.txt"
+# CPUS defaults to 4, or fewer when the nodes have fewer (here 2).
+contains slurm-cpus "$tmp/bin/sbatch.log" "--cpus-per-task=2 "
+# More CPUs than any node has: refused, nothing submitted.
+rm -f "$tmp/bin/sbatch.log"
+(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe CPUS=8 \
+    sh "$src/scripts/sweep-slurm.sh" 4 c.csv "$trace" $vary) >"$tmp/out" 2>"$tmp/err" && fail "slurm-cpus-too-many" || ok
+contains slurm-cpus-too-many "$tmp/err" "CPUS=8 but the largest node has 2 CPUs"
+[ ! -e "$tmp/bin/sbatch.log" ] && ok || fail "slurm-cpus-too-many: submitted"
+# Bad input is found by --dry-run before anything is submitted.
+(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe \
+    sh "$src/scripts/sweep-slurm.sh" 4 b.csv "$trace" --vary nosuch=1,2) >"$tmp/out" 2>"$tmp/err" && fail "slurm-bad-input" || ok
+contains slurm-bad-input "$tmp/err" "nothing submitted"
+contains slurm-bad-input "$tmp/err" "nosuch"
+[ ! -e "$tmp/bin/sbatch.log" ] && ok || fail "slurm-bad-input: submitted"
+# A task's errors land in its part log.
+(cd "$tmp/slurm" && SMPIPE=$smpipe SWEEP_OUT=e.csv SWEEP_SHARDS=2 SLURM_ARRAY_TASK_ID=1 \
+    sh "$src/scripts/sweep-slurm.sh" task "$tmp/nope.trace" --vary stages=1,2) >/dev/null 2>&1 && fail "slurm-part-log" || ok
+contains slurm-part-log "$tmp/slurm/e.csv.part1.log" "nope.trace: cannot open"
+# A shard with a failed point (exit 4) still counts as done: the merge
+# runs, and the whole sweep's exit status 4 says points did not run.
+(cd "$tmp/slurm" && PATH="$tmp/bin:$PATH" SMPIPE=$smpipe \
+    sh "$src/scripts/sweep-slurm.sh" 2 fail.csv "$tmp/fail.trace" --vary stages=1..4) >"$tmp/out" 2>"$tmp/err" \
+    && ok || { fail "slurm-failed-point"; cat "$tmp/err"; }
+same slurm-failed-point "$tmp/f.csv" "$tmp/slurm/fail.csv"
+check parallel-failed-point 4 env SMPIPE="$smpipe" sh "$src/scripts/sweep-parallel.sh" 2 "$tmp/pf.csv" "$tmp/fail.trace" \
+    --vary stages=1..4
+same parallel-failed-point "$tmp/f.csv" "$tmp/pf.csv"
+# --dry-run checks every point and writes nothing.
+check dry-run 0 "$smpipe" sweep "$trace" --vary stages=1..3 --vary threads=512,1024 --set sm.blocks=3 --dry-run \
+    --csv "$tmp/dry.csv"
+contains dry-run "$tmp/out" "dry run: 6 of 6 points to run, 3 would be rejected"
+contains dry-run "$tmp/err" "point 5 (stages=3 threads=1024) would be rejected"
+[ ! -e "$tmp/dry.csv" ] && ok || fail "dry-run: wrote the CSV"
+check dry-run-bad 2 "$smpipe" sweep "$trace" --vary stages=0,1 --dry-run
 
 finish sweep_cli

@@ -119,7 +119,7 @@ static JsonFacts validate_json(const char *path, const SimStats *st, double cloc
     ck_assert_str_eq(json_object_get_string_member(root, "displayTimeUnit"), "ns");
     JsonObject *meta = json_object_get_object_member(root, "otherData");
     ck_assert_msg(meta != NULL, "no otherData");
-    ck_assert_str_eq(json_object_get_string_member(meta, "time_unit"), "cycle");
+    ck_assert_str_eq(json_object_get_string_member(meta, "time_unit"), "us");
     ck_assert(json_object_has_member(meta, "clock_mhz"));
     ck_assert_double_eq_tol(json_object_get_double_member(meta, "clock_mhz"), clock_mhz, 0.05);
     JsonArray *ev = json_object_get_array_member(root, "traceEvents");
@@ -168,8 +168,13 @@ static JsonFacts validate_json(const char *path, const SimStats *st, double cloc
             int tid = (int) json_object_get_int_member(e, "tid");
             TidInfo *ti = g_hash_table_lookup(tids, GINT_TO_POINTER(tid));
             ck_assert_msg(ti != NULL, "slice on unnamed tid %d", tid);
-            int64_t ts = json_object_get_int_member(e, "ts");
-            int64_t dur = json_object_get_int_member(e, "dur");
+            /* Real time at the clock; the cycles are in args. */
+            JsonObject *sargs = json_object_get_object_member(e, "args");
+            ck_assert_msg(sargs != NULL, "a slice without args");
+            int64_t ts = json_object_get_int_member(sargs, "cycle");
+            int64_t dur = json_object_get_int_member(sargs, "cycles");
+            ck_assert_double_eq_tol(json_object_get_double_member(e, "ts"), (double) ts / clock_mhz, 1e-6);
+            ck_assert_double_eq_tol(json_object_get_double_member(e, "dur"), (double) dur / clock_mhz, 2e-6);
             ck_assert_msg(dur > 0, "%s: empty slice at %" G_GINT64_FORMAT, ti->name, ts);
             ck_assert_msg((SimCycle) ts >= from && (SimCycle) (ts + dur) <= end, "%s: slice [%" G_GINT64_FORMAT
                           ", %" G_GINT64_FORMAT ") outside the window", ti->name, ts, ts + dur);
@@ -201,6 +206,9 @@ static JsonFacts validate_json(const char *path, const SimStats *st, double cloc
                 ti->state_time[s] += (uint64_t) dur;
             } else if (g_str_has_prefix(ti->name, "copy lane")) {
                 ck_assert_str_eq(cat, "copy");
+                /* A copy says its size. */
+                ck_assert_msg(json_object_has_member(sargs, "bytes") &&
+                              json_object_get_int_member(sargs, "bytes") > 0, "%s: a copy without bytes", ti->name);
                 ck_assert(strcmp(name, "cp.async") == 0 || strcmp(name, "bulk copy") == 0);
                 f.copy_slices++;
             } else {
@@ -209,7 +217,10 @@ static JsonFacts validate_json(const char *path, const SimStats *st, double cloc
                           strcmp(name, "ready") == 0 || strcmp(name, "consumed") == 0);
             }
         } else if (strcmp(ph, "C") == 0) {
-            int64_t ts = json_object_get_int_member(e, "ts");
+            /* ts is microseconds at the clock: back to cycles. */
+            double us = json_object_get_double_member(e, "ts");
+            int64_t ts = llround(us * clock_mhz);
+            ck_assert_double_eq_tol(us, (double) ts / clock_mhz, 1e-6);
             JsonObject *args = json_object_get_object_member(e, "args");
             ck_assert(args != NULL && json_object_has_member(args, "value"));
             ck_assert_int_eq(json_node_get_value_type(json_object_get_member(args, "value")), G_TYPE_INT64);
@@ -407,7 +418,7 @@ START_TEST(window_clips_everything)
         JsonObject *e = json_array_get_object_element(ev, i);
         if (strcmp(json_object_get_string_member(e, "ph"), "C") == 0 &&
             strcmp(json_object_get_string_member(e, "name"), "stages occupied") == 0) {
-            ck_assert_int_eq(json_object_get_int_member(e, "ts"), 1000);
+            ck_assert_int_eq(llround(json_object_get_double_member(e, "ts") * 1980.0), 1000);
             ck_assert_int_gt(json_object_get_int_member(json_object_get_object_member(e, "args"), "value"), 0);
             starts = true;
             break;
@@ -587,13 +598,16 @@ START_TEST(sink_orders_counters_and_clips)
     sim_timeline_slice(t, a, "cp.async", 40, 50);
     ck_assert(sim_timeline_close(t, &err));
     g_autofree char *text = file_text(json);
+    /* Time in microseconds at 1000 MHz; cycles in the slices' args. */
     const char *want[] = {
-        "{\"ph\":\"X\",\"pid\":0,\"tid\":1,\"cat\":\"copy\",\"name\":\"cp.async\",\"ts\":4,\"dur\":8}",
-        "{\"ph\":\"X\",\"pid\":0,\"tid\":2,\"cat\":\"stage\",\"name\":\"acquired\",\"ts\":20,\"dur\":10}",
-        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":4,\"args\":{\"value\":1}}",
-        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":10,\"args\":{\"value\":5}}",
-        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":12,\"args\":{\"value\":0}}",
-        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":20,\"args\":{\"value\":3}}",
+        "{\"ph\":\"X\",\"pid\":0,\"tid\":1,\"cat\":\"copy\",\"name\":\"cp.async\",\"ts\":0.004000,\"dur\":0.008000,"
+        "\"args\":{\"cycle\":4,\"cycles\":8}}",
+        "{\"ph\":\"X\",\"pid\":0,\"tid\":2,\"cat\":\"stage\",\"name\":\"acquired\",\"ts\":0.020000,\"dur\":0.010000,"
+        "\"args\":{\"cycle\":20,\"cycles\":10}}",
+        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":0.004000,\"args\":{\"value\":1}}",
+        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":0.010000,\"args\":{\"value\":5}}",
+        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":0.012000,\"args\":{\"value\":0}}",
+        "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":0.020000,\"args\":{\"value\":3}}",
     };
     const char *at = text;
     for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
@@ -601,7 +615,7 @@ START_TEST(sink_orders_counters_and_clips)
         ck_assert_msg(hit != NULL, "missing or out of order: %s\nin:\n%s", want[i], text);
         at = hit + strlen(want[i]);
     }
-    ck_assert_msg(strstr(text, "\"ts\":40") == NULL, "a slice after the window was written");
+    ck_assert_msg(strstr(text, "\"cycle\":40") == NULL, "a slice after the window was written");
     ck_assert_msg(strstr(text, "\"clock_mhz\":1000.0") != NULL, "no clock in the metadata");
     /* The picture data holds the counter's nonzero stretches. */
     g_autofree char *cpath = g_build_filename(dir, "counter-bytes_in_flight.dat", NULL);
