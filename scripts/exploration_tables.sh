@@ -69,7 +69,11 @@ echo "|---:|---:|---:|---:|"
 "$smpipe" sweep "$trace" --vary stages=1..8 --csv "$tmp/a.csv" > "$tmp/a.txt"
 "$smpipe" sweep "$trace" --vary stages=1..8 --arch docs/examples/h100-2xl2.ini --csv "$tmp/b.csv" > "$tmp/b.txt"
 "$smpipe" sweep "$trace" --vary stages=1..8 --set dram.latency=x0.5 --csv "$tmp/c.csv" > "$tmp/c.txt"
-paste -d, "$tmp/a.csv" "$tmp/b.csv" "$tmp/c.csv" | awk -F, -v n="$(head -n 1 "$tmp/a.csv" | awk -F, '{ print NF }')" '
+# The sweep CSVs start with provenance lines ('# KEY: VALUE'): rows only.
+for f in a b c; do
+    grep -v '^#' "$tmp/$f.csv" > "$tmp/$f.rows"
+done
+paste -d, "$tmp/a.rows" "$tmp/b.rows" "$tmp/c.rows" | awk -F, -v n="$(head -n 1 "$tmp/a.rows" | awk -F, '{ print NF }')" '
     NR > 1 { printf "| %s | %s | %s | %s |\n", $2, $4, $(n + 4), $(2 * n + 4) }'
 echo
 for f in a b c; do

@@ -56,7 +56,7 @@ def simulate(f, smpipe, extra, scratch):
     out = os.path.join(scratch, f["gpu"], f["regime"], os.path.basename(f["dir"]))
     os.makedirs(out, exist_ok=True)
     cmd = [smpipe, "validate", os.path.join(ROOT, "traces", f["kernel"] + ".trace"), "--results", f["dir"],
-           "--out", out] + extra
+           "--output", out] + extra
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("tables.py: %s failed:\n%s" % (" ".join(cmd), r.stderr))
