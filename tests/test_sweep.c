@@ -554,6 +554,7 @@ START_TEST(only_an_axis_that_picks_the_engine_compares)
     };
     g_autofree char *b = engines_text(mixed, 2.0, &n);
     ck_assert_uint_eq(n, 0);
+    ck_assert_str_eq(b, "");
     const char *failed[] = {
         "0,0,1,ok,1000,8192,0,8,800,0,1000,500,",
         "1,1,1,failed,,,,,,,,,deadlock",
@@ -561,6 +562,7 @@ START_TEST(only_an_axis_that_picks_the_engine_compares)
     };
     g_autofree char *c = engines_text(failed, 2.0, &n);
     ck_assert_uint_eq(n, 0);
+    ck_assert_str_eq(c, "");
 }
 END_TEST
 
