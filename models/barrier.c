@@ -3,10 +3,10 @@
  * the architecture file. */
 #include "models/barrier.h"
 
-SimCycle mbar_unit_arrive(MBarUnit *u, SimCycle t, int64_t interval)
+SimCycle mbar_unit_take(MBarUnit *u, SimCycle t, int64_t interval)
 {
-    SimCycle at = MAX(t, u->arrive_free);
-    u->arrive_free = at + (SimCycle) interval;
+    SimCycle at = MAX(t, u->free);
+    u->free = at + (SimCycle) interval;
     return at;
 }
 

@@ -28,18 +28,18 @@
 
 #include "sim/simtypes.h"
 
-/* The SM's shared mbarrier path: when the arrive unit is next free, and
+/* The SM's shared mbarrier path: when the unit is next free, and
  * the completion whose waiters are being released (with how many have
  * been). */
 typedef struct {
-    SimCycle arrive_free;
+    SimCycle free;
     SimCycle wake_done;
     int64_t wake_rank;
 } MBarUnit;
 
-/* A warp-wide arrive issued at t: the cycle it reaches its barrier, when
- * the unit has taken every earlier one, interval cycles apart. */
-SimCycle mbar_unit_arrive(MBarUnit *u, SimCycle t, int64_t interval);
+/* A warp-wide mbarrier operation (arrive or try_wait) issued at t: the
+ * cycle the unit takes it, after every earlier one, interval cycles apart. */
+SimCycle mbar_unit_take(MBarUnit *u, SimCycle t, int64_t interval);
 /* The extra delay of the next waiter released by a phase completed at
  * done: per_waiter times the waiters released before it. */
 SimCycle mbar_unit_wake(MBarUnit *u, SimCycle done, int64_t per_waiter);

@@ -297,12 +297,12 @@ static SimCycle mbar_resume(const Sm *sm, const Split *s, SimCycle done)
  * try_wait does (barrier.mbarrier_*_interval; models/barrier.h). */
 static SimCycle mbar_op_at(Sm *sm, SimCycle t)
 {
-    return mbar_unit_arrive(&sm->mbar_unit, t, sm->arch.mbar_arrive_interval);
+    return mbar_unit_take(&sm->mbar_unit, t, sm->arch.mbar_arrive_interval);
 }
 
 static SimCycle mbar_wait_at(Sm *sm, SimCycle t)
 {
-    return mbar_unit_arrive(&sm->mbar_unit, t, sm->arch.mbar_wait_interval);
+    return mbar_unit_take(&sm->mbar_unit, t, sm->arch.mbar_wait_interval);
 }
 
 void warp_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now)

@@ -51,6 +51,17 @@ bool sim_split_sets(const GPtrArray *sets, GArray *params, GPtrArray *arch_sets,
     return true;
 }
 
+/* The assignment of sets (char*) that sets KEY ("section.key="), or NULL. */
+static const char *set_of(const GPtrArray *sets, const char *key)
+{
+    for (guint i = 0; i < sets->len; i++) {
+        if (g_str_has_prefix(g_ptr_array_index(sets, i), key)) {
+            return g_ptr_array_index(sets, i);
+        }
+    }
+    return NULL;
+}
+
 int64_t sim_grid_blocks(const ArchParams *a)
 {
     return a->grid > 0 ? a->grid : a->blocks;
@@ -69,10 +80,8 @@ bool sim_resolve_launch(ArchParams *a, GPtrArray *arch_sets, GError **error)
     /* The other SMs run the same kernel on their own blocks at the same
      * time, so they share L2 and DRAM: as many SMs as the grid fills, at
      * most the chip's, unless --set mem.active_sms said otherwise. */
-    for (guint i = 0; i < arch_sets->len; i++) {
-        if (g_str_has_prefix(g_ptr_array_index(arch_sets, i), "mem.active_sms=")) {
-            return true;
-        }
+    if (set_of(arch_sets, "mem.active_sms=") != NULL) {
+        return true;
     }
     int64_t busy = MIN(a->sms, (a->grid + a->blocks - 1) / a->blocks);
     if (busy != a->active_sms) {
@@ -113,13 +122,11 @@ bool sim_run_program(const Trace *t, const SimRunOptions *o, SimRun *out, GError
      * sm.blocks must agree with it. */
     int64_t want;
     if (program_peek_param(t, params, "blocks", &want) && want != out->arch.blocks) {
-        for (guint i = 0; i < arch_sets->len; i++) {
-            if (g_str_has_prefix(g_ptr_array_index(arch_sets, i), "sm.blocks=")) {
-                g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: --set %s disagrees with the trace's parameter"
-                            " blocks=%" G_GINT64_FORMAT " (set blocks=N instead)", t->path,
-                            (const char *) g_ptr_array_index(arch_sets, i), want);
-                return false;
-            }
+        const char *given = set_of(arch_sets, "sm.blocks=");
+        if (given != NULL) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: --set %s disagrees with the trace's parameter"
+                        " blocks=%" G_GINT64_FORMAT " (set blocks=N instead)", t->path, given, want);
+            return false;
         }
         if (want < 1 || want > 64) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: parameter blocks=%" G_GINT64_FORMAT " asks for 1 to 64"
@@ -131,10 +138,7 @@ bool sim_run_program(const Trace *t, const SimRunOptions *o, SimRun *out, GError
     }
     /* A trace that declares `grid X, Y, Z` runs X * Y * Z resident blocks
      * unless sm.blocks or the parameter blocks says how many. */
-    bool blocks_set = program_peek_param(t, params, "blocks", &want);
-    for (guint i = 0; i < arch_sets->len; i++) {
-        blocks_set |= g_str_has_prefix(g_ptr_array_index(arch_sets, i), "sm.blocks=");
-    }
+    bool blocks_set = program_peek_param(t, params, "blocks", &want) || set_of(arch_sets, "sm.blocks=") != NULL;
     if (!blocks_set && trace_declares_grid(t)) {
         g_autoptr(Program) peek = program_new(t, params, out->arch.blocks, NULL);
         int64_t n = peek != NULL && peek->grid_declared ? peek->grid_dim[0] * peek->grid_dim[1] * peek->grid_dim[2] : 0;

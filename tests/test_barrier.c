@@ -115,14 +115,14 @@ END_TEST
 START_TEST(unit_serialises_operations_and_staggers_waiters)
 {
     MBarUnit u = { 0 };
-    ck_assert_uint_eq(mbar_unit_arrive(&u, 100, 2), 100);
-    ck_assert_uint_eq(mbar_unit_arrive(&u, 100, 2), 102);
-    ck_assert_uint_eq(mbar_unit_arrive(&u, 101, 6), 104);   /* a try_wait */
-    ck_assert_uint_eq(mbar_unit_arrive(&u, 101, 2), 110);
-    ck_assert_uint_eq(mbar_unit_arrive(&u, 500, 2), 500);   /* idle again */
+    ck_assert_uint_eq(mbar_unit_take(&u, 100, 2), 100);
+    ck_assert_uint_eq(mbar_unit_take(&u, 100, 2), 102);
+    ck_assert_uint_eq(mbar_unit_take(&u, 101, 6), 104);   /* a try_wait */
+    ck_assert_uint_eq(mbar_unit_take(&u, 101, 2), 110);
+    ck_assert_uint_eq(mbar_unit_take(&u, 500, 2), 500);   /* idle again */
     MBarUnit z = { 0 };
     for (int i = 0; i < 4; i++) {
-        ck_assert_uint_eq(mbar_unit_arrive(&z, 7, 0), 7);   /* interval 0: no unit */
+        ck_assert_uint_eq(mbar_unit_take(&z, 7, 0), 7);   /* interval 0: no unit */
     }
     ck_assert_uint_eq(mbar_unit_wake(&u, 600, 2), 0);
     ck_assert_uint_eq(mbar_unit_wake(&u, 600, 2), 2);

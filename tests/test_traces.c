@@ -186,19 +186,30 @@ START_TEST(unified_kernel_computes_the_right_values)
 }
 END_TEST
 
+/* Simulated cycles of a trace text with sets.  With status, a run that
+ * fails gives -1 and its exit status there; without, it fails the test. */
+static int64_t run_cycles(const char *path, const char *text, const char *const *sets, int *status)
+{
+    TestRun tr;
+    int64_t c = -1;
+    bool ok = run_text_full(&tr, path, text, sets, SIM_ENGINE_EVENT, 100000000, 0, false);
+    ck_assert_msg(ok || status != NULL, "%s", tr.msg);
+    if (ok) {
+        c = (int64_t) tr_stats(&tr)->cycles;
+    }
+    if (status != NULL) {
+        *status = tr.status;
+    }
+    test_run_clear(&tr);
+    return c;
+}
+
 /* Simulated cycles of with_staging_unified with sets, or -1 with the exit
  * status in *status. */
 static int64_t unified_cycles(const char *const *sets, int *status)
 {
     g_autofree char *text = read_source("traces/with_staging_unified.trace");
-    TestRun tr;
-    int64_t c = -1;
-    if (run_text_full(&tr, "traces/with_staging_unified.trace", text, sets, SIM_ENGINE_EVENT, 100000000, 0, false)) {
-        c = (int64_t) tr_stats(&tr)->cycles;
-    }
-    *status = tr.status;
-    test_run_clear(&tr);
-    return c;
+    return run_cycles("traces/with_staging_unified.trace", text, sets, status);
 }
 
 START_TEST(whole_gpu_launch_shares_the_memory_system)
@@ -224,11 +235,7 @@ END_TEST
 
 static int64_t text_cycles(const char *text, const char *const *sets)
 {
-    TestRun tr;
-    ck_assert_msg(run_text_full(&tr, "test.trace", text, sets, SIM_ENGINE_EVENT, 100000000, 0, false), "%s", tr.msg);
-    int64_t c = (int64_t) tr_stats(&tr)->cycles;
-    test_run_clear(&tr);
-    return c;
+    return run_cycles("test.trace", text, sets, NULL);
 }
 
 /* contend.cu's pipe.batch as a program: with the SM's mbarrier unit a
