@@ -1,4 +1,5 @@
-/* mem_path.c: L1, L2 and DRAM timing with bandwidth servers. */
+/* mem_path.c: L1, L2 and DRAM timing with bandwidth servers (what they model
+ * and where the numbers come from: mem_path.h). */
 #include "models/mem_path.h"
 
 #include <math.h>
@@ -170,19 +171,22 @@ double mem_path_busy_cycles(const BwServer *s)
 
 /* ----------------------------------------------------------------- path */
 
-void mem_path_init(MemPath *m, const ArchParams *a)
+void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
 {
+    int64_t share = a->l2_bytes / MAX(a->active_sms, 1);
+    bool fits = footprint <= share;
     memset(m, 0, sizeof *m);
     m->l1_latency = a->l1_latency;
     m->l2_latency = a->l2_latency;
     m->dram_latency = a->dram_latency;
     m->line_bytes = a->line_bytes;
     m->sector_bytes = a->sector_bytes;
-    m->source_l2 = a->source == MEM_SOURCE_L2;
+    m->source_l2 = a->source == MEM_SOURCE_L2 && fits;
+    m->write_back = !fits;
     server_init(&m->link, a->l2_bytes_per_clk_sm);
     server_init(&m->l2, a->l2_bytes_per_clk / (double) a->active_sms);
     server_init(&m->dram, a->dram_bytes_per_clk / (double) a->active_sms);
-    line_set_init(&m->l2_lines, (size_t) (a->l2_bytes / a->line_bytes));
+    line_set_init(&m->l2_lines, (size_t) (share / a->line_bytes));
     m->l1_nlines = a->l1_lines;
     m->l1_tags = g_new0(uint64_t, m->l1_nlines);
     m->l1_ready = g_new0(SimCycle, m->l1_nlines);
@@ -241,6 +245,11 @@ SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes)
     start = server_take(&m->l2, start, bytes);
     if (!m->source_l2) {
         line_set_put(&m->l2_lines, line, fp_ceil(start));
+    }
+    if (m->write_back) {
+        /* The store completes in L2; its eviction later takes DRAM time. */
+        server_take(&m->dram, start, bytes);
+        m->bytes_written_back += (uint64_t) bytes;
     }
     /* A write invalidates the line in L1 (L1 is write-through). */
     size_t l1_slot = (size_t) (line % (uint64_t) m->l1_nlines);

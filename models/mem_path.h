@@ -11,8 +11,23 @@
  * server is free, then occupies it for bytes / bandwidth cycles, which is how
  * queueing appears when requests exceed bandwidth.  Latencies are the
  * unloaded round trips measured by pointer chasing.  A request for a line
- * already on its way from DRAM completes with it (miss merging).  L2 keeps
- * l2.bytes of lines, evicting the oldest.  Numbers: arch/NAME.ini. */
+ * already on its way from DRAM completes with it (miss merging).
+ *
+ * Capacity: the SM's blocks get an equal share of L2, l2.bytes /
+ * mem.active_sms (every busy SM runs the same kernel on its own data),
+ * evicting the oldest line.  The program's global arrays (its footprint)
+ * either fit that share or not, which decides two things:
+ *  - warm data (mem.source = l2): what the previous identical launch left in
+ *    L2 is there only if the footprint fits; a launch streaming more than
+ *    its share evicts the previous launch's lines before it reaches them, so
+ *    it runs as if cold;
+ *  - write-back: written lines stay dirty in L2 while the footprint fits; when
+ *    it does not, every written byte is eventually evicted to DRAM and takes
+ *    DRAM bandwidth (at the rate it is written, as in a steady stream).
+ * Both were measured by scripts/calib/stream.cu: cp.async streaming from
+ * every SM reaches dram.bytes_per_clk (12.1 bytes a cycle an SM on the H100)
+ * and, warm, l2.bytes_per_clk (28-29); a kernel that also writes what it
+ * reads gets half, which only write-back explains.  Numbers: arch/NAME.ini. */
 #pragma once
 
 #include "models/arch.h"
@@ -38,7 +53,8 @@ typedef struct {
 typedef struct {
     int64_t l1_latency, l2_latency, dram_latency;
     int64_t line_bytes, sector_bytes;
-    bool source_l2;
+    bool source_l2;      /* warm and the footprint fits: every read hits L2 */
+    bool write_back;     /* the footprint does not fit: writes reach DRAM */
     BwServer link, l2, dram;
     LineSet l2_lines;
     uint64_t *l1_tags;   /* direct mapped: line + 1 */
@@ -46,11 +62,13 @@ typedef struct {
     int64_t l1_nlines;
     /* Statistics. */
     uint64_t l1_hits, l2_hits, l2_misses, merged;
-    uint64_t bytes_l1, bytes_l2, bytes_dram, bytes_written;
+    uint64_t bytes_l1, bytes_l2, bytes_dram, bytes_written, bytes_written_back;
     uint64_t requests;
 } MemPath;
 
-void mem_path_init(MemPath *m, const ArchParams *a);
+/* footprint: bytes of the program's global arrays that the SM's blocks
+ * use (compared with its share of L2, see above). */
+void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint);
 void mem_path_clear(MemPath *m);
 
 /* A read of `bytes` bytes of the line holding address `addr`, leaving the
@@ -59,8 +77,9 @@ void mem_path_clear(MemPath *m);
 SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, bool cache_l1);
 
 /* A write of `bytes` bytes to the line holding addr (st.global): it uses
- * link and L2 bandwidth and leaves the line resident in L2.  Returns the
- * cycle it is accepted by L2. */
+ * link and L2 bandwidth and leaves the line resident in L2 (and DRAM
+ * bandwidth when the footprint does not fit, see above).  Returns the cycle
+ * it is accepted by L2. */
 SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes);
 
 /* Cycles each server was busy (for the achieved-bandwidth statistics). */

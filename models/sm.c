@@ -633,7 +633,10 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->free_action = -1;
     sm->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     smem_init(&sm->smem, arch->smem_banks, arch->smem_bank_bytes, arch->smem_wavefront_bytes);
-    mem_path_init(&sm->mem, arch);
+    /* The global arrays are the launch's (gridDim counts every block); the
+     * SM's blocks compete for L2 with their share of them. */
+    int64_t launch_blocks = arch->grid > 0 ? arch->grid : arch->blocks;
+    mem_path_init(&sm->mem, arch, (int64_t) ((double) prog->global_bytes * (double) arch->blocks / (double) launch_blocks));
     copy_engine_init(&sm->cpa, arch);
     bulk_engine_init(&sm->bulk, arch);
 
@@ -1010,6 +1013,7 @@ static void finish_stats(Sm *sm, SimCycle end)
     st->bytes_l2 = sm->mem.bytes_l2;
     st->bytes_dram = sm->mem.bytes_dram;
     st->bytes_written = sm->mem.bytes_written;
+    st->bytes_written_back = sm->mem.bytes_written_back;
     st->link_busy = mem_path_busy_cycles(&sm->mem.link);
     st->dram_busy = mem_path_busy_cycles(&sm->mem.dram);
     st->smem_accesses = sm->smem.accesses;

@@ -3324,8 +3324,27 @@ static bool chains_drain(Sm *sm, Warp *w, Split *s, SimCycle t)
     }
 }
 
+/* Issue slots of the library code a call compiles to beyond the one the
+ * operation itself counts: libcudacxx's block-scope pipeline calls (parity
+ * and head bookkeeping, the clock read of the wait loop) and memcpy_async's
+ * dispatch over a group.  Thread-scope pipeline calls are about one
+ * instruction each; a thread's own memcpy_async was not counted. */
+static int64_t library_issue(Sm *sm, Warp *w, const Op *op)
+{
+    switch ((OpCode) op->code) {
+    case OP_PIPE_ACQUIRE: case OP_PIPE_COMMIT: case OP_PIPE_WAIT: case OP_PIPE_RELEASE:
+        return pipe_for(sm, w, op)->block_scope ? sm->arch.pipe_call_issue - 1 : 0;
+    case OP_MEMCPY:
+        /* Counted for the group form (memcpy_async(group, ...)). */
+        return (GroupKind) op->sub != GROUP_THREAD ? sm->arch.memcpy_call_issue : 0;
+    default:
+        return 0;
+    }
+}
+
 /* Runs one step of the split's operation; an operation that starts pays
- * the issue slots of the divisions its expressions evaluate. */
+ * the issue slots of the divisions its expressions evaluate and of the
+ * library code behind it. */
 static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
@@ -3335,11 +3354,11 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
     if (chains_drain(sm, w, s, t)) {
         return STEP_WAIT;
     }
+    const Op *op = op_at(sm, pc);
     StepResult r = step_op(sm, w, si, t, cost);
-    int32_t divs = sm->op_divs[pc];
-    if (divs > 0 && starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
+    if (starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
         (w->split[si].pc != pc || w->split[si].step != 0 || w->split[si].status != SPLIT_RUNNABLE)) {
-        *cost += divs * sm->arch.div_cycles;
+        *cost += sm->op_divs[pc] * sm->arch.div_cycles + library_issue(sm, w, op);
     }
     return r;
 }

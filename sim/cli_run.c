@@ -114,10 +114,19 @@ int cli_run(int argc, char **argv)
         return cli_fail(err);
     }
     cli_note_unused_params(&r, path, set_list);
+    SimLaunch launch;
+    if (!sim_launch_estimate(t, &o, &r, &launch, &err)) {
+        if (plot_dir != NULL) {
+            g_rmdir(plot_dir);
+        }
+        sim_run_clear(&r);
+        return cli_fail(err);
+    }
     const SimStats *st = sm_stats(r.sm);
     g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(int64_t));
     ReportInfo info;
     cli_report_info(&r, t, kind, values, &info);
+    info.launch = &launch;
     g_autoptr(GString) out = g_string_new(NULL);
     if (quiet) {
         g_string_append_printf(out, "%" G_GUINT64_FORMAT "\n", st->cycles);

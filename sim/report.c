@@ -307,6 +307,21 @@ void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString
                            s->threads_per_block);
     fmt_cycles(out, "instructions", s->instructions, "warp-instr", NULL);
     g_string_append_printf(out, "  verdict: %s\n", verdict);
+    const SimLaunch *L = info->launch;
+    if (L != NULL && L->grid > 0) {
+        g_string_append_printf(out, "\nwhole launch (launch.grid = %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                               " blocks a wave)\n", L->grid, L->per_wave);
+        g_string_append_printf(out, "  %-28s %14" G_GINT64_FORMAT " %-14s(%" G_GUINT64_FORMAT " cycles each)\n",
+                               "full waves", L->full_waves, "waves", L->wave_cycles);
+        if (L->tail_blocks > 0) {
+            g_string_append_printf(out, "  %-28s %14" G_GUINT64_FORMAT " %-14s(%" G_GINT64_FORMAT " blocks, %"
+                                   G_GINT64_FORMAT " SMs busy, at most %" G_GINT64_FORMAT " blocks on one)\n", "tail wave",
+                                   L->tail_cycles, "cycles", L->tail_blocks, L->tail_sms, L->tail_per_sm);
+        }
+        g_string_append_printf(out, "  %-28s %14" G_GUINT64_FORMAT " %-14s(%.2f us at %.0f MHz)\n", "launch",
+                               L->cycles, "cycles", info->clock_mhz > 0 ? (double) L->cycles / info->clock_mhz : 0.0,
+                               info->clock_mhz);
+    }
 
     int order[WS__COUNT];
     sorted_states(s, order);
@@ -378,6 +393,7 @@ void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString
     fmt_cycles(out, "L2 misses (DRAM)", s->l2_misses, "requests", NULL);
     fmt_cycles(out, "bytes from DRAM", s->bytes_dram, "bytes", NULL);
     fmt_cycles(out, "bytes written", s->bytes_written, "bytes", NULL);
+    fmt_cycles(out, "written back to DRAM", s->bytes_written_back, "bytes", NULL);
 
     g_string_append(out, "\nshared memory\n");
     fmt_cycles(out, "warp accesses", s->smem_accesses, "accesses", NULL);
@@ -670,6 +686,32 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
     jsonw_key(&j, "verdict");
     g_autofree char *verdict = report_verdict(s);
     jsonw_string(&j, verdict);
+    if (info->launch != NULL && info->launch->grid > 0) {
+        const SimLaunch *L = info->launch;
+        jsonw_key(&j, "launch");
+        jsonw_begin_object(&j);
+        jsonw_key(&j, "grid");
+        jsonw_int(&j, L->grid);
+        jsonw_key(&j, "blocks_per_wave");
+        jsonw_int(&j, L->per_wave);
+        jsonw_key(&j, "full_waves");
+        jsonw_int(&j, L->full_waves);
+        jsonw_key(&j, "wave_cycles");
+        jsonw_uint(&j, L->wave_cycles);
+        jsonw_key(&j, "tail_blocks");
+        jsonw_int(&j, L->tail_blocks);
+        jsonw_key(&j, "tail_blocks_per_sm");
+        jsonw_int(&j, L->tail_per_sm);
+        jsonw_key(&j, "tail_sms");
+        jsonw_int(&j, L->tail_sms);
+        jsonw_key(&j, "tail_cycles");
+        jsonw_uint(&j, L->tail_cycles);
+        jsonw_key(&j, "cycles");
+        jsonw_uint(&j, L->cycles);
+        jsonw_key(&j, "us");
+        jsonw_double(&j, info->clock_mhz > 0 ? (double) L->cycles / info->clock_mhz : 0.0);
+        jsonw_end_object(&j);
+    }
     jsonw_key(&j, "instructions");
     jsonw_begin_object(&j);
     jsonw_key(&j, "total");
@@ -789,6 +831,8 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
     jsonw_uint(&j, s->bytes_dram);
     jsonw_key(&j, "bytes_written");
     jsonw_uint(&j, s->bytes_written);
+    jsonw_key(&j, "bytes_written_back");
+    jsonw_uint(&j, s->bytes_written_back);
     jsonw_key(&j, "l2_link_busy_cycles");
     jsonw_double(&j, s->link_busy);
     jsonw_key(&j, "dram_busy_cycles");

@@ -18,6 +18,22 @@ typedef enum {
  * the trace and of the resolved architecture). */
 #define REPORT_FORMAT 2
 
+/* The whole launch (launch.grid) as waves of resident blocks: every SM
+ * runs gpu.sms x sm.blocks blocks a wave as the simulated SM does, then the
+ * remaining blocks, spread one per SM first, make a shorter tail wave
+ * (simulated separately with its own blocks per SM and busy SMs). */
+typedef struct {
+    int64_t grid;             /* blocks in the launch; 0 = no launch given */
+    int64_t per_wave;         /* gpu.sms x sm.blocks */
+    int64_t full_waves;
+    uint64_t wave_cycles;     /* one full wave: the simulated SM's cycles */
+    int64_t tail_blocks;      /* blocks of the last, partial wave; 0 = none */
+    int64_t tail_per_sm;      /* most blocks on one SM in the tail */
+    int64_t tail_sms;         /* SMs the tail keeps busy */
+    uint64_t tail_cycles;
+    uint64_t cycles;          /* full_waves x wave_cycles + tail_cycles */
+} SimLaunch;
+
 typedef struct {
     const char *trace;          /* path */
     const GPtrArray *source;    /* char*: the trace's lines, for --by line (may be NULL) */
@@ -30,6 +46,7 @@ typedef struct {
     const GPtrArray *arch_sets;     /* char* "section.key=value" applied */
     int64_t smem_per_block;     /* bytes, reserve included */
     const char *engine;         /* "event" or "stepped" */
+    const SimLaunch *launch;    /* the whole-launch estimate; NULL = none (borrowed) */
 } ReportInfo;
 
 /* One line: the verdict on what bounds the run.  Newly allocated. */

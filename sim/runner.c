@@ -190,3 +190,56 @@ void sim_run_clear(SimRun *r)
     }
     memset(r, 0, sizeof *r);
 }
+
+bool sim_launch_estimate(const Trace *t, const SimRunOptions *o, const SimRun *run, SimLaunch *out, GError **error)
+{
+    memset(out, 0, sizeof *out);
+    const ArchParams *a = &run->arch;
+    if (a->grid == 0) {
+        return true;
+    }
+    out->grid = a->grid;
+    out->per_wave = a->sms * a->blocks;
+    out->full_waves = a->grid / out->per_wave;
+    out->wave_cycles = run->sm != NULL ? sm_stats(run->sm)->cycles : 0;
+    out->tail_blocks = a->grid % out->per_wave;
+    if (out->tail_blocks > 0) {
+        /* The block scheduler fills SMs breadth first: one block on each SM,
+         * then a second... A trace that needs its blocks together says
+         * `param blocks` and keeps them. */
+        g_autoptr(GArray) none = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
+        int64_t fixed;
+        out->tail_per_sm = program_peek_param(t, none, "blocks", &fixed)
+                               ? a->blocks : (out->tail_blocks + a->sms - 1) / a->sms;
+        out->tail_sms = MIN(a->sms, (out->tail_blocks + out->tail_per_sm - 1) / out->tail_per_sm);
+        g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
+        for (guint i = 0; o->sets != NULL && i < o->sets->len; i++) {
+            const char *s = g_ptr_array_index(o->sets, i);
+            if (!g_str_has_prefix(s, "sm.blocks=") && !g_str_has_prefix(s, "launch.grid=") &&
+                !g_str_has_prefix(s, "mem.active_sms=")) {
+                g_ptr_array_add(sets, g_strdup(s));
+            }
+        }
+        if (out->tail_per_sm != a->blocks) {
+            g_ptr_array_add(sets, g_strdup_printf("sm.blocks=%" G_GINT64_FORMAT, out->tail_per_sm));
+        }
+        g_ptr_array_add(sets, g_strdup_printf("launch.grid=%" G_GINT64_FORMAT, out->tail_blocks));
+        SimRunOptions to = *o;
+        to.sets = sets;
+        to.sm.timeline = NULL;
+        SimRun tail;
+        bool ok = sim_run_trace(t, &to, &tail, error);
+        if (ok) {
+            out->tail_cycles = sm_stats(tail.sm)->cycles;
+        } else {
+            g_prefix_error(error, "the launch's tail wave (%" G_GINT64_FORMAT " blocks, %" G_GINT64_FORMAT
+                           " per SM): ", out->tail_blocks, out->tail_per_sm);
+        }
+        sim_run_clear(&tail);
+        if (!ok) {
+            return false;
+        }
+    }
+    out->cycles = (uint64_t) out->full_waves * out->wave_cycles + out->tail_cycles;
+    return true;
+}

@@ -7,6 +7,7 @@
 #include "models/arch.h"
 #include "models/sm.h"
 #include "sim/program.h"
+#include "sim/report.h"
 #include "sim/trace_ast.h"
 
 /* Default limits of a run (`smpipe run --max-cycles`, `--max-ops`): far
@@ -55,3 +56,10 @@ bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError
  * holds the partial statistics. */
 bool sim_run_trace(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error);
 void sim_run_clear(SimRun *r);
+
+/* The whole-launch estimate (SimLaunch, sim/report.h) of a finished run:
+ * nothing (out->grid = 0) without launch.grid; with a partial last wave,
+ * that wave is simulated too, with the same options (o) but its own blocks
+ * per SM (the blocks spread one per SM first; a trace that fixes its
+ * blocks with `param blocks` keeps them) and launch.grid. */
+bool sim_launch_estimate(const Trace *t, const SimRunOptions *o, const SimRun *run, SimLaunch *out, GError **error);

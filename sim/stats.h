@@ -146,7 +146,7 @@ typedef struct {
 
     /* Memory path. */
     uint64_t l1_hits, l2_hits, l2_misses, merged;
-    uint64_t bytes_l2, bytes_dram, bytes_written;
+    uint64_t bytes_l2, bytes_dram, bytes_written, bytes_written_back;
     double link_busy, dram_busy;
 
     /* Shared memory. */

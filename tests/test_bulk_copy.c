@@ -18,7 +18,7 @@ START_TEST(rate_and_latency)
     MemPath m;
     Smem s;
     BulkEngine b;
-    mem_path_init(&m, &a);
+    mem_path_init(&m, &a, 0);
     smem_init(&s, 32, 4, 128);
     bulk_engine_init(&b, &a);
     /* 4 KiB at 64 B/cycle: chunks of 1 KiB start 16 cycles apart after the
@@ -44,7 +44,7 @@ START_TEST(cold_data_pays_dram)
     MemPath m;
     Smem s;
     BulkEngine b;
-    mem_path_init(&m, &a);
+    mem_path_init(&m, &a, 0);
     smem_init(&s, 32, 4, 128);
     bulk_engine_init(&b, &a);
     SimCycle done = bulk_engine_copy(&b, &m, &s, 0, INT64_C(1) << 32, 0, 1024, 128);

@@ -3,7 +3,8 @@
 # model's.  Every 20th folder of the committed campaign is re-simulated
 # (scripts/campaign/tables.py --check) and must give the simulated cycles of
 # docs/validation/campaign/points.csv; the tables that CSV gives must be the
-# ones in docs/validation.md.  A model change that moves them fails here
+# ones in docs/validation.md, and so must the whole-launch table
+# (scripts/campaign/launch.py).  A model change that moves them fails here
 # until both are regenerated (docs/validation.md, "Regenerating").
 # Usage: test_campaign.sh SMPIPE SRCDIR
 set -u
@@ -15,6 +16,7 @@ tables=$(mktemp)
 trap 'rm -f "$tables"' EXIT
 python3 "$src/scripts/campaign/tables.py" --smpipe "$smpipe" --from-csv "$csv" --check 20 || exit 1
 python3 "$src/scripts/campaign/tables.py" --from-csv "$csv" > "$tables" || exit 1
+python3 "$src/scripts/campaign/launch.py" --csv "$csv" >> "$tables" || exit 1
 missing=$(grep -v '^$' "$tables" | grep -F -x -v -f "$src/docs/validation.md")
 if [ -n "$missing" ]; then
     echo "FAIL: docs/validation.md lacks these lines of the tables from points.csv:"

@@ -37,6 +37,19 @@ check run-bad-arch-key 2 "$smpipe" run "$src/traces/with_staging.trace" --set dr
 check run-too-many-blocks 2 "$smpipe" run "$src/traces/with_staging.trace" --set threads=1024 --set sm.blocks=3
 contains run-too-many-blocks "$tmp/err" "the SM of h100 holds 2048"
 
+# The whole-launch estimate: one full wave of 132 x 4 blocks and a tail of
+# 72 blocks, one on each of 72 SMs, which is its own run.
+check run-launch 0 "$smpipe" run "$src/traces/with_staging_unified.trace" --set threads=256 --set batches=64 \
+    --set sm.blocks=4 --set launch.grid=600 --json "$tmp/launch.json"
+json_num() { sed -n '/"launch": {/,/}/p' "$tmp/launch.json" | sed -n "s/^ *\"$1\": \([0-9]*\).*/\1/p"; }
+check run-launch-tail 0 "$smpipe" run -q "$src/traces/with_staging_unified.trace" --set threads=256 --set batches=64 \
+    --set sm.blocks=1 --set launch.grid=72
+[ "$(json_num tail_cycles)" = "$(cat "$tmp/out")" ] && [ "$(json_num tail_sms)" = 72 ] &&
+    [ "$(json_num cycles)" = "$(( $(json_num full_waves) * $(json_num wave_cycles) + $(json_num tail_cycles) ))" ] &&
+    ok || fail "run-launch: the estimate is not one full wave plus the 72-block tail run"
+check run-no-launch 0 "$smpipe" run "$src/traces/with_staging_unified.trace"
+grep -q "whole launch" "$tmp/out" && fail "run-no-launch: an estimate without launch.grid" || ok
+
 # --by line: warp-cycles per trace line; the lines add up to every
 # warp-cycle (cycles x warps), the waits land on their lines, both engines
 # agree, and the other statistics do not change.

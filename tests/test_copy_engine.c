@@ -46,7 +46,7 @@ START_TEST(inflight_limit_and_completion)
     MemPath m;
     Smem s;
     copy_engine_init(&c, &a);
-    mem_path_init(&m, &a);
+    mem_path_init(&m, &a, 0);
     smem_init(&s, 32, 4, 128);
     int64_t src[32], dst[32];
     for (int l = 0; l < 32; l++) {

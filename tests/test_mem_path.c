@@ -13,7 +13,7 @@ START_TEST(first_touch_misses_then_hits)
 {
     ArchParams a = arch();
     MemPath m;
-    mem_path_init(&m, &a);
+    mem_path_init(&m, &a, 0);
     SimCycle t = mem_path_read(&m, 0, 4096, 128, false);
     ck_assert_uint_eq(t, 500);                /* served at once, then DRAM latency */
     SimCycle h = mem_path_read(&m, 1000, 4096, 128, false);
@@ -28,7 +28,7 @@ START_TEST(requests_merge_on_a_line_in_flight)
 {
     ArchParams a = arch();
     MemPath m;
-    mem_path_init(&m, &a);
+    mem_path_init(&m, &a, 0);
     SimCycle first = mem_path_read(&m, 0, 0, 32, false);
     SimCycle second = mem_path_read(&m, 10, 64, 32, false); /* same 128-byte line */
     ck_assert_uint_eq(second, first);
@@ -42,7 +42,7 @@ START_TEST(bandwidth_queues_requests)
     ArchParams a = arch();
     a.source = MEM_SOURCE_L2;
     MemPath m;
-    mem_path_init(&m, &a);
+    mem_path_init(&m, &a, 0);
     /* 10 lines at once through a 64 B/cycle link: 2 cycles apart. */
     for (int i = 0; i < 10; i++) {
         SimCycle t = mem_path_read(&m, 0, (uint64_t) i * 128, 128, false);
@@ -52,7 +52,7 @@ START_TEST(bandwidth_queues_requests)
     ArchParams b = arch();
     b.active_sms = 4;
     MemPath d;
-    mem_path_init(&d, &b);
+    mem_path_init(&d, &b, 0);
     SimCycle t0 = mem_path_read(&d, 0, 0, 128, false);
     SimCycle t1 = mem_path_read(&d, 0, 128, 128, false);
     ck_assert_uint_eq(t1 - t0, 128 / 8); /* 32/4 = 8 B/cycle */
@@ -66,7 +66,7 @@ START_TEST(l1_for_cached_reads_only)
     ArchParams a = arch();
     a.source = MEM_SOURCE_L2;
     MemPath m;
-    mem_path_init(&m, &a);
+    mem_path_init(&m, &a, 0);
     mem_path_read(&m, 0, 512, 32, true);
     ck_assert_uint_eq(mem_path_read(&m, 300, 512, 32, true), 330);
     ck_assert_uint_eq(mem_path_read(&m, 400, 512, 32, false), 600); /* .cg bypasses L1 */
@@ -94,6 +94,48 @@ START_TEST(line_set_evicts_oldest)
 }
 END_TEST
 
+/* Warm data is in L2 only when the footprint fits the SM's share of it:
+ * l2.bytes / mem.active_sms (1 MiB / 4 here). */
+START_TEST(warm_only_when_the_footprint_fits_the_share)
+{
+    ArchParams a = arch();
+    a.source = MEM_SOURCE_L2;
+    a.active_sms = 4;
+    MemPath fits;
+    mem_path_init(&fits, &a, 256 * 1024);
+    ck_assert_uint_eq(mem_path_read(&fits, 0, 4096, 128, false), 200);
+    MemPath over;
+    mem_path_init(&over, &a, 256 * 1024 + 1);
+    ck_assert_uint_eq(mem_path_read(&over, 0, 4096, 128, false), 500);
+    ck_assert_uint_eq(over.l2_misses, 1);
+    /* The share also bounds what stays: 2048 lines of 128 bytes. */
+    ck_assert_uint_eq(over.l2_lines.fifo_cap, 2048);
+    mem_path_clear(&fits);
+    mem_path_clear(&over);
+}
+END_TEST
+
+/* Writes reach DRAM (and delay the reads behind them there) only when the
+ * footprint does not fit. */
+START_TEST(writes_are_written_back_when_the_footprint_does_not_fit)
+{
+    ArchParams a = arch();
+    for (int over = 0; over <= 1; over++) {
+        MemPath m;
+        mem_path_init(&m, &a, over ? (1 << 20) + 1 : 1 << 20);
+        /* 1280 bytes written at cycle 0 hold the link (64 B/cycle) for 20
+         * cycles and, written back, DRAM (32 B/cycle) for 40. */
+        for (int i = 0; i < 10; i++) {
+            mem_path_write(&m, 0, (uint64_t) (1 << 16) + (uint64_t) i * 128, 128);
+        }
+        SimCycle r = mem_path_read(&m, 0, 0, 128, false);
+        ck_assert_uint_eq(m.bytes_written_back, over ? 1280 : 0);
+        ck_assert_uint_eq(r, (SimCycle) (over ? 40 + 500 : 20 + 500));
+        mem_path_clear(&m);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mem_path");
@@ -103,6 +145,8 @@ int main(void)
     tcase_add_test(tc, bandwidth_queues_requests);
     tcase_add_test(tc, l1_for_cached_reads_only);
     tcase_add_test(tc, line_set_evicts_oldest);
+    tcase_add_test(tc, warm_only_when_the_footprint_fits_the_share);
+    tcase_add_test(tc, writes_are_written_back_when_the_footprint_does_not_fit);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

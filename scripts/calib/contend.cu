@@ -5,6 +5,12 @@
 //   mbar.arrive_own.W*      the same, each warp on its own mbarrier (another
 //                            shared-memory word): tells serialisation on the
 //                            word from the unit's throughput.
+//   mbar.arrive_cp.W*       W warps on ONE mbarrier, each thread per iteration
+//                            one 4-byte cp.async (L1-resident line), a
+//                            cp.async.mbarrier.arrive and an mbarrier.arrive,
+//                            as pipeline<block>::producer_commit after a copy:
+//                            cycles per warp-iteration (what the copy's
+//                            completion arrive adds to the plain arrive).
 //   mbar.wake.W*            W warps in a try_wait loop on one phase, a
 //                            separate warp completes it: cycles from the
 //                            completing arrive to the last (and median) waiter
@@ -33,9 +39,10 @@ namespace cg = cooperative_groups;
 constexpr int kIters = 64;
 
 // ---------------------------------------------------------------- mbarrier arrivals
-__global__ void k_arrive(int own, unsigned long long *out)
+__global__ void k_arrive(int own, const int *src, unsigned long long *out)
 {
     __shared__ alignas(8) unsigned long long bars[32];
+    __shared__ alignas(16) int dst[1024];
     const int warp = threadIdx.x / 32;
     if (threadIdx.x < 32) {
         mbar_init(smem_u32(&bars[threadIdx.x]), (1u << 20) - 1);  // the largest count
@@ -47,9 +54,18 @@ __global__ void k_arrive(int own, unsigned long long *out)
     unsigned long long t0 = clk();
 #pragma unroll 1
     for (int i = 0; i < kIters; ++i) {
+        if (own == 2) {
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smem_u32(&dst[threadIdx.x])),
+                         "l"(src + threadIdx.x % 32)
+                         : "memory");
+            asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+        }
         mbar_arrive(bar);
     }
     __syncwarp();
+    if (own == 2) {
+        asm volatile("cp.async.wait_all;" ::: "memory");
+    }
     unsigned long long t1 = clk();
     __syncthreads();
     if (threadIdx.x % 32 == 0) {
@@ -211,11 +227,14 @@ int main()
     CK(cudaMalloc(&d_out, sizeof(unsigned long long) * 2 * 32 * 4 * 132 * 2 + 4096));
     std::vector<unsigned long long> h(2 * 32 * 4 * 132 * 2 + 4096);
 
-    for (int own = 0; own <= 1; ++own) {
+    int *d_src;
+    CK(cudaMalloc(&d_src, 4096));
+    CK(cudaMemset(d_src, 0, 4096));
+    for (int own = 0; own <= 2; ++own) {
         for (int w : {1, 2, 4, 8, 16, 32}) {
             std::vector<double> per;
             for (int r = 0; r < 7; ++r) {
-                k_arrive<<<1, 32 * w>>>(own, d_out);
+                k_arrive<<<1, 32 * w>>>(own, d_src, d_out);
                 CKL();
                 CK(cudaMemcpy(h.data(), d_out, sizeof(unsigned long long) * 2 * w, cudaMemcpyDeviceToHost));
                 unsigned long long lo = ~0ull, hi = 0;
@@ -226,9 +245,12 @@ int main()
                 per.push_back((double) (hi - lo) / (kIters * w));
             }
             char key[64];
-            snprintf(key, sizeof key, "mbar.arrive_%s.W%d", own ? "own" : "same", w);
-            result(key, median_of(per), "cycles", "1 block, %d warps, %d mbarrier.arrive per thread on %s, span / warp-arrives, median of 7",
-                   w, kIters, own ? "one mbarrier per warp" : "one mbarrier");
+            static const char *const name[] = {"same", "own", "cp"};
+            static const char *const what[] = {"mbarrier.arrive on one mbarrier", "mbarrier.arrive on one mbarrier per warp",
+                                               "cp.async 4B + cp.async.mbarrier.arrive + mbarrier.arrive on one mbarrier"};
+            snprintf(key, sizeof key, "mbar.arrive_%s.W%d", name[own], w);
+            result(key, median_of(per), "cycles", "1 block, %d warps, %d x %s per thread, span / warp-iterations, median of 7",
+                   w, kIters, what[own]);
         }
     }
 
@@ -252,9 +274,6 @@ int main()
         result(key, median_of(med), "cycles", "the same, median waiter");
     }
 
-    int *d_src;
-    CK(cudaMalloc(&d_src, 4096));
-    CK(cudaMemset(d_src, 0, 4096));
     for (int b : {1, 2, 4}) {
         for (int w : {1, 4, 8, 16}) {
             if (b * w > 64) {

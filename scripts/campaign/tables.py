@@ -125,6 +125,31 @@ def groups_of(points):
     return by
 
 
+ENGINE_GAP = 5.0       # a configuration counts when the GPU shows this much difference
+
+
+def engine_choice(points):
+    """{(gpu, part): (right, total)}: gemm_tiles (cp.async, one thread per
+    16 bytes) against gemm_tiles_bulk (one thread issuing bulk copies) in the
+    same regime, block size, mode and parameters: where the measured faster
+    engine is at least ENGINE_GAP percent faster, does smpipe name it?"""
+    by = {}
+    for p in points:
+        if p["kernel"] in ("gemm_tiles", "gemm_tiles_bulk"):
+            key = (p["gpu"], p["part"], p["regime"], p["threads"], p["mode"], p["params"])
+            by.setdefault(key, {})[p["kernel"]] = (float(p["measured"]), float(p["simulated"]))
+    out = defaultdict(lambda: [0, 0])
+    for key, e in by.items():
+        if len(e) < 2:
+            continue
+        (mc, sc), (mb, sb) = e["gemm_tiles"], e["gemm_tiles_bulk"]
+        if abs(mc - mb) < ENGINE_GAP / 100 * min(mc, mb):
+            continue
+        out[key[:2]][1] += 1
+        out[key[:2]][0] += (mc < mb) == (sc < sb)
+    return out
+
+
 def render(points):
     out = io.StringIO()
     picks = {folder: stage_picks(rows) for folder, rows in groups_of(points).items()}
@@ -162,6 +187,14 @@ def render(points):
             if total:
                 out.write("\nStage pick within 5%% of the measured best: %d of %d groups (%.0f%%).\n"
                           % (good, total, 100.0 * good / total))
+    engines = engine_choice(points)
+    if engines:
+        out.write("\n### The faster copy engine (gemm_tiles: cp.async, gemm_tiles_bulk: bulk copies)\n\n")
+        out.write("| GPU | part | configurations the GPU separates by 5% or more | smpipe names the faster |\n")
+        out.write("| --- | --- | --- | --- |\n")
+        for (gpu, prt), (right, total) in sorted(engines.items()):
+            out.write("| %s | %s | %d | %d (%.0f%%) |\n" % (gpu.upper(), "training" if prt == "train" else "held out",
+                                                          total, right, 100.0 * right / total))
     return out.getvalue()
 
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""The whole-launch estimate against the GPU's launch times (issue 16, point 5).
+
+Every whole-GPU point of the campaign (regimes gpu1, occ2 and occ4: launch.grid
+= 132 x sm.blocks, one full wave, no tail) has the launch's time measured with
+CUDA events (`kernel_ms` in results.json, the median of the timed launches).
+`smpipe run --set launch.grid=...` estimates that launch as waves of the
+simulated SM's cycles; for one wave that is the simulated cycles of the point,
+which points.csv holds, at the architecture's clock.  This script compares the
+two per GPU, part (points.csv's, scripts/campaign/split.py's split) and regime.
+
+    python3 scripts/campaign/launch.py [--csv docs/validation/campaign/points.csv]
+"""
+import argparse
+import configparser
+import csv
+import json
+import os
+import sys
+from collections import defaultdict
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+CAMPAIGN = os.path.join(ROOT, "docs", "validation", "campaign")
+
+
+def clock_mhz(gpu):
+    ini = configparser.ConfigParser(inline_comment_prefixes=("#",))
+    ini.read(os.path.join(ROOT, "arch", gpu + ".ini"))
+    return float(ini["arch"]["clock_mhz"])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--csv", default=os.path.join(CAMPAIGN, "points.csv"))
+    args = ap.parse_args()
+    measured = {}
+    errs = defaultdict(list)
+    with open(args.csv) as fh:
+        for row in csv.DictReader(fh):
+            if row["regime"] == "alone":
+                continue
+            folder = os.path.join(CAMPAIGN, row["folder"])
+            if folder not in measured:
+                with open(os.path.join(folder, "results.json")) as r:
+                    doc = json.load(r)
+                measured[folder] = {p["index"]: p.get("kernel_ms") for p in doc["points"]}
+            ms = measured[folder].get(int(row["point"]))
+            if not ms or ms <= 0:
+                continue
+            est_ms = float(row["simulated"]) / clock_mhz(row["gpu"]) / 1000.0
+            key = (row["gpu"], row["part"], row["regime"])
+            errs[key].append(100.0 * (est_ms - ms) / ms)
+    print("| GPU | part | regime | launches | MAPE | signed mean | within 10% |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for key in sorted(errs):
+        e = errs[key]
+        within = sum(1 for x in e if abs(x) <= 10.0)
+        print("| %s | %s | %s | %d | %.1f%% | %+.1f%% | %d / %d |" % (
+            key[0].upper(), "training" if key[1] == "train" else "held out", key[2], len(e),
+            sum(abs(x) for x in e) / len(e), sum(e) / len(e), within, len(e)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
