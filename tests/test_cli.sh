@@ -129,6 +129,14 @@ cmp -s "$tmp/vo/validation.csv" "$tmp/vo2/validation.csv" && fail "validate: --s
 check validate-out-alias 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" --out "$tmp/vo3"
 cmp -s "$tmp/vo/validation.csv" "$tmp/vo3/validation.csv" && ok || fail "validate --out differs from --output"
 check validate-missing 2 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/nothing"
+# The folder says what it measured: another trace, or a trace parameter
+# changed with --set, is refused; an architecture key is not (above).
+contains validate-emit "$tmp/v/manifest.json" "\"trace_sha256\": \"$(sha256sum "$src/traces/with_staging_unified.trace" | cut -c1-64)\""
+check validate-other-trace 2 "$smpipe" validate "$src/traces/with_staging.trace" --results "$tmp/v" -o "$tmp/vo4"
+contains validate-other-trace "$tmp/err" "v: measured from another trace ($src/traces/with_staging_unified.trace, sha256 "
+check validate-other-param 2 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" -o "$tmp/vo4" --set batches=8
+contains validate-other-param "$tmp/err" "measured with batches=4, simulated with batches=8"
+[ ! -e "$tmp/vo4" ] && ok || fail "validate: a refused folder wrote $tmp/vo4"
 
 # calibrate: from a (fake) results file; the file loads and runs.
 check calibrate 0 "$smpipe" calibrate --arch h100 --from-results "$src/tests/calib/fake_results.txt" -o "$tmp/cal.ini"
