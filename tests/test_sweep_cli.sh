@@ -235,8 +235,10 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
     echo "skip plot-png: gnuplot is not installed"
 fi
-check plot-no-gnuplot 2 env PATH=/nonexistent "$smpipe" plot "$tmp/j1.csv" -o "$tmp/ng.png"
+# Exit 3 as for every picture: the data is written.
+check plot-no-gnuplot 3 env PATH=/nonexistent "$smpipe" plot "$tmp/j1.csv" -o "$tmp/ng.png"
 contains plot-no-gnuplot "$tmp/err" "apt-get install gnuplot-nox"
+contains plot-no-gnuplot "$tmp/err" "the data is in $tmp/ng.dat (draw it with: gnuplot -e \"datafile = '$tmp/ng.dat'"
 [ -s "$tmp/ng.dat" ] && [ ! -e "$tmp/ng.png" ] && ok || fail "plot-no-gnuplot: no data file, or a picture"
 check plot-bad-ext 2 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/x.gif"
 check plot-bad-x 2 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/x.png" --x cycles
