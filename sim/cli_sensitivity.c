@@ -17,6 +17,7 @@
  * is the same whatever --jobs is: the rows come back in point order and
  * the ranking depends only on the numbers and the key names. */
 #include "sim/cli.h"
+#include "sim/csv.h"
 
 #include "sim/sensitivity.h"
 
@@ -470,7 +471,7 @@ static void csv_end(GString *out, const Sens *s, const SensEnd *e)
     }
     g_string_append_printf(out, ",%s,%s,%s,", e->status, ok ? (e->effect ? "yes" : "no") : "",
                            e->widened ? "yes" : "no");
-    sweep_csv_append_field(out, e->error ? e->error : "");
+    csv_append_field(out, e->error ? e->error : "");
 }
 
 static void format_csv(const Sens *s, GString *out)
@@ -488,7 +489,7 @@ static void format_csv(const Sens *s, GString *out)
             g_string_append_printf(out, "%u", k->rank);
         }
         g_string_append_printf(out, ",%s,%s,", k->name, k->base_text);
-        sweep_csv_append_field(out, k->source);
+        csv_append_field(out, k->source);
         g_string_append_c(out, ',');
         append_num(out, k->score, "%.6g");
         g_string_append_printf(out, ",%" G_GUINT64_FORMAT ",", s->base_cycles);

@@ -14,6 +14,7 @@
  * temporary name; an interrupted sweep leaves complete rows only, and a
  * resumed one ends with the same bytes as an uninterrupted run. */
 #include "sim/cli.h"
+#include "sim/csv.h"
 
 #include "sim/sweep.h"
 
@@ -128,7 +129,7 @@ static char *point_row(const SweepCtx *c, guint point, bool *ok)
         }
         const char *nl = strchr(msg, '\n');
         g_string_append_len(first, msg, nl ? nl - msg : (gssize) strlen(msg));
-        sweep_csv_append_field(row, g_strstrip(first->str));
+        csv_append_field(row, g_strstrip(first->str));
         g_error_free(err);
     }
     sim_run_clear(&r);

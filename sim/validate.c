@@ -2,6 +2,7 @@
 #include "sim/validate.h"
 
 #include "sim/cli.h"
+#include "sim/csv.h"
 #include "sim/cuda_gen.h"
 #include "sim/jsonw.h"
 
@@ -405,22 +406,6 @@ static char *plot_script(const char *title, int col_measured, int col_sim, doubl
         title, lo, hi, lo, hi, col_measured, col_sim, col_measured, col_sim);
 }
 
-static void csv_field(GString *s, const char *v)
-{
-    if (strpbrk(v, ",\"\n") == NULL) {
-        g_string_append(s, v);
-        return;
-    }
-    g_string_append_c(s, '"');
-    for (const char *c = v; *c; c++) {
-        if (*c == '"') {
-            g_string_append_c(s, '"');
-        }
-        g_string_append_c(s, *c);
-    }
-    g_string_append_c(s, '"');
-}
-
 /* The value of NAME in a point's sets, or NULL. */
 static const char *set_value(GPtrArray *sets, const char *name)
 {
@@ -715,9 +700,9 @@ bool validate_collect(const Trace *t, const char *dir, const char *arch, const G
         const Measured *m = &g_array_index(meas, Measured, k);
         uint64_t s = g_array_index(sim, uint64_t, k);
         g_string_append_printf(csv, "%u,", k);
-        csv_field(csv, obj_string(man, "trace") ? obj_string(man, "trace") : t->path);
+        csv_append_field(csv, obj_string(man, "trace") ? obj_string(man, "trace") : t->path);
         g_string_append_printf(csv, ",%s,%s,", arch_name, mode);
-        csv_field(csv, gpu_name ? gpu_name : "");
+        csv_append_field(csv, gpu_name ? gpu_name : "");
         for (guint i = 0; i < arch_cols->len; i++) {
             const char *v = set_value(g_ptr_array_index(all_sets, k), g_ptr_array_index(arch_cols, i));
             g_string_append_printf(csv, ",%s", v ? v : "");
