@@ -111,8 +111,8 @@ bool cli_plot_timeline(const char *data_dir, bool keep_data, const char *out, co
 
 /* The picture format ("png", "svg", "pdf") path's extension names, or NULL. */
 const char *cli_picture_format(const char *path);
-/* scripts/NAME in $SMPIPE_DATADIR, the source tree or the installed data
- * directory: a newly allocated path, or NULL. */
+/* scripts/NAME (NAME may hold a folder) in the data directories, in the
+ * order of sim_data_dirs: a newly allocated path, or NULL. */
 char *cli_find_script(const char *name);
 /* Appends "NAME = 'VALUE'" (quotes doubled; "; " first unless defs is
  * empty) to defs, the definitions given to gnuplot -e. */

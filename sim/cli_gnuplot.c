@@ -4,6 +4,7 @@
  * temporary name renamed once gnuplot succeeded, and the messages when
  * gnuplot is missing or fails. */
 #include "sim/cli.h"
+#include "sim/fileio.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -42,11 +43,8 @@ static const char *terminal_of(const char *fmt)
 
 char *cli_find_script(const char *name)
 {
-    const char *dirs[] = { g_getenv("SMPIPE_DATADIR"), SMPIPE_SRCDIR, SMPIPE_DATADIR };
-    for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
-        if (dirs[i] == NULL) {
-            continue;
-        }
+    g_auto(GStrv) dirs = sim_data_dirs();
+    for (size_t i = 0; dirs[i] != NULL; i++) {
         char *p = g_build_filename(dirs[i], "scripts", name, NULL);
         if (g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
             return p;
