@@ -97,6 +97,16 @@ static bool pdf_fix_date(const char *path, GError **error)
     return !changed || g_file_set_contents(path, data, (gssize) len, error);
 }
 
+/* defs with the picture's outfile, fmt and term appended: a new string. */
+static GString *picture_defs(const char *defs, const char *outfile, const char *fmt)
+{
+    GString *all = g_string_new(defs);
+    cli_gp_define(all, "outfile", outfile);
+    cli_gp_define(all, "fmt", fmt);
+    cli_gp_define(all, "term", terminal_of(fmt));
+    return all;
+}
+
 bool cli_gnuplot_draw(const char *script_name, const char *defs, const char *out, const char *data, GError **error)
 {
     const char *fmt = cli_picture_format(out);
@@ -107,10 +117,7 @@ bool cli_gnuplot_draw(const char *script_name, const char *defs, const char *out
     g_autofree char *script = cli_find_script(script_name);
     g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
     if (gnuplot == NULL || script == NULL) {
-        g_autoptr(GString) by_hand = g_string_new(defs);
-        cli_gp_define(by_hand, "outfile", out);
-        cli_gp_define(by_hand, "fmt", fmt);
-        cli_gp_define(by_hand, "term", terminal_of(fmt));
+        g_autoptr(GString) by_hand = picture_defs(defs, out, fmt);
         g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT,
                     "%s: not drawn: %s; the data is in %s (draw it with: gnuplot -e \"%s\" %s)", out,
                     gnuplot == NULL ? "gnuplot is not installed (apt-get install gnuplot-nox)"
@@ -121,10 +128,7 @@ bool cli_gnuplot_draw(const char *script_name, const char *defs, const char *out
     /* gnuplot draws into a temporary name (with the picture's extension),
      * renamed once it succeeded: a failure leaves no half-drawn picture. */
     g_autofree char *tmp = g_strdup_printf("%s.tmp%d.%s", out, (int) getpid(), fmt);
-    g_autoptr(GString) all = g_string_new(defs);
-    cli_gp_define(all, "outfile", tmp);
-    cli_gp_define(all, "fmt", fmt);
-    cli_gp_define(all, "term", terminal_of(fmt));
+    g_autoptr(GString) all = picture_defs(defs, tmp, fmt);
     const char *argv[] = { gnuplot, "-e", all->str, script, NULL };
     /* Cairo dates PDF files; a fixed date keeps the same input giving the
      * same bytes. */
