@@ -428,8 +428,8 @@ static char *short_hash(const char *h)
  * res, from rpath) is in a format this smpipe reads and was measured from
  * trace t: the same content where the manifest has its hash (format 2),
  * the same file name in format 1; that results.json names a trace of the
- * manifest's file name and has the manifest's points (labels by index).  Returns false
- * with *error set otherwise. */
+ * manifest's file name and has the manifest's points (labels by index).
+ * Returns false with *error set otherwise. */
 static bool check_origin(const Trace *t, const char *dir, JsonObject *man, const char *mpath, JsonObject *res,
                          const char *rpath, GError **error)
 {
@@ -509,9 +509,10 @@ static bool check_measured(const Measured *m, JsonObject *o, guint k, const char
             return false;
         }
     }
-    if (m->cycles_min > m->cycles_max) {
+    double lo, hi;
+    if (obj_number(o, "cycles_min", &lo) && obj_number(o, "cycles_max", &hi) && lo > hi) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: point %u (%s): cycles_min %.0f exceeds cycles_max %.0f",
-                    rpath, k, label ? label : "", m->cycles_min, m->cycles_max);
+                    rpath, k, label ? label : "", lo, hi);
         return false;
     }
     return true;
