@@ -357,14 +357,11 @@ char *arch_find_file(const char *name_or_path)
     if (strchr(name_or_path, '/') != NULL || g_str_has_suffix(name_or_path, ".ini")) {
         return g_file_test(name_or_path, G_FILE_TEST_IS_REGULAR) ? g_strdup(name_or_path) : NULL;
     }
-    /* Next to the executable's source tree first (running from the build
-     * directory), then the installed data directory, then $SMPIPE_DATADIR. */
-    const char *dirs[] = { g_getenv("SMPIPE_DATADIR"), SMPIPE_SRCDIR, SMPIPE_DATADIR };
+    /* $SMPIPE_DATADIR, then the installed data directory or the source tree,
+     * whichever belongs to this executable first (sim_data_dirs). */
+    g_auto(GStrv) dirs = sim_data_dirs();
     g_autofree char *file = g_strconcat(name_or_path, ".ini", NULL);
-    for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
-        if (dirs[i] == NULL) {
-            continue;
-        }
+    for (size_t i = 0; dirs[i] != NULL; i++) {
         char *p = g_build_filename(dirs[i], "arch", file, NULL);
         if (g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
             return p;

@@ -107,6 +107,25 @@ SimTimeline *cli_timeline_open(const Trace *trace, const SimRunOptions *o, const
 bool cli_plot_timeline(const char *data_dir, bool keep_data, const char *out, const SimRun *r, const char *trace,
                        bool by_role, GError **error);
 
+/* Drawing with gnuplot (cli_gnuplot.c). */
+
+/* The picture format ("png", "svg", "pdf") path's extension names, or NULL. */
+const char *cli_picture_format(const char *path);
+/* scripts/NAME (NAME may hold a folder) in the data directories, in the
+ * order of sim_data_dirs: a newly allocated path, or NULL. */
+char *cli_find_script(const char *name);
+/* Appends "NAME = 'VALUE'" (quotes doubled; "; " first unless defs is
+ * empty) to defs, the definitions given to gnuplot -e. */
+void cli_gp_define(GString *defs, const char *name, const char *value);
+/* Draws out (.png/.svg/.pdf) with scripts/SCRIPT_NAME: runs gnuplot -e with
+ * defs plus outfile (a temporary name beside out, renamed to out once
+ * gnuplot succeeded), fmt (png/svg/pdf) and term (pngcairo/svg/pdfcairo).
+ * data names the drawn data for messages.  The same input gives the same
+ * bytes (a PDF's date is fixed).  Errors: G_SPAWN_ERROR_NOENT when gnuplot
+ * or the script is missing (the message says how to draw by hand; see
+ * cli_plot_fail), SIM_ERROR_INPUT when gnuplot fails (with what it
+ * printed) or out cannot be written. */
+bool cli_gnuplot_draw(const char *script_name, const char *defs, const char *out, const char *data, GError **error);
 /* cli_fail for the plot verbs: exit CLI_EXIT_NO_GNUPLOT when gnuplot is missing. */
 int cli_plot_fail(GError *error);
 

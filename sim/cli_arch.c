@@ -1,6 +1,7 @@
 /* cli_arch.c: `smpipe arch list`, `smpipe arch show NAME` and `smpipe arch
  * diff A B`. */
 #include "sim/cli.h"
+#include "sim/fileio.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -64,9 +65,20 @@ int cli_arch(int argc, char **argv)
         return status;
     }
     if (argc == 2 && strcmp(argv[1], "list") == 0) {
+        /* A bundled file missing is a broken installation: say where it
+         * was looked for, and exit 2. */
+        guint missing = 0;
         for (const char *const *b = arch_bundled(); *b; b++) {
             g_autofree char *file = arch_find_file(*b);
             printf("%-6s %s\n", *b, file ? file : "(not found)");
+            missing += file == NULL;
+        }
+        if (missing > 0) {
+            g_auto(GStrv) dirs = sim_data_dirs();
+            g_autofree char *where = g_strjoinv("/arch, ", dirs);
+            fprintf(stderr, "smpipe arch: %u bundled architecture file%s not found (looked in %s/arch; set"
+                    " SMPIPE_DATADIR)\n", missing, missing == 1 ? "" : "s", where);
+            return SIM_EXIT_BAD_INPUT;
         }
         return 0;
     }

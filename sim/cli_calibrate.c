@@ -9,30 +9,16 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* scripts/calib/run_all.sh in the source tree (or $SMPIPE_SRCDIR's). */
-static char *find_run_all(void)
-{
-    const char *dirs[] = { g_getenv("SMPIPE_SRCDIR"), SMPIPE_SRCDIR };
-    for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
-        if (dirs[i] == NULL) {
-            continue;
-        }
-        char *p = g_build_filename(dirs[i], "scripts", "calib", "run_all.sh", NULL);
-        if (g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
-            return p;
-        }
-        g_free(p);
-    }
-    return NULL;
-}
-
 /* Runs run_all.sh into a new directory; returns calib_results.txt's path. */
 static char *run_benchmarks(GError **error)
 {
-    g_autofree char *script = find_run_all();
+    /* Installed with smpipe (DATADIR/smpipe/scripts/calib): it builds the
+     * benchmarks in a temporary directory, so it may sit read-only. */
+    g_autofree char *script = cli_find_script("calib/run_all.sh");
     if (script == NULL) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT,
-                    "scripts/calib/run_all.sh not found (set SMPIPE_SRCDIR to the smpipe source tree)");
+                    "scripts/calib/run_all.sh not found (set SMPIPE_DATADIR to the smpipe source tree or the"
+                    " installed share/smpipe)");
         return NULL;
     }
     g_autofree char *dir = g_dir_make_tmp("smpipe-calib-XXXXXX", error);

@@ -9,56 +9,8 @@
 
 #include "sim/sweep.h"
 
-#include <errno.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
-#include <unistd.h>
-
-/* The gnuplot terminal for an output name, or NULL. */
-static const char *terminal_for(const char *out)
-{
-    if (g_str_has_suffix(out, ".png")) {
-        return "pngcairo";
-    }
-    if (g_str_has_suffix(out, ".svg")) {
-        return "svg";
-    }
-    if (g_str_has_suffix(out, ".pdf")) {
-        return "pdfcairo";
-    }
-    return NULL;
-}
-
-/* scripts/sweep.gp in the data or source directory; newly allocated. */
-static char *find_script(void)
-{
-    const char *dirs[] = { g_getenv("SMPIPE_DATADIR"), SMPIPE_SRCDIR, SMPIPE_DATADIR };
-    for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
-        if (dirs[i] == NULL) {
-            continue;
-        }
-        char *p = g_build_filename(dirs[i], "scripts", "sweep.gp", NULL);
-        if (g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
-            return p;
-        }
-        g_free(p);
-    }
-    return NULL;
-}
-
-/* s as a single-quoted gnuplot string (quotes doubled). */
-static void gp_string(GString *out, const char *s)
-{
-    g_string_append_c(out, '\'');
-    for (; *s; s++) {
-        if (*s == '\'') {
-            g_string_append_c(out, '\'');
-        }
-        g_string_append_c(out, *s);
-    }
-    g_string_append_c(out, '\'');
-}
 
 static bool is_integer(const char *s)
 {
@@ -197,8 +149,7 @@ int cli_plot_sweep(int argc, char **argv)
         fprintf(stderr, "smpipe plot: expected SWEEP.csv -o FILE.png|svg|pdf\n");
         return SIM_EXIT_BAD_INPUT;
     }
-    const char *term = terminal_for(output);
-    if (term == NULL) {
+    if (cli_picture_format(output) == NULL) {
         fprintf(stderr, "smpipe plot: %s: the picture's name must end in .png, .svg or .pdf\n", output);
         return SIM_EXIT_BAD_INPUT;
     }
@@ -244,52 +195,19 @@ int cli_plot_sweep(int argc, char **argv)
     if (!cli_write_file(datafile, data->str, data->len, &err)) {
         return cli_fail(err);
     }
-    g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
-    g_autofree char *script = find_script();
-    if (gnuplot == NULL) {
-        fprintf(stderr, "smpipe plot: gnuplot is not installed (Debian/Ubuntu: apt-get install gnuplot-nox); the"
-                " data is in %s\n", datafile);
-        return SIM_EXIT_BAD_INPUT;
-    }
-    if (script == NULL) {
-        fprintf(stderr, "smpipe plot: scripts/sweep.gp not found (set SMPIPE_DATADIR); the data is in %s\n",
-                datafile);
-        return SIM_EXIT_BAD_INPUT;
-    }
-    /* gnuplot draws into a temporary name, renamed once it succeeded. */
-    g_autofree char *tmp = g_strdup_printf("%s.tmp%d", output, (int) getpid());
-    g_autoptr(GString) vars = g_string_new("datafile=");
-    gp_string(vars, datafile);
-    g_string_append(vars, "; outfile=");
-    gp_string(vars, tmp);
-    g_string_append(vars, "; term=");
-    gp_string(vars, term);
-    g_string_append(vars, "; xname=");
-    gp_string(vars, x);
-    g_string_append_printf(vars, "; nseries=%u; titles=", nseries);
-    gp_string(vars, titles->str);
-    g_string_append_printf(vars, "; rec=%d; categorical=%d; logx=%d; source=", rec, categorical,
+    g_autoptr(GString) vars = g_string_new(NULL);
+    cli_gp_define(vars, "datafile", datafile);
+    cli_gp_define(vars, "xname", x);
+    cli_gp_define(vars, "titles", titles->str);
+    g_string_append_printf(vars, "; nseries = %u; rec = %d; categorical = %d; logx = %d", nseries, rec, categorical,
                            !categorical && spans_factor(t, x, 16.0));
     /* The title names the CSV's trace and architecture (its provenance). */
     const char *trace = sweep_table_meta(t, "trace");
     const char *arch = sweep_table_meta(t, "arch");
     g_autofree char *source = trace == NULL ? g_strdup("") : g_strdup_printf("%s on %s", trace, arch ? arch : "?");
-    gp_string(vars, source);
-    char *args[] = { gnuplot, "-e", vars->str, script, NULL };
-    g_autofree char *gp_err = NULL;
-    gint wait = 0;
-    if (!g_spawn_sync(NULL, args, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, &gp_err, &wait, &err) ||
-        !g_spawn_check_wait_status(wait, &err)) {
-        g_unlink(tmp);
-        fprintf(stderr, "smpipe plot: gnuplot failed: %s\n%s", err->message, gp_err ? gp_err : "");
-        g_error_free(err);
-        return SIM_EXIT_BAD_INPUT;
-    }
-    if (g_rename(tmp, output) != 0) {
-        int e = errno;
-        g_unlink(tmp);
-        fprintf(stderr, "smpipe plot: cannot write %s: %s\n", output, g_strerror(e));
-        return SIM_EXIT_BAD_INPUT;
+    cli_gp_define(vars, "source", source);
+    if (!cli_gnuplot_draw("sweep.gp", vars->str, output, datafile, &err)) {
+        return cli_plot_fail(err);
     }
     return 0;
 }

@@ -26,7 +26,7 @@ int cli_run(int argc, char **argv)
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key (section.key)", "NAME=VALUE" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE [stdout]", "FILE|-" },
         { "json", 0, 0, G_OPTION_ARG_STRING, &json, "Write the statistics as JSON (- for stdout)", "FILE|-" },
-        { "csv", 0, 0, G_OPTION_ARG_STRING, &csv, "Write the statistics as one CSV row with a header (- for stdout)", "FILE|-" },
+        { "csv", 0, 0, G_OPTION_ARG_STRING, &csv, "Write the statistics as one CSV row with a header, or with --by the view's table (- for stdout)", "FILE|-" },
         { "by", 0, 0, G_OPTION_ARG_STRING, &by, "Break the stall accounting down by warp, by role, or by trace line", "warp|role|line" },
         { "engine", 0, 0, G_OPTION_ARG_STRING, &engine, "Event-driven engine or the cycle-stepped reference [event]", "event|stepped" },
         { "no-race-check", 0, 0, G_OPTION_ARG_NONE, &no_race, "Do not run the pipeline race detector", NULL },
@@ -163,10 +163,16 @@ int cli_run(int argc, char **argv)
     if (csv != NULL) {
         g_autoptr(GString) c = g_string_new(NULL);
         report_csv_provenance(&info, NULL, c);
-        report_csv_header(&info, c);
-        g_string_append_c(c, '\n');
-        report_csv_row(st, &info, c);
-        g_string_append_c(c, '\n');
+        if (report_by != REPORT_BY_NONE) {
+            /* With --by, the CSV is the view's table (a row per warp,
+             * role or trace line). */
+            report_csv_by(st, &info, report_by, c);
+        } else {
+            report_csv_header(&info, c);
+            g_string_append_c(c, '\n');
+            report_csv_row(st, &info, c);
+            g_string_append_c(c, '\n');
+        }
         if (!cli_write_file(csv, c->str, c->len, &err)) {
             sim_run_clear(&r);
             return cli_fail(err);

@@ -17,15 +17,13 @@
  * is the same whatever --jobs is: the rows come back in point order and
  * the ranking depends only on the numbers and the key names. */
 #include "sim/cli.h"
+#include "sim/csv.h"
 
 #include "sim/sensitivity.h"
 
-#include <errno.h>
-#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
-#include <unistd.h>
 
 /* The label of a variant in the points' "variant" column. */
 #define BASE_LABEL "base"
@@ -473,7 +471,7 @@ static void csv_end(GString *out, const Sens *s, const SensEnd *e)
     }
     g_string_append_printf(out, ",%s,%s,%s,", e->status, ok ? (e->effect ? "yes" : "no") : "",
                            e->widened ? "yes" : "no");
-    sweep_csv_append_field(out, e->error ? e->error : "");
+    csv_append_field(out, e->error ? e->error : "");
 }
 
 static void format_csv(const Sens *s, GString *out)
@@ -491,7 +489,7 @@ static void format_csv(const Sens *s, GString *out)
             g_string_append_printf(out, "%u", k->rank);
         }
         g_string_append_printf(out, ",%s,%s,", k->name, k->base_text);
-        sweep_csv_append_field(out, k->source);
+        csv_append_field(out, k->source);
         g_string_append_c(out, ',');
         append_num(out, k->score, "%.6g");
         g_string_append_printf(out, ",%" G_GUINT64_FORMAT ",", s->base_cycles);
@@ -607,42 +605,10 @@ static char *format_json(const Sens *s)
     return with_newline;
 }
 
-/* scripts/NAME in the data or source directory; newly allocated or NULL. */
-static char *find_script(const char *name)
-{
-    const char *dirs[] = { g_getenv("SMPIPE_DATADIR"), SMPIPE_SRCDIR, SMPIPE_DATADIR };
-    for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
-        if (dirs[i] == NULL) {
-            continue;
-        }
-        char *p = g_build_filename(dirs[i], "scripts", name, NULL);
-        if (g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
-            return p;
-        }
-        g_free(p);
-    }
-    return NULL;
-}
-
-static void gp_string(GString *out, const char *s)
-{
-    g_string_append_c(out, '\'');
-    for (; *s; s++) {
-        if (*s == '\'') {
-            g_string_append_c(out, '\'');
-        }
-        g_string_append_c(out, *s);
-    }
-    g_string_append_c(out, '\'');
-}
-
 /* The tornado chart: writes FILE.dat (the top keys, "rank key down% up%")
  * and draws it with scripts/tornado.gp.  Returns the exit status. */
 static int draw_plot(const Sens *s, const char *output, guint top)
 {
-    const char *term = g_str_has_suffix(output, ".png") ? "pngcairo"
-                       : g_str_has_suffix(output, ".svg") ? "svg"
-                       : g_str_has_suffix(output, ".pdf") ? "pdfcairo" : NULL;
     const char *dot = strrchr(output, '.');
     g_autofree char *stem = g_strndup(output, dot - output);
     g_autofree char *datafile = g_strconcat(stem, ".dat", NULL);
@@ -666,44 +632,14 @@ static int draw_plot(const Sens *s, const char *output, guint top)
     if (!cli_write_file(datafile, data->str, data->len, &err)) {
         return cli_fail(err);
     }
-    g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
-    g_autofree char *script = find_script("tornado.gp");
-    if (gnuplot == NULL) {
-        fprintf(stderr, "smpipe sensitivity: gnuplot is not installed (Debian/Ubuntu: apt-get install gnuplot-nox);"
-                " the chart's data is in %s\n", datafile);
-        return CLI_EXIT_NO_GNUPLOT;
-    }
-    if (script == NULL) {
-        fprintf(stderr, "smpipe sensitivity: scripts/tornado.gp not found (set SMPIPE_DATADIR); the chart's data is"
-                " in %s\n", datafile);
-        return SIM_EXIT_BAD_INPUT;
-    }
-    g_autofree char *tmp = g_strdup_printf("%s.tmp%d", output, (int) getpid());
-    g_autoptr(GString) vars = g_string_new("datafile=");
-    gp_string(vars, datafile);
-    g_string_append(vars, "; outfile=");
-    gp_string(vars, tmp);
-    g_string_append(vars, "; term=");
-    gp_string(vars, term);
-    g_string_append_printf(vars, "; nkeys=%u; step=%g; title=", n, s->step);
+    g_autoptr(GString) vars = g_string_new(NULL);
+    cli_gp_define(vars, "datafile", datafile);
+    g_string_append_printf(vars, "; nkeys = %u; step = %g", n, s->step);
     g_autofree char *title = g_strdup_printf("%s on %s: %" G_GUINT64_FORMAT " cycles", s->path, s->arch_name,
                                              s->base_cycles);
-    gp_string(vars, title);
-    char *args[] = { gnuplot, "-e", vars->str, script, NULL };
-    g_autofree char *gp_err = NULL;
-    gint wait = 0;
-    if (!g_spawn_sync(NULL, args, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, &gp_err, &wait, &err) ||
-        !g_spawn_check_wait_status(wait, &err)) {
-        g_unlink(tmp);
-        fprintf(stderr, "smpipe sensitivity: gnuplot failed: %s\n%s", err->message, gp_err ? gp_err : "");
-        g_error_free(err);
-        return SIM_EXIT_BAD_INPUT;
-    }
-    if (g_rename(tmp, output) != 0) {
-        int e = errno;
-        g_unlink(tmp);
-        fprintf(stderr, "smpipe sensitivity: cannot write %s: %s\n", output, g_strerror(e));
-        return SIM_EXIT_BAD_INPUT;
+    cli_gp_define(vars, "title", title);
+    if (!cli_gnuplot_draw("tornado.gp", vars->str, output, datafile, &err)) {
+        return cli_plot_fail(err);
     }
     return 0;
 }
@@ -761,8 +697,7 @@ int cli_sensitivity(int argc, char **argv)
         fprintf(stderr, "smpipe sensitivity: --tolerance takes a percentage >= 0\n");
         return SIM_EXIT_BAD_INPUT;
     }
-    if (plot != NULL && !g_str_has_suffix(plot, ".png") && !g_str_has_suffix(plot, ".svg") &&
-        !g_str_has_suffix(plot, ".pdf")) {
+    if (plot != NULL && cli_picture_format(plot) == NULL) {
         fprintf(stderr, "smpipe sensitivity: --plot %s: the name must end in .png, .svg or .pdf\n", plot);
         return SIM_EXIT_BAD_INPUT;
     }

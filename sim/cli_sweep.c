@@ -14,6 +14,7 @@
  * temporary name; an interrupted sweep leaves complete rows only, and a
  * resumed one ends with the same bytes as an uninterrupted run. */
 #include "sim/cli.h"
+#include "sim/csv.h"
 
 #include "sim/sweep.h"
 
@@ -128,7 +129,7 @@ static char *point_row(const SweepCtx *c, guint point, bool *ok)
         }
         const char *nl = strchr(msg, '\n');
         g_string_append_len(first, msg, nl ? nl - msg : (gssize) strlen(msg));
-        sweep_csv_append_field(row, g_strstrip(first->str));
+        csv_append_field(row, g_strstrip(first->str));
         g_error_free(err);
     }
     sim_run_clear(&r);
@@ -237,10 +238,11 @@ static bool validate_axes(const Trace *t, const char *arch, const GPtrArray *set
 
 /* The start of the sweep's CSV (newly allocated): the provenance lines
  * (the trace's parameters other than the varied ones, the architecture
- * with the --set keys only) and the header line, without a final newline;
- * and the number of statistics columns in it. */
+ * with the --set keys only, the number of points of the whole sweep, all
+ * shards together) and the header line, without a final newline; and the
+ * number of statistics columns in it. */
 static char *sweep_header(const Trace *t, const char *arch, const GPtrArray *sets, const GPtrArray *axes,
-                          guint *nstats, GError **error)
+                          guint npoints, guint *nstats, GError **error)
 {
     SimRunOptions o;
     memset(&o, 0, sizeof o);
@@ -260,6 +262,7 @@ static char *sweep_header(const Trace *t, const char *arch, const GPtrArray *set
     }
     g_autoptr(GString) h = g_string_new(NULL);
     report_csv_provenance(&info, varied, h);
+    g_string_append_printf(h, "# points: %u\n", npoints);
     g_autoptr(GString) stats = g_string_new(NULL);
     report_csv_header(&info, stats);
     sim_run_clear(&base);
@@ -696,7 +699,7 @@ SweepTable *cli_sweep_points(const Trace *t, const char *trace_path, const char 
         g_ptr_array_add(axes, a);
     }
     guint nstats = 0;
-    g_autofree char *header = sweep_header(t, arch, sets, axes, &nstats, error);
+    g_autofree char *header = sweep_header(t, arch, sets, axes, points->len, &nstats, error);
     if (header == NULL) {
         return NULL;
     }
@@ -835,7 +838,7 @@ int cli_sweep(int argc, char **argv)
     guint nstats = 0;
     g_autofree char *header = NULL;
     if (!validate_axes(t, arch, set_list, axes, &err) ||
-        (header = sweep_header(t, arch, set_list, axes, &nstats, &err)) == NULL) {
+        (header = sweep_header(t, arch, set_list, axes, s.npoints, &nstats, &err)) == NULL) {
         return cli_fail(err);
     }
     s.ctx.trace = t;
@@ -858,6 +861,16 @@ int cli_sweep(int argc, char **argv)
     int rc = sweep_execute(&s);
     sweep_run_state_clear(&s);
     return rc;
+}
+
+/* Counts points from..to-1 as missing in *n, listing the first 8 in list. */
+static void note_missing(GString *list, guint *n, guint from, guint to)
+{
+    for (guint p = from; p < to; p++, (*n)++) {
+        if (*n < 8) {
+            g_string_append_printf(list, "%s%u", *n ? ", " : "", p);
+        }
+    }
 }
 
 int cli_merge(int argc, char **argv)
@@ -909,6 +922,14 @@ int cli_merge(int argc, char **argv)
             all = t;
             continue;
         }
+        const char *tn = sweep_table_meta(t, "points");
+        const char *an = sweep_table_meta(all, "points");
+        if (g_strcmp0(tn, an) != 0) {
+            fprintf(stderr, "smpipe merge: %s: from a sweep of %s points, %s from one of %s: not shards of one sweep\n",
+                    argv[i], tn ? tn : "an unknown number of", argv[1], an ? an : "an unknown number of");
+            sweep_table_free(t);
+            return SIM_EXIT_BAD_INPUT;
+        }
         bool same = strcmp(t->header, all->header) == 0;
         if (same) {
             while (t->rows->len > 0) {
@@ -925,18 +946,26 @@ int cli_merge(int argc, char **argv)
     if (!sweep_table_sort(all, &err)) {
         return cli_fail(err);
     }
-    /* Points missing between the first and the last: a shard left out? */
+    /* The sweep's points ('# points:'; a CSV without the line shows only
+     * the gaps before its last row): a shard left out? */
+    guint64 npoints = 0;
+    const char *np = sweep_table_meta(all, "points");
+    if (np != NULL && !g_ascii_string_to_unsigned(np, 10, 0, G_MAXUINT, &npoints, NULL)) {
+        fprintf(stderr, "smpipe merge: %s: '# points: %s' is not a number of points\n", argv[1], np);
+        return SIM_EXIT_BAD_INPUT;
+    }
     g_autoptr(GString) missing = g_string_new(NULL);
     guint nmissing = 0, expect = 0;
     for (guint i = 0; i < all->rows->len; i++) {
         guint p = ((const SweepRow *) g_ptr_array_index(all->rows, i))->point;
-        for (; expect < p; expect++, nmissing++) {
-            if (nmissing < 8) {
-                g_string_append_printf(missing, "%s%u", nmissing ? ", " : "", expect);
-            }
+        if (np != NULL && p >= npoints) {
+            fprintf(stderr, "smpipe merge: point %u is not in a sweep of %s points\n", p, np);
+            return SIM_EXIT_BAD_INPUT;
         }
+        note_missing(missing, &nmissing, expect, p);
         expect = p + 1;
     }
+    note_missing(missing, &nmissing, expect, (guint) npoints);
     if (nmissing > 0) {
         fprintf(stderr, "smpipe merge: warning: %u point%s missing (%s%s): is a shard left out?\n", nmissing,
                 nmissing == 1 ? " is" : "s are", missing->str, nmissing > 8 ? ", ..." : "");

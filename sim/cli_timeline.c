@@ -10,24 +10,6 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
-#include <unistd.h>
-
-static const char *const picture_formats[] = { "png", "svg", "pdf", NULL };
-
-/* The picture format named by path's extension, or NULL. */
-static const char *picture_format(const char *path)
-{
-    const char *dot = strrchr(path, '.');
-    if (dot == NULL) {
-        return NULL;
-    }
-    for (const char *const *f = picture_formats; *f; f++) {
-        if (g_ascii_strcasecmp(dot + 1, *f) == 0) {
-            return *f;
-        }
-    }
-    return NULL;
-}
 
 /* Whether name is a data file the timeline sink writes. */
 static bool is_data_file(const char *name)
@@ -62,7 +44,7 @@ SimTimeline *cli_timeline_open(const Trace *trace, const SimRunOptions *o, const
                                char **data_dir, GError **error)
 {
     *data_dir = NULL;
-    if (req->plot != NULL && picture_format(req->plot) == NULL) {
+    if (req->plot != NULL && cli_picture_format(req->plot) == NULL) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the picture's name must end in .png, .svg or .pdf",
                     req->plot);
         return NULL;
@@ -120,37 +102,6 @@ SimTimeline *cli_timeline_open(const Trace *trace, const SimRunOptions *o, const
     return tl;
 }
 
-/* Looks for scripts/NAME next to the source tree or in the data directory
- * (as arch files are found).  Returns a newly allocated path or NULL. */
-static char *find_script(const char *name)
-{
-    const char *dirs[] = { g_getenv("SMPIPE_DATADIR"), SMPIPE_SRCDIR, SMPIPE_DATADIR };
-    for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
-        if (dirs[i] == NULL) {
-            continue;
-        }
-        char *p = g_build_filename(dirs[i], "scripts", name, NULL);
-        if (g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
-            return p;
-        }
-        g_free(p);
-    }
-    return NULL;
-}
-
-/* A gnuplot single-quoted string. */
-static void gp_quote(GString *out, const char *s)
-{
-    g_string_append_c(out, '\'');
-    for (const char *p = s; *p; p++) {
-        if (*p == '\'') {
-            g_string_append_c(out, '\'');
-        }
-        g_string_append_c(out, *p);
-    }
-    g_string_append_c(out, '\'');
-}
-
 /* The picture's title: trace, architecture, parameters, cycles. */
 static char *picture_title(const SimRun *r, const char *trace, bool by_role)
 {
@@ -173,91 +124,14 @@ static char *picture_title(const SimRun *r, const char *trace, bool by_role)
     return g_string_free(s, FALSE);
 }
 
-/* Cairo stamps PDF files with the time they were made (and this cairo
- * ignores SOURCE_DATE_EPOCH): overwrite the date with a fixed one of the
- * same length, so the cross-reference offsets stay valid and the same
- * input gives the same bytes. */
-static bool pdf_fix_date(const char *path, GError **error)
-{
-    g_autofree char *data = NULL;
-    gsize len = 0;
-    if (!g_file_get_contents(path, &data, &len, error)) {
-        return false;
-    }
-    static const char key[] = "/CreationDate (D:";
-    static const char fixed[] = "19700101000000";
-    const size_t klen = sizeof key - 1, flen = sizeof fixed - 1;
-    bool changed = false;
-    for (gsize i = 0; i + klen + flen <= len; i++) {
-        if (memcmp(data + i, key, klen) == 0) {
-            char *d = data + i + klen;
-            size_t n = 0;
-            while (n < flen && g_ascii_isdigit(d[n])) {
-                n++;
-            }
-            if (n == flen) {
-                memcpy(d, fixed, flen);
-                changed = true;
-            }
-        }
-    }
-    return !changed || g_file_set_contents(path, data, (gssize) len, error);
-}
-
 bool cli_plot_timeline(const char *data_dir, bool keep_data, const char *out, const SimRun *r, const char *trace,
                        bool by_role, GError **error)
 {
-    const char *fmt = picture_format(out);
-    if (fmt == NULL) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: the picture's name must end in .png, .svg or .pdf", out);
-        return false;
-    }
-    g_autofree char *script = find_script("timeline.gp");
-    g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
-    if (gnuplot == NULL || script == NULL) {
-        g_set_error(error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT,
-                    "%s: not drawn: %s; the timeline data is in %s (draw it with: gnuplot -e \"datadir='%s';"
-                    " outfile='%s'; fmt='%s'\" %s)", out,
-                    gnuplot == NULL ? "gnuplot is not installed (apt-get install gnuplot-nox)"
-                                    : "scripts/timeline.gp was not found (set SMPIPE_DATADIR)",
-                    data_dir, data_dir, out, fmt, script != NULL ? script : "scripts/timeline.gp");
-        return false;
-    }
     g_autofree char *title = picture_title(r, trace, by_role);
-    g_autofree char *tmp = g_strdup_printf("%s.tmp%d.%s", out, (int) getpid(), fmt);
-    g_autoptr(GString) defs = g_string_new("datadir = ");
-    gp_quote(defs, data_dir);
-    g_string_append(defs, "; outfile = ");
-    gp_quote(defs, tmp);
-    g_string_append_printf(defs, "; fmt = '%s'; plot_title = ", fmt);
-    gp_quote(defs, title);
-    const char *argv[] = { gnuplot, "-e", defs->str, script, NULL };
-    /* Cairo dates PDF files; a fixed date keeps the same input giving the
-     * same bytes. */
-    g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "SOURCE_DATE_EPOCH", "0", TRUE);
-    g_autofree char *child_out = NULL;
-    g_autofree char *child_err = NULL;
-    int wait_status = 0;
-    GError *err = NULL;
-    if (!g_spawn_sync(NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &child_out, &child_err,
-                      &wait_status, &err) ||
-        !g_spawn_check_wait_status(wait_status, &err)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: gnuplot failed (%s)%s%s; the timeline data is in %s",
-                    out, err->message, child_err != NULL && *child_err ? ":\n" : "", child_err ? child_err : "",
-                    data_dir);
-        g_error_free(err);
-        g_remove(tmp);
-        return false;
-    }
-    if (strcmp(fmt, "pdf") == 0 && !pdf_fix_date(tmp, &err)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: %s", out, err->message);
-        g_error_free(err);
-        g_remove(tmp);
-        return false;
-    }
-    if (g_rename(tmp, out) != 0) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: cannot write: %s", out, g_strerror(errno));
-        g_remove(tmp);
+    g_autoptr(GString) defs = g_string_new(NULL);
+    cli_gp_define(defs, "datadir", data_dir);
+    cli_gp_define(defs, "plot_title", title);
+    if (!cli_gnuplot_draw("timeline.gp", defs->str, out, data_dir, error)) {
         return false;
     }
     if (!keep_data) {
@@ -266,15 +140,6 @@ bool cli_plot_timeline(const char *data_dir, bool keep_data, const char *out, co
     return true;
 }
 
-int cli_plot_fail(GError *error)
-{
-    if (g_error_matches(error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT)) {
-        fprintf(stderr, "%s: %s\n", cli_prefix(), error->message);
-        g_error_free(error);
-        return CLI_EXIT_NO_GNUPLOT;
-    }
-    return cli_fail(error);
-}
 
 /* Parses a cycle option's value (a non-negative integer). */
 static bool parse_cycle(const char *opt, const char *s, SimCycle *out)

@@ -10,6 +10,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+char **sim_data_dirs_for(const char *env, const char *exe, const char *build_dir, const char *src_dir,
+                         const char *data_dir)
+{
+    GPtrArray *dirs = g_ptr_array_new();
+    if (env != NULL && *env != '\0') {
+        g_ptr_array_add(dirs, g_strdup(env));
+    }
+    /* The build directory as the kernel names the executable (links resolved). */
+    char *real_build = realpath(build_dir, NULL);
+    const char *b = real_build != NULL ? real_build : build_dir;
+    size_t n = strlen(b);
+    bool in_build = exe == NULL || (strncmp(exe, b, n) == 0 && exe[n] == '/');
+    free(real_build);
+    g_ptr_array_add(dirs, g_strdup(in_build ? src_dir : data_dir));
+    g_ptr_array_add(dirs, g_strdup(in_build ? data_dir : src_dir));
+    g_ptr_array_add(dirs, NULL);
+    return (char **) g_ptr_array_free(dirs, FALSE);
+}
+
+char **sim_data_dirs(void)
+{
+    g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+    return sim_data_dirs_for(g_getenv("SMPIPE_DATADIR"), exe, SMPIPE_BUILDDIR, SMPIPE_SRCDIR, SMPIPE_DATADIR);
+}
+
 bool sim_read_file(const char *path, gsize max_bytes, char **text, gsize *len, GError **error)
 {
     *text = NULL;

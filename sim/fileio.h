@@ -42,4 +42,16 @@ void sim_output_abort(SimOutput *o);
  * path "-" reads standard input.
  * Returns false with *error set (SIM_ERROR_INPUT, naming the path) when the
  * file cannot be read or is larger than max_bytes. */
+/* The directories smpipe finds its data in (arch/, scripts/), in the order
+ * to look: $SMPIPE_DATADIR when set; then, for an executable inside the
+ * build directory it was built in, the source tree before the installed
+ * data directory, and for any other (an installed smpipe) the installed
+ * data directory first.  Returns a new NULL-terminated vector. */
+char **sim_data_dirs(void);
+/* The same for given values (tests): env ($SMPIPE_DATADIR, may be NULL),
+ * exe (the executable's resolved path; NULL: unknown, taken as the build
+ * tree), and the build, source and installed data directories. */
+char **sim_data_dirs_for(const char *env, const char *exe, const char *build_dir, const char *src_dir,
+                         const char *data_dir);
+
 bool sim_read_file(const char *path, gsize max_bytes, char **text, gsize *len, GError **error);

@@ -1,7 +1,13 @@
 /* jsonw.h: a small streaming JSON writer.  Keys come out in the order the
  * caller writes them and numbers in a fixed format, so the same data always
  * gives the same bytes; nothing is buffered beyond the output GString or
- * FILE, so it also serves the timeline writer for arbitrarily long runs. */
+ * FILE, so it also serves the timeline writer for arbitrarily long runs.
+ * The statistics document (report.c) keeps it too, though it is small:
+ * json-glib's generator writes `"key" : value` and numbers in its own
+ * format, so moving would change the bytes of every committed golden file
+ * (tests/golden) and documented example; sensitivity's JSON, which has no
+ * golden, is built with json-glib, and every JSON smpipe reads is parsed
+ * with it. */
 #pragma once
 
 #include <glib.h>

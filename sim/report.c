@@ -2,6 +2,7 @@
  * in hash-table order, so the same statistics always give the same bytes. */
 #include "sim/report.h"
 
+#include "sim/csv.h"
 #include "sim/jsonw.h"
 
 #include <errno.h>
@@ -964,6 +965,51 @@ void report_csv_header(const ReportInfo *info, GString *out)
     }
     for (int k = 0; k < WS__COUNT; k++) {
         g_string_append_printf(out, ",stall_%s", sim_warp_state_name(k));
+    }
+}
+
+/* ",warp_cycles,stall_..." of one row of warp-cycles per state, and the newline. */
+static void csv_states(GString *out, const uint64_t *row)
+{
+    g_string_append_printf(out, ",%" G_GUINT64_FORMAT, row_sum(row));
+    for (int k = 0; k < WS__COUNT; k++) {
+        g_string_append_printf(out, ",%" G_GUINT64_FORMAT, row[k]);
+    }
+    g_string_append_c(out, '\n');
+}
+
+void report_csv_by(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out)
+{
+    static const char *const keys[] = { [REPORT_BY_WARP] = "block,warp", [REPORT_BY_ROLE] = "role",
+                                         [REPORT_BY_LINE] = "line,source" };
+    g_string_append_printf(out, "%s,warp_cycles", keys[by]);
+    for (int k = 0; k < WS__COUNT; k++) {
+        g_string_append_printf(out, ",stall_%s", sim_warp_state_name(k));
+    }
+    g_string_append_c(out, '\n');
+    if (by == REPORT_BY_WARP) {
+        int64_t per_block = s->blocks > 0 ? s->warps / s->blocks : s->warps;
+        for (int64_t w = 0; w < s->warps; w++) {
+            g_string_append_printf(out, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, w / per_block, w % per_block);
+            csv_states(out, &s->warp_state[w * WS__COUNT]);
+        }
+    } else if (by == REPORT_BY_ROLE) {
+        for (int r = 0; r < ROLE__COUNT; r++) {
+            g_string_append(out, sim_role_name(r));
+            csv_states(out, s->role_state[r]);
+        }
+    } else if (s->line_state != NULL) {
+        /* The lines of by_line in the JSON: those with warp-cycles. */
+        for (int64_t l = 0; l <= s->lines; l++) {
+            const uint64_t *row = &s->line_state[l * WS__COUNT];
+            if (row_sum(row) == 0) {
+                continue;
+            }
+            g_autofree char *src = g_strstrip(g_strdup(source_line(info, l)));
+            g_string_append_printf(out, "%" G_GINT64_FORMAT ",", l);
+            csv_append_field(out, src);
+            csv_states(out, row);
+        }
     }
 }
 

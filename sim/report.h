@@ -91,6 +91,13 @@ void report_csv_provenance(const ReportInfo *info, const GPtrArray *skip, GStrin
 void report_csv_header(const ReportInfo *info, GString *out);
 void report_csv_row(const SimStats *s, const ReportInfo *info, GString *out);
 
+/* CSV of the --by view (by must not be REPORT_BY_NONE): a header line and
+ * one line per warp (columns block, warp), role (role) or trace line with
+ * warp-cycles (line, source; line 0 collects exited warps), each followed
+ * by warp_cycles and one stall_STATE column per warp state.  Rows end in
+ * newlines. */
+void report_csv_by(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out);
+
 /* The fraction of copy time hidden behind compute, in [0, 1]. */
 double report_hidden_fraction(const SimStats *s);
 /* Copy-busy cycles with no compute issuing. */

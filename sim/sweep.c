@@ -5,6 +5,7 @@
 #include "sim/sweep.h"
 
 #include "models/sm.h"
+#include "sim/csv.h"
 #include "sim/report.h"
 #include "sim/stats.h"
 
@@ -207,60 +208,7 @@ bool sweep_shard_has(const SweepShard *shard, guint point)
     return shard->count <= 1 || point % shard->count == shard->index - 1;
 }
 
-/* ------------------------------------------------------------------ CSV */
-
-void sweep_csv_append_field(GString *out, const char *s)
-{
-    if (strpbrk(s, ",\"\r\n") == NULL) {
-        g_string_append(out, s);
-        return;
-    }
-    g_string_append_c(out, '"');
-    for (; *s; s++) {
-        if (*s == '"') {
-            g_string_append_c(out, '"');
-        }
-        g_string_append_c(out, *s);
-    }
-    g_string_append_c(out, '"');
-}
-
-/* Splits one line into fields (char*, appended). */
-static bool csv_split(const char *line, GPtrArray *fields)
-{
-    g_autoptr(GString) f = g_string_new(NULL);
-    const char *p = line;
-    for (;;) {
-        g_string_truncate(f, 0);
-        if (*p == '"') {
-            for (p++;; p++) {
-                if (*p == '\0') {
-                    return false;
-                }
-                if (*p == '"') {
-                    if (p[1] != '"') {
-                        p++;
-                        break;
-                    }
-                    p++;
-                }
-                g_string_append_c(f, *p);
-            }
-            if (*p != ',' && *p != '\0') {
-                return false;
-            }
-        } else {
-            while (*p != '\0' && *p != ',') {
-                g_string_append_c(f, *p++);
-            }
-        }
-        g_ptr_array_add(fields, g_strdup(f->str));
-        if (*p == '\0') {
-            return true;
-        }
-        p++;
-    }
-}
+/* ------------------------------------------- the CSV table (sim/csv.c splits its lines) */
 
 static void row_free(gpointer p)
 {
@@ -328,7 +276,7 @@ SweepTable *sweep_table_parse(const char *path, const char *text, gsize len, boo
     }
     g_strchomp(lines[h]);
     t->header = g_strdup(lines[h]);
-    if (!csv_split(t->header, t->columns) || t->columns->len < 3 ||
+    if (!csv_split_line(t->header, t->columns) || t->columns->len < 3 ||
         strcmp(g_ptr_array_index(t->columns, 0), "point") != 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%u: not a sweep CSV: the header must start with 'point'",
                      path, h + 1);
@@ -365,7 +313,7 @@ SweepTable *sweep_table_parse(const char *path, const char *text, gsize len, boo
         r->fields = g_ptr_array_new_with_free_func(g_free);
         g_ptr_array_add(t->rows, r);
         int64_t point;
-        if (!csv_split(line, r->fields) || r->fields->len != t->columns->len) {
+        if (!csv_split_line(line, r->fields) || r->fields->len != t->columns->len) {
             g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s:%u: the row has %u fields, the header %u", path, i + 1,
                         r->fields->len, t->columns->len);
             return NULL;

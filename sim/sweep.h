@@ -69,9 +69,6 @@ typedef struct {
 bool sweep_shard_parse(const char *text, SweepShard *out, GError **error);
 bool sweep_shard_has(const SweepShard *shard, guint point);
 
-/* Appends s to out as one CSV field, quoted when it holds a comma, a quote
- * or a line break (RFC 4180). */
-void sweep_csv_append_field(GString *out, const char *s);
 
 typedef struct {
     guint point;        /* the point column */

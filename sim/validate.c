@@ -2,6 +2,7 @@
 #include "sim/validate.h"
 
 #include "sim/cli.h"
+#include "sim/csv.h"
 #include "sim/cuda_gen.h"
 #include "sim/jsonw.h"
 
@@ -14,6 +15,13 @@
 
 #define MAX_LIST_VALUES 100000
 #define MAX_POINTS 100000
+/* The manifest --emit writes: 2 added trace_sha256.  --results reads 1 and 2,
+ * and results.json in the format 1 of the generated programs. */
+#define MANIFEST_FORMAT 2
+#define RESULTS_FORMAT 1
+/* Measured cycles above this are not a count a GPU can have taken (2^53:
+ * the largest a double holds exactly; about 52 days at 2 GHz). */
+#define MAX_MEASURED_CYCLES 9007199254740992.0
 
 /* ----------------------------------------------------------------- lists */
 
@@ -232,9 +240,12 @@ bool validate_emit(const Trace *t, const ValidatePlan *plan, const char *dir, GE
     jsonw_key(&j, "tool");
     jsonw_string(&j, "smpipe validate");
     jsonw_key(&j, "format");
-    jsonw_int(&j, 1);
+    jsonw_int(&j, MANIFEST_FORMAT);
     jsonw_key(&j, "trace");
     jsonw_string(&j, plan->trace_path);
+    /* The trace's content: --results refuses another trace's folder. */
+    jsonw_key(&j, "trace_sha256");
+    jsonw_string(&j, t->sha256);
     /* The architecture as given (a name or an .ini path), to simulate with
      * later, and the name it resolved to. */
     jsonw_key(&j, "arch");
@@ -311,6 +322,7 @@ typedef struct {
     bool present;
     char *status;          /* ok, check-failed, ... (owned) */
     double cycles, cycles_min, cycles_max, kernel_ms;
+    JsonObject *params;    /* the trace parameters it was measured with (borrowed from results.json), or NULL */
 } Measured;
 
 static JsonNode *load_json(const char *path, JsonParser *parser, GError **error)
@@ -394,22 +406,6 @@ static char *plot_script(const char *title, int col_measured, int col_sim, doubl
         title, lo, hi, lo, hi, col_measured, col_sim, col_measured, col_sim);
 }
 
-static void csv_field(GString *s, const char *v)
-{
-    if (strpbrk(v, ",\"\n") == NULL) {
-        g_string_append(s, v);
-        return;
-    }
-    g_string_append_c(s, '"');
-    for (const char *c = v; *c; c++) {
-        if (*c == '"') {
-            g_string_append_c(s, '"');
-        }
-        g_string_append_c(s, *c);
-    }
-    g_string_append_c(s, '"');
-}
-
 /* The value of NAME in a point's sets, or NULL. */
 static const char *set_value(GPtrArray *sets, const char *name)
 {
@@ -421,6 +417,137 @@ static const char *set_value(GPtrArray *sets, const char *name)
         }
     }
     return NULL;
+}
+
+static char *short_hash(const char *h)
+{
+    return h == NULL ? g_strdup("no sha256") : g_strdup_printf("sha256 %.12s", h);
+}
+
+/* Checks that the folder (its manifest man, read from mpath, and results
+ * res, from rpath) is in a format this smpipe reads and was measured from
+ * trace t: the same content where the manifest has its hash (format 2),
+ * the same file name in format 1; that results.json names a trace of the
+ * manifest's file name and has the manifest's points (labels by index).
+ * Returns false with *error set otherwise. */
+static bool check_origin(const Trace *t, const char *dir, JsonObject *man, const char *mpath, JsonObject *res,
+                         const char *rpath, GError **error)
+{
+    double mf = 0, rf = 0;
+    if (!obj_number(man, "format", &mf) || (mf != 1 && mf != MANIFEST_FORMAT)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: format %g, not one this smpipe reads (1 or %d)", mpath, mf,
+                    MANIFEST_FORMAT);
+        return false;
+    }
+    if (!obj_number(res, "format", &rf) || rf != RESULTS_FORMAT) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: format %g, not one this smpipe reads (%d)", rpath, rf,
+                    RESULTS_FORMAT);
+        return false;
+    }
+    JsonArray *mpoints = obj_array(man, "points");
+    JsonArray *rpoints = obj_array(res, "points");
+    if (json_array_get_length(mpoints) == 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: no points to compare", mpath);
+        return false;
+    }
+    const char *mtrace = obj_string(man, "trace");
+    const char *mhash = obj_string(man, "trace_sha256");
+    g_autofree char *mbase = g_path_get_basename(mtrace ? mtrace : "");
+    g_autofree char *tbase = g_path_get_basename(t->path);
+    if (mhash != NULL ? strcmp(mhash, t->sha256) != 0 : strcmp(mbase, tbase) != 0) {
+        g_autofree char *a = short_hash(mhash);
+        g_autofree char *b = short_hash(t->sha256);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: measured from another trace (%s, %s), not %s (%s)", dir,
+                    mtrace ? mtrace : "none", a, t->path, b);
+        return false;
+    }
+    const char *rtrace = obj_string(res, "trace");
+    g_autofree char *rbase = g_path_get_basename(rtrace ? rtrace : "");
+    if (rtrace != NULL && strcmp(rbase, mbase) != 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: measured %s, the manifest's trace is %s: not the results"
+                    " of this manifest", rpath, rtrace, mtrace ? mtrace : "none");
+        return false;
+    }
+    for (guint i = 0; rpoints != NULL && i < json_array_get_length(rpoints); i++) {
+        JsonObject *o = json_array_get_object_element(rpoints, i);
+        double idx;
+        if (o == NULL || !obj_number(o, "index", &idx) || idx < 0 || idx >= json_array_get_length(mpoints)) {
+            continue;
+        }
+        const char *rl = obj_string(o, "label");
+        const char *ml = obj_string(json_array_get_object_element(mpoints, (guint) idx), "label");
+        if (rl != NULL && ml != NULL && strcmp(rl, ml) != 0) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: point %u is '%s', the manifest's point %u is '%s': not"
+                        " the results of this manifest", rpath, (guint) idx, rl, (guint) idx, ml);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A measured count: finite, above 0 and below MAX_MEASURED_CYCLES. */
+static bool plausible_cycles(double c)
+{
+    return isfinite(c) && c > 0 && c <= MAX_MEASURED_CYCLES;
+}
+
+/* Checks the numbers of measured point k (m, read from o in rpath):
+ * cycles a GPU can have counted, the fastest run no slower than the
+ * slowest.  Returns false with *error set otherwise. */
+static bool check_measured(const Measured *m, JsonObject *o, guint k, const char *label, const char *rpath,
+                           GError **error)
+{
+    if (!m->present) {
+        return true;
+    }
+    const char *keys[] = { "cycles", "cycles_min", "cycles_max", "sm_cycles" };
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        double v;
+        if (obj_number(o, keys[i], &v) && !plausible_cycles(v)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: point %u (%s): %s %g is not a count of cycles"
+                        " (above 0, at most 2^53)", rpath, k, label ? label : "", keys[i], v);
+            return false;
+        }
+    }
+    double lo, hi;
+    if (obj_number(o, "cycles_min", &lo) && obj_number(o, "cycles_max", &hi) && lo > hi) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: point %u (%s): cycles_min %.0f exceeds cycles_max %.0f",
+                    rpath, k, label ? label : "", lo, hi);
+        return false;
+    }
+    return true;
+}
+
+/* Checks that point k (label) is simulated with the trace parameters it
+ * was measured with (m->params): a --set of a trace parameter, or a trace
+ * whose defaults changed, would compare another program.  Returns false
+ * with *error set otherwise. */
+static bool check_params(const Measured *m, const Program *prog, guint k, const char *label, GError **error)
+{
+    if (m->params == NULL) {
+        return true;
+    }
+    g_autoptr(GList) names = json_object_get_members(m->params);
+    names = g_list_sort(names, (GCompareFunc) strcmp);
+    for (GList *l = names; l != NULL; l = l->next) {
+        double v;
+        if (!obj_number(m->params, l->data, &v)) {
+            continue;
+        }
+        bool known = false;
+        for (guint i = 0; i < prog->param_names->len && !known; i++) {
+            known = strcmp(g_ptr_array_index(prog->param_names, i), l->data) == 0;
+        }
+        int64_t s = program_param(prog, l->data, 0);
+        if (!known || (double) s != v) {
+            g_autofree char *sim = known ? g_strdup_printf("%" G_GINT64_FORMAT, s) : g_strdup("(no such parameter)");
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "point %u (%s): measured with %s=%.0f, simulated with %s=%s"
+                        " (a --set of a trace parameter, or an edited trace)", k, label, (const char *) l->data, v,
+                        (const char *) l->data, sim);
+            return false;
+        }
+    }
+    return true;
 }
 
 bool validate_collect(const Trace *t, const char *dir, const char *arch, const GPtrArray *sets, const char *out_dir,
@@ -452,6 +579,9 @@ bool validate_collect(const Trace *t, const char *dir, const char *arch, const G
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: not the output of a program written by smpipe", rpath);
         return false;
     }
+    if (!check_origin(t, dir, man, mpath, res, rpath, error)) {
+        return false;
+    }
     bool warm = strcmp(mode, "warm") == 0;
     JsonObject *gpu = json_object_has_member(res, "gpu") ? json_object_get_object_member(res, "gpu") : NULL;
     const char *gpu_name = obj_string(gpu, "name");
@@ -474,6 +604,12 @@ bool validate_collect(const Trace *t, const char *dir, const char *arch, const G
         obj_number(o, "cycles_min", &m->cycles_min);
         obj_number(o, "cycles_max", &m->cycles_max);
         obj_number(o, "kernel_ms", &m->kernel_ms);
+        JsonNode *pn = json_object_get_member(o, "params");
+        m->params = pn != NULL && JSON_NODE_HOLDS_OBJECT(pn) ? json_node_get_object(pn) : NULL;
+        const char *label = obj_string(json_array_get_object_element(mpoints, (guint) idx), "label");
+        if (!check_measured(m, o, (guint) idx, label, rpath, error)) {
+            return false;
+        }
     }
 
     /* Simulate every point. */
@@ -513,6 +649,11 @@ bool validate_collect(const Trace *t, const char *dir, const char *arch, const G
         if (!sim_run_trace(t, &so, &r, &err)) {
             g_set_error(error, SIM_ERROR, err->code, "point %u (%s): %s", k, label, err->message);
             g_error_free(err);
+            sim_run_clear(&r);
+            return false;
+        }
+        const Measured *m = &g_array_index(meas, Measured, k);
+        if (!check_params(m, r.prog, k, label, error)) {
             sim_run_clear(&r);
             return false;
         }
@@ -560,9 +701,9 @@ bool validate_collect(const Trace *t, const char *dir, const char *arch, const G
         const Measured *m = &g_array_index(meas, Measured, k);
         uint64_t s = g_array_index(sim, uint64_t, k);
         g_string_append_printf(csv, "%u,", k);
-        csv_field(csv, obj_string(man, "trace") ? obj_string(man, "trace") : t->path);
+        csv_append_field(csv, obj_string(man, "trace") ? obj_string(man, "trace") : t->path);
         g_string_append_printf(csv, ",%s,%s,", arch_name, mode);
-        csv_field(csv, gpu_name ? gpu_name : "");
+        csv_append_field(csv, gpu_name ? gpu_name : "");
         for (guint i = 0; i < arch_cols->len; i++) {
             const char *v = set_value(g_ptr_array_index(all_sets, k), g_ptr_array_index(arch_cols, i));
             g_string_append_printf(csv, ",%s", v ? v : "");

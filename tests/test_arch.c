@@ -3,9 +3,40 @@
 #include "test_util.h"
 
 #include "models/arch.h"
+#include "sim/fileio.h"
 
 #include <math.h>
 #include <stdio.h>
+
+/* Where arch files and scripts are looked for: an installed smpipe reads
+ * its prefix's share/smpipe before the source tree it was built from; one
+ * run from the build directory reads the source tree first; the
+ * environment comes before both. */
+START_TEST(installed_smpipe_prefers_its_prefix)
+{
+    const char *build = "/nonexistent/src/build";
+    g_auto(GStrv) installed = sim_data_dirs_for(NULL, "/opt/x/bin/smpipe", build, "/nonexistent/src",
+                                                "/opt/x/share/smpipe");
+    ck_assert_uint_eq(g_strv_length(installed), 2);
+    ck_assert_str_eq(installed[0], "/opt/x/share/smpipe");
+    ck_assert_str_eq(installed[1], "/nonexistent/src");
+    g_auto(GStrv) built = sim_data_dirs_for(NULL, "/nonexistent/src/build/smpipe", build, "/nonexistent/src",
+                                            "/opt/x/share/smpipe");
+    ck_assert_str_eq(built[0], "/nonexistent/src");
+    /* A sibling folder whose name starts like the build folder's is not in it. */
+    g_auto(GStrv) sibling = sim_data_dirs_for(NULL, "/nonexistent/src/build2/smpipe", build, "/nonexistent/src",
+                                              "/opt/x/share/smpipe");
+    ck_assert_str_eq(sibling[0], "/opt/x/share/smpipe");
+    g_auto(GStrv) env = sim_data_dirs_for("/env", "/opt/x/bin/smpipe", build, "/nonexistent/src",
+                                          "/opt/x/share/smpipe");
+    ck_assert_uint_eq(g_strv_length(env), 3);
+    ck_assert_str_eq(env[0], "/env");
+    ck_assert_str_eq(env[1], "/opt/x/share/smpipe");
+    /* This test runs from the build directory: the source tree first. */
+    g_auto(GStrv) here = sim_data_dirs();
+    ck_assert_str_eq(here[g_getenv("SMPIPE_DATADIR") != NULL && *g_getenv("SMPIPE_DATADIR") ? 1 : 0], SMPIPE_SRCDIR);
+}
+END_TEST
 
 START_TEST(bundled_files_load)
 {
@@ -256,6 +287,9 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("arch");
+    TCase *dirs = tcase_create("data_dirs");
+    tcase_add_test(dirs, installed_smpipe_prefers_its_prefix);
+    suite_add_tcase(s, dirs);
     TCase *tc = tcase_create("files");
     tcase_add_test(tc, bundled_files_load);
     tcase_add_test(tc, overrides);

@@ -26,6 +26,10 @@ contains run-json "$tmp/out" '"cycles": '
 contains run-json "$tmp/out" '"params": {'
 check run-json-file 0 "$smpipe" run "$src/traces/with_staging.trace" --json "$tmp/s.json" --csv "$tmp/s.csv" --by role
 contains run-json-file "$tmp/s.json" '"by_role"'
+# With --by the CSV is the view's table; without, the statistics row.
+contains run-csv-by "$tmp/s.csv" 'role,warp_cycles,stall_issuing,'
+grep -q '^both,' "$tmp/s.csv" && ok || fail "run-csv-by: no row for the role both"
+check run-csv 0 "$smpipe" run "$src/traces/with_staging.trace" --csv "$tmp/s.csv"
 contains run-csv "$tmp/s.csv" 'cycles,warps'
 for t in with_staging with_staging_unified with_staging_scope_thread; do
     check "run-$t-no-batches" 0 "$smpipe" run -q "$src/traces/$t.trace" --set batches=0
@@ -65,6 +69,17 @@ awk '$1 == 44 && $4 ~ /^consumer_wait/ { found = 1 } END { exit !found }' "$tmp/
 "$smpipe" run "$src/traces/with_staging_unified.trace" --by line --engine stepped --json "$tmp/bl2.json" >/dev/null
 sed 's/"stepped"/"event"/' "$tmp/bl2.json" | cmp -s - "$tmp/bl.json" && ok || fail "by-line: engines differ"
 "$smpipe" run "$src/traces/with_staging_unified.trace" --json "$tmp/nobl.json" >/dev/null
+# The CSV of --by line: the JSON's lines, each with its warp-cycles (the
+# 15th field from the end: a source may hold quoted commas).
+check by-line-csv 0 "$smpipe" run "$src/traces/with_staging_unified.trace" --by line --csv "$tmp/bl.csv"
+contains by-line-csv "$tmp/bl.csv" 'line,source,warp_cycles,stall_issuing,'
+contains by-line-csv "$tmp/bl.csv" '44,pipeline.consumer_wait(),'
+contains by-line-csv "$tmp/bl.csv" ',"x = compute(x, compute_iters)",'
+grep -v '^#' "$tmp/bl.csv" | tail -n +2 | awk -F, '{ print $1, $(NF - 14) }' > "$tmp/bl.csv.rows"
+awk '/"line": / { gsub(/,/, ""); l = $2 } /"warp_cycles": / { gsub(/,/, ""); print l, $2 }' "$tmp/bl.json" \
+    > "$tmp/bl.json.rows"
+[ -s "$tmp/bl.csv.rows" ] && cmp -s "$tmp/bl.csv.rows" "$tmp/bl.json.rows" && ok \
+    || fail "by-line-csv: rows differ from the JSON's: $(diff "$tmp/bl.csv.rows" "$tmp/bl.json.rows" | head -3)"
 sed '/"by_line"/,$d' "$tmp/bl.json" > "$tmp/bl.head"
 sed '/"race_warnings"/,$d' "$tmp/nobl.json" > "$tmp/nobl.head"
 cmp -s "$tmp/bl.head" "$tmp/nobl.head" && ok || fail "by-line: other statistics changed"
@@ -142,6 +157,14 @@ cmp -s "$tmp/vo/validation.csv" "$tmp/vo2/validation.csv" && fail "validate: --s
 check validate-out-alias 0 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" --out "$tmp/vo3"
 cmp -s "$tmp/vo/validation.csv" "$tmp/vo3/validation.csv" && ok || fail "validate --out differs from --output"
 check validate-missing 2 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/nothing"
+# The folder says what it measured: another trace, or a trace parameter
+# changed with --set, is refused; an architecture key is not (above).
+contains validate-emit "$tmp/v/manifest.json" "\"trace_sha256\": \"$(sha256sum "$src/traces/with_staging_unified.trace" | cut -c1-64)\""
+check validate-other-trace 2 "$smpipe" validate "$src/traces/with_staging.trace" --results "$tmp/v" -o "$tmp/vo4"
+contains validate-other-trace "$tmp/err" "v: measured from another trace ($src/traces/with_staging_unified.trace, sha256 "
+check validate-other-param 2 "$smpipe" validate "$src/traces/with_staging_unified.trace" --results "$tmp/v" -o "$tmp/vo4" --set batches=8
+contains validate-other-param "$tmp/err" "measured with batches=4, simulated with batches=8"
+[ ! -e "$tmp/vo4" ] && ok || fail "validate: a refused folder wrote $tmp/vo4"
 
 # calibrate: from a (fake) results file; the file loads and runs.
 check calibrate 0 "$smpipe" calibrate --arch h100 --from-results "$src/tests/calib/fake_results.txt" -o "$tmp/cal.ini"

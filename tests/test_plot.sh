@@ -45,7 +45,7 @@ contains no-gnuplot "$tmp/err" "$tmp/ngdata"
 [ -f "$tmp/ngdata/layout.gp" ] && [ -s "$tmp/ngdata/slices-cp.async.dat" ] && ok || fail "no-gnuplot: data files missing"
 [ ! -e "$tmp/ng.png" ] && ok || fail "no-gnuplot: a picture was written"
 check no-gnuplot-tmp 3 env PATH=/nonexistent "$smpipe" plot "$trace" -o "$tmp/ng.png"
-dir=$(sed -n 's/.*the timeline data is in \([^ ]*\) (draw it.*/\1/p' "$tmp/err")
+dir=$(sed -n 's/.*the data is in \([^ ]*\) (draw it.*/\1/p' "$tmp/err")
 [ -n "$dir" ] && [ -f "$dir/layout.gp" ] && ok || fail "no-gnuplot-tmp: data not where the message says ($dir)"
 rm -rf "$TMPDIR"/smpipe-plot-*
 check no-gnuplot-run 3 env PATH=/nonexistent "$smpipe" run "$trace" --plot "$tmp/ng.png" --timeline "$tmp/ng.json"

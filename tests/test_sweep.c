@@ -4,6 +4,7 @@
  * recommendation rule on hand-made tables whose answer is known. */
 #include "test_util.h"
 
+#include "sim/csv.h"
 #include "sim/sweep.h"
 
 /* The values of a list joined by spaces, or "ERROR: message". */
@@ -164,7 +165,7 @@ static char *table_err(const char *text, bool allow_torn)
 START_TEST(csv_quoting_round_trips)
 {
     g_autoptr(GString) line = g_string_new("0,1,failed,");
-    sweep_csv_append_field(line, "a.trace:3: x, y and \"z\"");
+    csv_append_field(line, "a.trace:3: x, y and \"z\"");
     ck_assert_str_eq(line->str, "0,1,failed,\"a.trace:3: x, y and \"\"z\"\"\"");
     g_autofree char *text = g_strdup_printf("point,stages,status,error\n%s\n", line->str);
     g_autoptr(SweepTable) t = table_ok(text);
@@ -177,6 +178,14 @@ START_TEST(csv_quoting_round_trips)
     g_autoptr(GString) out = g_string_new(NULL);
     sweep_table_format(t, out);
     ck_assert_str_eq(out->str, text);
+    /* The splitter alone: quoted commas, empty fields, broken quotes. */
+    g_autoptr(GPtrArray) f = g_ptr_array_new_with_free_func(g_free);
+    ck_assert(csv_split_line("\"a,b\",,c", f));
+    ck_assert_uint_eq(f->len, 3);
+    ck_assert_str_eq(g_ptr_array_index(f, 0), "a,b");
+    ck_assert_str_eq(g_ptr_array_index(f, 1), "");
+    ck_assert(!csv_split_line("\"open", f));
+    ck_assert(!csv_split_line("\"a\"x,b", f));
 }
 END_TEST
 

@@ -80,6 +80,15 @@ check merge-o 0 "$smpipe" merge -o "$tmp/m.csv" "$tmp/s1.csv" "$tmp/s2.csv" "$tm
 same merge-o "$tmp/j1.csv" "$tmp/m.csv"
 check merge-missing 4 "$smpipe" merge "$tmp/s1.csv" "$tmp/s3.csv"
 contains merge-missing "$tmp/err" "points are missing (1, 4,"
+# Without the last shard the points after the last row are missing too
+# (the CSV's '# points:' line), each of shard 3's counted.
+check merge-missing-trailing 4 "$smpipe" merge "$tmp/s1.csv" "$tmp/s2.csv"
+n3=$(rows "$tmp/s3.csv" | tail -n +2 | wc -l)
+contains merge-missing-trailing "$tmp/err" "warning: $n3 points are missing (2, 5,"
+contains merge-missing-trailing "$tmp/s1.csv" "# points: $(rows "$tmp/j1.csv" | tail -n +2 | wc -l)"
+sed 's/^# points: .*/# points: 5/' "$tmp/s2.csv" > "$tmp/s2-other.csv"
+check merge-other-count 2 "$smpipe" merge "$tmp/s1.csv" "$tmp/s2-other.csv"
+contains merge-other-count "$tmp/err" "s2-other.csv: from a sweep of 5 points, "
 check merge-other-sweep 2 "$smpipe" merge "$tmp/s1.csv" "$tmp/forms.csv"
 contains merge-other-sweep "$tmp/err" "made with other fixed parameters"
 { grep '^#' "$tmp/s2.csv"; rows "$tmp/s2.csv" | head -n 2; rows "$tmp/s2.csv" | sed -n 3p | head -c 40; } > "$tmp/torn.csv"
@@ -226,8 +235,10 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
     echo "skip plot-png: gnuplot is not installed"
 fi
-check plot-no-gnuplot 2 env PATH=/nonexistent "$smpipe" plot "$tmp/j1.csv" -o "$tmp/ng.png"
+# Exit 3 as for every picture: the data is written.
+check plot-no-gnuplot 3 env PATH=/nonexistent "$smpipe" plot "$tmp/j1.csv" -o "$tmp/ng.png"
 contains plot-no-gnuplot "$tmp/err" "apt-get install gnuplot-nox"
+contains plot-no-gnuplot "$tmp/err" "the data is in $tmp/ng.dat (draw it with: gnuplot -e \"datafile = '$tmp/ng.dat'"
 [ -s "$tmp/ng.dat" ] && [ ! -e "$tmp/ng.png" ] && ok || fail "plot-no-gnuplot: no data file, or a picture"
 check plot-bad-ext 2 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/x.gif"
 check plot-bad-x 2 "$smpipe" plot "$tmp/j1.csv" -o "$tmp/x.png" --x cycles
