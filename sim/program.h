@@ -40,8 +40,31 @@ typedef enum {
     GROUP_BLOCK,
     GROUP_THREAD,
     GROUP_GRID,
-    GROUP_WARP
+    GROUP_WARP,
+    GROUP_TILE2,     /* tiled_partition<2>(block): lanes 2k and 2k+1 of a warp */
+    GROUP_TILE4,     /* tiled_partition<4>(block) */
+    GROUP_TILE8,     /* tiled_partition<8>(block) */
+    GROUP_TILE16     /* tiled_partition<16>(block) */
 } GroupKind;
+
+/* The threads of group g when it lies within one warp: 1 for the thread,
+ * N for tiled_partition<N>, 32 for the warp; 0 for the block and the grid.
+ * Such a group's thread_rank is the lane modulo that size. */
+static inline int64_t program_group_lanes(GroupKind g)
+{
+    switch (g) {
+    case GROUP_THREAD: return 1;
+    case GROUP_TILE2: return 2;
+    case GROUP_TILE4: return 4;
+    case GROUP_TILE8: return 8;
+    case GROUP_TILE16: return 16;
+    case GROUP_WARP: return 32;
+    case GROUP_BLOCK:
+    case GROUP_GRID:
+        break;
+    }
+    return 0;
+}
 
 typedef struct {
     TypeKind kind;
