@@ -565,14 +565,6 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
     const Op *op = op_at(sm, b->pending_make);
     const ProgPState *ps = &g_array_index(sm->prog->pstates, ProgPState, op->obj);
     int64_t producers = op->sub == PIPE_MODE_ROLE ? p->producer_votes : p->arg;
-    if (p->live && p->refcount > 0) {
-        /* Found a waiter to name in the message. */
-        Warp *w0 = &sm->warps[b->first_warp];
-        fail_op(sm, w0, w0->live, op->loc, SIM_ERROR_PROGRAM,
-                "make_pipeline on pipeline_shared_state '%s', which a pipeline still uses (%" G_GINT64_FORMAT
-                " threads have not quit it)", ps->name, p->refcount);
-        return;
-    }
     /* The group must be the whole block (make_pipeline(block, ...)). */
     if (p->arrived != b->threads && b->live_threads != b->threads) {
         /* Exited threads are not in the group's count; libcudacxx would
@@ -580,7 +572,9 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
     }
     for (int32_t k = 0; k < sm->npipes; k++) {
         Pipe *o = &b->pipes[k];
-        if (o != p && o->block_scope && o->live && o->pstate == op->obj) {
+        /* A live pipeline on the state (this call's own, made in an
+         * earlier pass, is destroyed at the end of its block first). */
+        if (o->block_scope && o->live && o->pstate == op->obj) {
             Warp *w0 = &sm->warps[b->first_warp];
             fail_op(sm, w0, w0->live, op->loc, SIM_ERROR_PROGRAM,
                     "make_pipeline on pipeline_shared_state '%s', which the pipeline made at line %u still uses",
@@ -1196,12 +1190,16 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
             int64_t tid = w->tid0 + l;
             if ((m & (1u << l)) && (p->flags[tid] & PT_ACTIVE)) {
                 n++;
+            } else if ((m & (1u << l)) && op->sub == 1) {
+                /* SPEC pipeline-scope-1: ~pipeline() quits only a thread
+                 * that has not quit. */
+                m &= ~(1u << l);
             } else if (m & (1u << l)) {
                 return RULE(sm, w, 1u << l, op, "quit() on a pipeline this thread has already quit");
             }
         }
         bool released = false;
-        if (p->block_scope) {
+        if (p->block_scope && n > 0) {
             /* Warp-aggregated: the lowest active lane subtracts the count;
              * the last thread destroys the barriers and gets true. */
             p->refcount -= n;

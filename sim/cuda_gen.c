@@ -739,6 +739,11 @@ static void emit_op(Gen *g, const Op *op, int index)
         }
         return;
     case OP_PIPE_QUIT:
+        if (op->sub == 1) {
+            /* The block's closing brace, just below, runs the destructor. */
+            line(g, "// ~pipeline() of %s at the end of its block", pipe_name(g, op->obj));
+            return;
+        }
         l = op->var >= 0 ? lhs(g, op->var) : g_strdup("(void) ");
         line(g, "%s%s.quit();", l, pipe_name(g, op->obj));
         return;

@@ -130,6 +130,49 @@ static void pop_scope(Compiler *c)
     g_ptr_array_remove_index(c->scopes, c->scopes->len - 1);
 }
 
+static gint later_op_first(gconstpointer a, gconstpointer b)
+{
+    int64_t x = (*(Sym *const *) a)->value, y = (*(Sym *const *) b)->value;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int emit(Compiler *c, OpCode code, SrcLoc loc);
+static Op *op_at(Compiler *c, int i);
+
+/* The end of a block (if, else or loop body), C++'s closing brace: each
+ * block-scope pipeline declared in it is destroyed, the last declared
+ * first (~pipeline() quits the threads that have not quit; a thread-scope
+ * pipeline's destructor does nothing).  SPEC pipeline-scope-1.  Then the
+ * block's names go.  Returns ok (whether the block compiled) and whether
+ * the destructors could be emitted. */
+static bool end_scope(Compiler *c, bool ok)
+{
+    GHashTable *scope = g_ptr_array_index(c->scopes, c->scopes->len - 1);
+    g_autoptr(GPtrArray) pipes = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, scope);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        Sym *s = value;
+        if (s->kind == SYM_PIPELINE && !s->thread_scope) {
+            g_ptr_array_add(pipes, s);
+        }
+    }
+    g_ptr_array_sort(pipes, later_op_first);
+    for (guint i = 0; ok && i < pipes->len; i++) {
+        int32_t make = (int32_t) ((Sym *) g_ptr_array_index(pipes, i))->value;
+        int k = emit(c, OP_PIPE_QUIT, op_at(c, make)->loc);
+        ok = k >= 0;
+        if (ok) {
+            op_at(c, k)->obj = make;
+            op_at(c, k)->var = -1;
+            op_at(c, k)->sub = 1;
+        }
+    }
+    pop_scope(c);
+    return ok;
+}
+
 static ExprNode *node_new(Compiler *c, ExprNodeKind kind, SrcLoc loc)
 {
     ExprNode *n = g_new0(ExprNode, 1);
@@ -2006,16 +2049,14 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
         op_at(c, br)->e[0] = cond;
         c->varying_control += cond->varying;
         push_scope(c);
-        bool ok = compile_block(c, s->body);
-        pop_scope(c);
+        bool ok = end_scope(c, compile_block(c, s->body));
         int jump = -1;
         if (ok && s->orelse != NULL) {
             jump = emit(c, OP_JUMP, s->loc);
             ok = jump >= 0;
             op_at(c, br)->target = here(c);
             push_scope(c);
-            ok = ok && compile_block(c, s->orelse);
-            pop_scope(c);
+            ok = end_scope(c, ok && compile_block(c, s->orelse));
         } else if (ok) {
             op_at(c, br)->target = here(c);
         }
@@ -2048,8 +2089,7 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
         c->varying_control += cond->varying;
         c->loop_depth++;
         push_scope(c);
-        bool ok = compile_block(c, s->body);
-        pop_scope(c);
+        bool ok = end_scope(c, compile_block(c, s->body));
         ok = ok && (s->step == NULL || compile_stmt(c, s->step));
         c->loop_depth--;
         c->varying_control -= cond->varying;

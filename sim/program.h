@@ -161,7 +161,9 @@ typedef enum {
     OP_PIPE_WAIT,
     OP_PIPE_WAIT_FOR,     /* var = ok; e[1] duration (sub 0) or time point (sub 1), cycles */
     OP_PIPE_RELEASE,
-    OP_PIPE_QUIT,         /* var = released (may be -1) */
+    OP_PIPE_QUIT,         /* var = released (may be -1); sub 1: the destructor
+                           * at the end of the pipeline's block (quits the
+                           * threads that have not quit, no result) */
     OP_PIPE_WAIT_PRIOR,   /* pipeline_consumer_wait_prior<value>(pipe) */
     OP_PIPE_COMMIT_BAR,   /* pipeline_producer_commit(pipe, barrier obj) */
 
