@@ -552,6 +552,22 @@ void warp_lanes_exit(Sm *sm, Warp *w, int32_t si, LaneMask m, SimCycle now)
 
 /* When every live thread of the block reached the open make_pipeline,
  * finish it and release the group (group.sync()). */
+/* For the race detector: block b's barrier completed a generation (a
+ * __syncthreads, or make_pipeline's group sync). */
+static void race_sync_complete(Sm *sm, int32_t block)
+{
+    if (sm->race == NULL) {
+        return;
+    }
+    Block *b = &sm->blocks[block];
+    uint64_t *phases = g_new(uint64_t, MAX(b->nmbars, 1));
+    for (int32_t k = 0; k < b->nmbars; k++) {
+        phases[k] = b->mbars[k].phase;
+    }
+    race_block_complete(sm->race, block, b->bar.generation, phases, b->nmbars);
+    g_free(phases);
+}
+
 static void collective_check(Sm *sm, Block *b, SimCycle now)
 {
     if (b->pending_make < 0) {
@@ -607,6 +623,10 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
                                     2 * ps->stages * sm->arch.mbar_arrive);
     b->pending_make = -1;
     p->arrived = 0;
+    /* The group's sync orders what the threads did before it (a barrier
+     * generation for the race detector). */
+    b->bar.generation++;
+    race_sync_complete(sm, (int32_t) (b - sm->blocks));
     p->producer_votes = 0;
     p->arg_first_tid = -1;
     for (int32_t wi = 0; wi < (int32_t) sm->prog->warps; wi++) {
@@ -615,6 +635,11 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
             Split *s = &w->split[i];
             s->role = -1;
             if (s->status == SPLIT_BLOCKED && s->wait == WAIT_COLLECTIVE && s->wait_obj == slot) {
+                for (int l = 0; sm->race && l < SIM_WARP_SIZE; l++) {
+                    if (s->mask & (1u << l)) {
+                        race_block_pass(sm->race, w->block, w->tid0 + l, b->bar.generation);
+                    }
+                }
                 sm_split_wake(sm, w, i, at);
             }
         }
@@ -677,6 +702,12 @@ static StepResult exec_make_block(Sm *sm, Warp *w, int32_t si, const Op *op, Sim
         }
     }
     p->arrived += lanes_in(s->mask);
+    for (int l = 0; sm->race && l < SIM_WARP_SIZE; l++) {
+        if (s->mask & (1u << l)) {
+            /* make_pipeline's group.sync() is the block's barrier. */
+            race_block_arrive(sm->race, w->block, w->tid0 + l);
+        }
+    }
     b->pending_make = pc;
     block_split(w, s, WAIT_COLLECTIVE, WS_BLOCK_BARRIER, slot, 0, false, t);
     s->pc = pc + 1;
@@ -2520,14 +2551,7 @@ static StepResult block_sync_arrive(Sm *sm, Warp *w, int32_t si, SimCycle t, int
     block_barrier_arrive(&b->bar, lanes_in(s->mask), t, warp_barrier_wake, sm);
     if (b->bar.generation != gen) {
         sm->stats.syncthreads++;
-        if (sm->race) {
-            uint64_t *phases = g_new(uint64_t, MAX(b->nmbars, 1));
-            for (int32_t k = 0; k < b->nmbars; k++) {
-                phases[k] = b->mbars[k].phase;
-            }
-            race_block_complete(sm->race, w->block, b->bar.generation, phases, b->nmbars);
-            g_free(phases);
-        }
+        race_sync_complete(sm, w->block);
     }
     *cost = 1;
     return STEP_ISSUED;
