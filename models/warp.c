@@ -550,8 +550,6 @@ void warp_lanes_exit(Sm *sm, Warp *w, int32_t si, LaneMask m, SimCycle now)
 
 /* ------------------------------------------------------- make_pipeline */
 
-/* When every live thread of the block reached the open make_pipeline,
- * finish it and release the group (group.sync()). */
 /* For the race detector: block b's barrier completed a generation (a
  * __syncthreads, or make_pipeline's group sync). */
 static void race_sync_complete(Sm *sm, int32_t block)
@@ -568,6 +566,8 @@ static void race_sync_complete(Sm *sm, int32_t block)
     g_free(phases);
 }
 
+/* When every live thread of the block reached the open make_pipeline,
+ * finish it and release the group (group.sync()). */
 static void collective_check(Sm *sm, Block *b, SimCycle now)
 {
     if (b->pending_make < 0) {
