@@ -465,18 +465,25 @@ static bool syncwarp_done(const Warp *w, LaneMask m, int64_t lanes)
 }
 
 /* Wakes, at cycle t, the splits blocked in a __syncwarp or a tile's sync
- * whose tiles have all arrived, and clears their lanes' arrivals. */
-static void syncwarp_wake(Sm *sm, Warp *w, SimCycle t)
+ * whose tiles have all arrived, and clears their lanes' arrivals; lanes
+ * `also` (the caller's, syncing tiles of `lanes`) pass with them.  For the
+ * race detector each tile's lanes passed one sync together. */
+static void syncwarp_wake(Sm *sm, Warp *w, LaneMask also, int64_t lanes, SimCycle t)
 {
     LaneMask passed = 0;
     for (int32_t i = 0; i < MAX_SPLITS; i++) {
         Split *o = &w->split[i];
         if (o->status == SPLIT_BLOCKED && o->wait == WAIT_SYNCWARP && syncwarp_done(w, o->mask, (int64_t) o->wait_value)) {
             passed |= o->mask;
+            lanes = also == 0 ? (int64_t) o->wait_value : lanes;
             sm_split_wake(sm, w, i, t);
         }
     }
+    passed |= also;
     w->syncwarp_arrived &= ~passed;
+    if (sm->race && passed != 0) {
+        race_warp_sync(sm->race, w->block, w->tid0, passed, (int) lanes);
+    }
 }
 
 /* ---------------------------------------------------------- thread exit */
@@ -533,7 +540,7 @@ void warp_lanes_exit(Sm *sm, Warp *w, int32_t si, LaneMask m, SimCycle now)
     recheck_merges(w, now);
     if (w->live != 0 && w->syncwarp_arrived != 0) {
         /* Threads that exit no longer hold a __syncwarp back. */
-        syncwarp_wake(sm, w, now);
+        syncwarp_wake(sm, w, 0, SIM_WARP_SIZE, now);
     }
     collective_check(sm, b, now);
     if (w->live == 0) {
@@ -2597,8 +2604,7 @@ static StepResult exec_syncwarp(Sm *sm, Warp *w, int32_t si, const Op *op, SimCy
     w->syncwarp_arrived |= s->mask;
     *cost = 1;
     if (syncwarp_done(w, s->mask, lanes)) {
-        syncwarp_wake(sm, w, t + 1);
-        w->syncwarp_arrived &= ~s->mask;
+        syncwarp_wake(sm, w, s->mask, lanes, t + 1);
         s->pc++;
         s->ready_at = t + 1;
         s->wait_state = WS_DEPENDENCY;
