@@ -612,7 +612,8 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
         fail_op(sm, w0, w0->live, op->loc, SIM_ERROR_PROGRAM, "%s", err);
         return;
     }
-    p->stats = NULL;
+    /* A make_pipeline run again (in a loop body, after the destructor)
+     * adds to the statistics of its earlier passes. */
     pipe_stats(sm, p);
     /* Role bits for the statistics. */
     for (int64_t tid = 0; tid < b->threads; tid++) {
