@@ -25,6 +25,9 @@ typedef struct {
     uint32_t *groups_done;    /* groups known complete (own waits) */
     uint32_t *arrive_epoch;   /* generation of the barrier the thread last arrived at */
     uint32_t *groups_at_arrive;
+    uint32_t *warp_sync;      /* the warp or tile sync the thread passed last (0 = none) */
+    uint32_t *groups_at_warp_sync;
+    uint32_t warp_syncs;      /* warp and tile syncs passed so far (their ids) */
     uint32_t *waited;         /* [threads][pipes]: stage instances waited (count) */
     int32_t *held;            /* [threads][pipes]: instance held (waited, not released), -1 */
     uint64_t *observed;       /* [threads][mbars]: phases observed by waits */
@@ -60,6 +63,8 @@ RaceState *race_new(const Program *prog, int32_t blocks, int32_t pipes, int32_t 
         s->groups_done = g_new0(uint32_t, s->threads);
         s->arrive_epoch = g_new0(uint32_t, s->threads);
         s->groups_at_arrive = g_new0(uint32_t, s->threads);
+        s->warp_sync = g_new0(uint32_t, s->threads);
+        s->groups_at_warp_sync = g_new0(uint32_t, s->threads);
     }
     set_objects(r, pipes, mbars);
     return r;
@@ -93,6 +98,8 @@ void race_free(RaceState *r)
         g_free(s->groups_done);
         g_free(s->arrive_epoch);
         g_free(s->groups_at_arrive);
+        g_free(s->warp_sync);
+        g_free(s->groups_at_warp_sync);
         g_free(s->waited);
         g_free(s->held);
         g_free(s->observed);
@@ -141,8 +148,12 @@ static bool visible(const RaceState *r, const BlockShadow *s, const WordShadow *
         if (tid == writer) {
             return s->groups_done[writer] > w->seq;
         }
-        return s->arrive_epoch[writer] > 0 && s->arrive_epoch[writer] <= s->epoch[tid] &&
-               s->groups_at_arrive[writer] > w->seq;
+        /* The writer waited for the group, then a __syncthreads, or the
+         * same __syncwarp / tile sync as the reader (its last one). */
+        return (s->arrive_epoch[writer] > 0 && s->arrive_epoch[writer] <= s->epoch[tid] &&
+                s->groups_at_arrive[writer] > w->seq) ||
+               (s->warp_sync[writer] > 0 && s->warp_sync[writer] == s->warp_sync[tid] &&
+                s->groups_at_warp_sync[writer] > w->seq);
     case RACE_TAG_BARRIER:
         return barrier_seen(r, s, tid, w->obj, w->seq);
     }
@@ -287,6 +298,21 @@ void race_barrier_observed(RaceState *r, int32_t block, int64_t tid, int32_t mba
     BlockShadow *s = &r->blocks[block];
     uint64_t *o = &s->observed[tid * r->mbars + mbar];
     *o = MAX(*o, phases);
+}
+
+void race_warp_sync(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, int tile)
+{
+    BlockShadow *s = &r->blocks[block];
+    for (int t0 = 0; t0 < 32; t0 += tile) {
+        uint32_t id = 0;
+        for (int l = t0; l < t0 + tile; l++) {
+            if ((lanes & (1u << l)) && tid0 + l < s->threads) {
+                id = id ? id : ++s->warp_syncs;
+                s->warp_sync[tid0 + l] = id;
+                s->groups_at_warp_sync[tid0 + l] = s->groups_done[tid0 + l];
+            }
+        }
+    }
 }
 
 void race_block_arrive(RaceState *r, int32_t block, int64_t tid)

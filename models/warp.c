@@ -440,6 +440,52 @@ void warp_apply_action(Sm *sm, const Action *a, SimCycle now)
     note_phase(sm, b, a->mbar, before, now);
 }
 
+/* ----------------------------------------------- warp and tile syncs */
+
+/* The lanes of the tiles of `lanes` threads (a power of two up to 32) that
+ * mask m touches. */
+static LaneMask tile_lanes(LaneMask m, int64_t lanes)
+{
+    LaneMask one = lanes >= SIM_WARP_SIZE ? ~(LaneMask) 0 : ((LaneMask) 1 << lanes) - 1;
+    LaneMask out = 0;
+    for (int64_t l = 0; l < SIM_WARP_SIZE; l += lanes) {
+        if (m & (one << l)) {
+            out |= one << l;
+        }
+    }
+    return out;
+}
+
+/* Whether lanes m, syncing over tiles of `lanes` threads (32: the warp),
+ * may pass: every live lane of their tiles has arrived. */
+static bool syncwarp_done(const Warp *w, LaneMask m, int64_t lanes)
+{
+    LaneMask need = tile_lanes(m, lanes) & w->live;
+    return (w->syncwarp_arrived & need) == need;
+}
+
+/* Wakes, at cycle t, the splits blocked in a __syncwarp or a tile's sync
+ * whose tiles have all arrived, and clears their lanes' arrivals; lanes
+ * `also` (the caller's, syncing tiles of `lanes`) pass with them.  For the
+ * race detector each tile's lanes passed one sync together. */
+static void syncwarp_wake(Sm *sm, Warp *w, LaneMask also, int64_t lanes, SimCycle t)
+{
+    LaneMask passed = 0;
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        Split *o = &w->split[i];
+        if (o->status == SPLIT_BLOCKED && o->wait == WAIT_SYNCWARP && syncwarp_done(w, o->mask, (int64_t) o->wait_value)) {
+            passed |= o->mask;
+            lanes = also == 0 ? (int64_t) o->wait_value : lanes;
+            sm_split_wake(sm, w, i, t);
+        }
+    }
+    passed |= also;
+    w->syncwarp_arrived &= ~passed;
+    if (sm->race && passed != 0) {
+        race_warp_sync(sm->race, w->block, w->tid0, passed, (int) lanes);
+    }
+}
+
 /* ---------------------------------------------------------- thread exit */
 
 static void pipes_thread_exit(Sm *sm, Warp *w, LaneMask m, SimCycle now)
@@ -492,14 +538,9 @@ void warp_lanes_exit(Sm *sm, Warp *w, int32_t si, LaneMask m, SimCycle now)
     cl_lanes_exit(sm, w, m);
     block_barrier_exit(&b->bar, n, now, warp_barrier_wake, sm);
     recheck_merges(w, now);
-    if (w->live != 0 && (w->syncwarp_arrived & w->live) == w->live && w->syncwarp_arrived != 0) {
+    if (w->live != 0 && w->syncwarp_arrived != 0) {
         /* Threads that exit no longer hold a __syncwarp back. */
-        for (int32_t i = 0; i < MAX_SPLITS; i++) {
-            if (w->split[i].status == SPLIT_BLOCKED && w->split[i].wait == WAIT_SYNCWARP) {
-                sm_split_wake(sm, w, i, now);
-            }
-        }
-        w->syncwarp_arrived = 0;
+        syncwarp_wake(sm, w, 0, SIM_WARP_SIZE, now);
     }
     collective_check(sm, b, now);
     if (w->live == 0) {
@@ -516,6 +557,22 @@ void warp_lanes_exit(Sm *sm, Warp *w, int32_t si, LaneMask m, SimCycle now)
 
 /* ------------------------------------------------------- make_pipeline */
 
+/* For the race detector: block b's barrier completed a generation (a
+ * __syncthreads, or make_pipeline's group sync). */
+static void race_sync_complete(Sm *sm, int32_t block)
+{
+    if (sm->race == NULL) {
+        return;
+    }
+    Block *b = &sm->blocks[block];
+    uint64_t *phases = g_new(uint64_t, MAX(b->nmbars, 1));
+    for (int32_t k = 0; k < b->nmbars; k++) {
+        phases[k] = b->mbars[k].phase;
+    }
+    race_block_complete(sm->race, block, b->bar.generation, phases, b->nmbars);
+    g_free(phases);
+}
+
 /* When every live thread of the block reached the open make_pipeline,
  * finish it and release the group (group.sync()). */
 static void collective_check(Sm *sm, Block *b, SimCycle now)
@@ -531,14 +588,6 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
     const Op *op = op_at(sm, b->pending_make);
     const ProgPState *ps = &g_array_index(sm->prog->pstates, ProgPState, op->obj);
     int64_t producers = op->sub == PIPE_MODE_ROLE ? p->producer_votes : p->arg;
-    if (p->live && p->refcount > 0) {
-        /* Found a waiter to name in the message. */
-        Warp *w0 = &sm->warps[b->first_warp];
-        fail_op(sm, w0, w0->live, op->loc, SIM_ERROR_PROGRAM,
-                "make_pipeline on pipeline_shared_state '%s', which a pipeline still uses (%" G_GINT64_FORMAT
-                " threads have not quit it)", ps->name, p->refcount);
-        return;
-    }
     /* The group must be the whole block (make_pipeline(block, ...)). */
     if (p->arrived != b->threads && b->live_threads != b->threads) {
         /* Exited threads are not in the group's count; libcudacxx would
@@ -546,7 +595,9 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
     }
     for (int32_t k = 0; k < sm->npipes; k++) {
         Pipe *o = &b->pipes[k];
-        if (o != p && o->block_scope && o->live && o->pstate == op->obj) {
+        /* A live pipeline on the state (this call's own, made in an
+         * earlier pass, is destroyed at the end of its block first). */
+        if (o->block_scope && o->live && o->pstate == op->obj) {
             Warp *w0 = &sm->warps[b->first_warp];
             fail_op(sm, w0, w0->live, op->loc, SIM_ERROR_PROGRAM,
                     "make_pipeline on pipeline_shared_state '%s', which the pipeline made at line %u still uses",
@@ -561,7 +612,8 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
         fail_op(sm, w0, w0->live, op->loc, SIM_ERROR_PROGRAM, "%s", err);
         return;
     }
-    p->stats = NULL;
+    /* A make_pipeline run again (in a loop body, after the destructor)
+     * adds to the statistics of its earlier passes. */
     pipe_stats(sm, p);
     /* Role bits for the statistics. */
     for (int64_t tid = 0; tid < b->threads; tid++) {
@@ -579,6 +631,10 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
                                     2 * ps->stages * sm->arch.mbar_arrive);
     b->pending_make = -1;
     p->arrived = 0;
+    /* The group's sync orders what the threads did before it (a barrier
+     * generation for the race detector). */
+    b->bar.generation++;
+    race_sync_complete(sm, (int32_t) (b - sm->blocks));
     p->producer_votes = 0;
     p->arg_first_tid = -1;
     for (int32_t wi = 0; wi < (int32_t) sm->prog->warps; wi++) {
@@ -587,6 +643,11 @@ static void collective_check(Sm *sm, Block *b, SimCycle now)
             Split *s = &w->split[i];
             s->role = -1;
             if (s->status == SPLIT_BLOCKED && s->wait == WAIT_COLLECTIVE && s->wait_obj == slot) {
+                for (int l = 0; sm->race && l < SIM_WARP_SIZE; l++) {
+                    if (s->mask & (1u << l)) {
+                        race_block_pass(sm->race, w->block, w->tid0 + l, b->bar.generation);
+                    }
+                }
                 sm_split_wake(sm, w, i, at);
             }
         }
@@ -649,6 +710,12 @@ static StepResult exec_make_block(Sm *sm, Warp *w, int32_t si, const Op *op, Sim
         }
     }
     p->arrived += lanes_in(s->mask);
+    for (int l = 0; sm->race && l < SIM_WARP_SIZE; l++) {
+        if (s->mask & (1u << l)) {
+            /* make_pipeline's group.sync() is the block's barrier. */
+            race_block_arrive(sm->race, w->block, w->tid0 + l);
+        }
+    }
     b->pending_make = pc;
     block_split(w, s, WAIT_COLLECTIVE, WS_BLOCK_BARRIER, slot, 0, false, t);
     s->pc = pc + 1;
@@ -1162,12 +1229,16 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
             int64_t tid = w->tid0 + l;
             if ((m & (1u << l)) && (p->flags[tid] & PT_ACTIVE)) {
                 n++;
+            } else if ((m & (1u << l)) && op->sub == 1) {
+                /* SPEC pipeline-scope-1: ~pipeline() quits only a thread
+                 * that has not quit. */
+                m &= ~(1u << l);
             } else if (m & (1u << l)) {
                 return RULE(sm, w, 1u << l, op, "quit() on a pipeline this thread has already quit");
             }
         }
         bool released = false;
-        if (p->block_scope) {
+        if (p->block_scope && n > 0) {
             /* Warp-aggregated: the lowest active lane subtracts the count;
              * the last thread destroys the barriers and gets true. */
             p->refcount -= n;
@@ -1931,6 +2002,15 @@ static CopyPath choose_path(const Sm *sm, const Op *op, char **why)
     return PATH_SYNC;
 }
 
+/* The rank of lane l of warp w in group g of a copy: the thread's rank in
+ * the block, or its lane modulo the group's size for a group within a warp
+ * (the thread, a tile, the warp). */
+static int64_t copy_rank(const Warp *w, GroupKind g, int l)
+{
+    int64_t lanes = program_group_lanes(g);
+    return lanes == 0 ? w->tid0 + l : l % lanes;
+}
+
 static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
@@ -1942,7 +2022,7 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
         return STEP_STOP;
     }
     GroupKind g = op->code == OP_MEMCPY_TX ? GROUP_THREAD : (GroupKind) op->sub;
-    int64_t gsize = g == GROUP_BLOCK ? sm->prog->block_threads : g == GROUP_WARP ? 32 : 1;
+    int64_t gsize = g == GROUP_BLOCK ? sm->prog->block_threads : program_group_lanes(g);
     int64_t align = op->value;
     g_autofree char *why = NULL;
     CopyPath path = choose_path(sm, op, &why);
@@ -1960,9 +2040,12 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
             }
             int64_t size = sim_lane_value(&zv, l);
             int64_t d = sim_lane_value(&dv, l), sr = sim_lane_value(&sv, l);
-            if (g != GROUP_THREAD && (sim_lane_value(&dv, l) != sim_lane_value(&dv, lowest(m)) ||
-                                      sim_lane_value(&sv, l) != sim_lane_value(&sv, lowest(m)) ||
-                                      size != sim_lane_value(&zv, lowest(m)))) {
+            /* The group's first lane here: of the warp's lanes for the
+             * block, of the tile's for a tile. */
+            int first = lowest(g == GROUP_BLOCK ? m : m & tile_lanes(1u << l, gsize));
+            if (g != GROUP_THREAD && (sim_lane_value(&dv, l) != sim_lane_value(&dv, first) ||
+                                      sim_lane_value(&sv, l) != sim_lane_value(&sv, first) ||
+                                      size != sim_lane_value(&zv, first))) {
                 return RULE(sm, w, m, op, "memcpy_async over a group: every thread of the group passes the same"
                             " destination, source and size (SPEC memcpy-3)");
             }
@@ -2053,8 +2136,7 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
         }
         /* Calls by direction: a group's call counts once, at its rank 0. */
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            int64_t r = g == GROUP_BLOCK ? w->tid0 + l : g == GROUP_WARP ? l : 0;
-            if ((m & (1u << l)) && r == 0) {
+            if ((m & (1u << l)) && copy_rank(w, g, l) == 0) {
                 sm->stats.dir_calls[dir]++;
             }
         }
@@ -2070,8 +2152,6 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
             return STEP_ISSUED;
         }
     }
-    int64_t size = sim_lane_value(&zv, lowest(m));
-
     if (path == PATH_BULK) {
         /* One elected thread (rank 0 of the group) issues the bulk copy;
          * with a barrier overload it then does expect_tx(size). */
@@ -2081,11 +2161,11 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
             if (!(m & (1u << l))) {
                 continue;
             }
-            int64_t rank = g == GROUP_BLOCK ? w->tid0 + l : g == GROUP_WARP ? l : 0;
-            if (rank != 0) {
+            if (copy_rank(w, g, l) != 0) {
                 continue;
             }
-            int64_t bytes = g == GROUP_THREAD ? sim_lane_value(&zv, l) : size;
+            /* Every thread of a group passes the same size. */
+            int64_t bytes = sim_lane_value(&zv, l);
             if (!mb->valid) {
                 return RULE(sm, w, 1u << l, op, "memcpy_async on a barrier: %s", mbar_status_message(MBAR_UNINITIALIZED));
             }
@@ -2133,7 +2213,7 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
     int64_t rank[SIM_WARP_SIZE];
     int64_t iters = 0;
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        rank[l] = g == GROUP_BLOCK ? w->tid0 + l : g == GROUP_WARP ? l : 0;
+        rank[l] = copy_rank(w, g, l);
         if (m & (1u << l)) {
             int64_t sz = sim_lane_value(&zv, l);
             int64_t first = rank[l] * chunk;
@@ -2479,14 +2559,7 @@ static StepResult block_sync_arrive(Sm *sm, Warp *w, int32_t si, SimCycle t, int
     block_barrier_arrive(&b->bar, lanes_in(s->mask), t, warp_barrier_wake, sm);
     if (b->bar.generation != gen) {
         sm->stats.syncthreads++;
-        if (sm->race) {
-            uint64_t *phases = g_new(uint64_t, MAX(b->nmbars, 1));
-            for (int32_t k = 0; k < b->nmbars; k++) {
-                phases[k] = b->mbars[k].phase;
-            }
-            race_block_complete(sm->race, w->block, b->bar.generation, phases, b->nmbars);
-            g_free(phases);
-        }
+        race_sync_complete(sm, w->block);
     }
     *cost = 1;
     return STEP_ISSUED;
@@ -2518,7 +2591,9 @@ static StepResult exec_syncthreads(Sm *sm, Warp *w, int32_t si, SimCycle t, int6
     return block_sync_arrive(sm, w, si, t, cost);
 }
 
-static StepResult exec_syncwarp(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
+/* __syncwarp (op->value 0) or tiled_partition<N>'s sync (op->value N): the
+ * split waits until every live lane of its tiles has arrived. */
+static StepResult exec_syncwarp(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
     if (s->step == 1) {
@@ -2526,22 +2601,18 @@ static StepResult exec_syncwarp(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t
         s->pc++;
         return STEP_CONTINUE;
     }
+    int64_t lanes = op->value > 0 ? op->value : SIM_WARP_SIZE;
     w->syncwarp_arrived |= s->mask;
     *cost = 1;
-    if ((w->syncwarp_arrived & w->live) == w->live) {
-        for (int32_t i = 0; i < MAX_SPLITS; i++) {
-            if (i != si && w->split[i].status == SPLIT_BLOCKED && w->split[i].wait == WAIT_SYNCWARP) {
-                sm_split_wake(sm, w, i, t + 1);
-            }
-        }
-        w->syncwarp_arrived = 0;
+    if (syncwarp_done(w, s->mask, lanes)) {
+        syncwarp_wake(sm, w, s->mask, lanes, t + 1);
         s->pc++;
         s->ready_at = t + 1;
         s->wait_state = WS_DEPENDENCY;
         return STEP_ISSUED;
     }
     s->step = 1;
-    block_split(w, s, WAIT_SYNCWARP, WS_BLOCK_BARRIER, 0, 0, false, t + 1);
+    block_split(w, s, WAIT_SYNCWARP, WS_BLOCK_BARRIER, 0, (uint64_t) lanes, false, t + 1);
     return STEP_ISSUED;
 }
 
@@ -3512,7 +3583,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
     case OP_SYNCTHREADS:
         return exec_syncthreads(sm, w, si, t, cost);
     case OP_SYNCWARP:
-        return exec_syncwarp(sm, w, si, t, cost);
+        return exec_syncwarp(sm, w, si, op, t, cost);
     case OP_CG_WAIT:
         return exec_cg_wait(sm, w, si, op, t, cost);
     case OP_COMPUTE:

@@ -16,7 +16,9 @@ the two outputs differing (the copy path moved other bytes than the plain
 one).  With --mutate, each program also gets one mutation that breaks
 exactly one rule (a release dropped, a wait dropped, an overlapping copy,
 a commit before any acquire); the mutant must be refused (exit 1 or 2)
-without a crash.  With --nvcc, every program's CUDA code is compiled.
+without a crash.  With --nvcc, every program's CUDA code is compiled for
+sm_80 and sm_90, as the cuda suite compiles the traces; an nvcc error is a
+finding.
 
 Every flagged program is kept under --out (default genfuzz-findings/) with
 the command and its output; a finding becomes a regression input under
@@ -28,6 +30,7 @@ Usage: genfuzz.py SMPIPE [--seed S] [--count N | --minutes M] [--mutate]
 import argparse
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -51,6 +54,14 @@ def gen_program(rng):
     group = rng.choice(["thread", "block"]) if form not in ("thread", "cg") else "thread"
     if form == "cg":
         group = "block"
+    # A tile of the block (tiled_partition<N>) copies its own range, in the
+    # barrier and cg forms, where N divides the block.
+    tiles = [n for n in (2, 4, 8, 16) if threads % n == 0]
+    if form in ("barrier", "cg") and tiles and rng.random() < 0.4:
+        group = "tile%d" % rng.choice(tiles)
+    # Pipeline forms: the pipeline is made and used `reps` times in a loop
+    # body, its destructor ending each (SPEC pipeline-scope-1).
+    reps = rng.choice([1, 1, 2]) if form in ("thread", "unified", "count", "role") else 1
     sized = rng.choice(["plain", "aligned"])
     # How the batches reach gout (barrier and cg forms): loads and stores
     # from shared memory, memcpy_async shared -> global, or global -> global.
@@ -60,29 +71,43 @@ def gen_program(rng):
     out = []
     w = out.append
     w("smpipe 1")
-    w("# genfuzz: form=%s threads=%d esz=%d per=%d batches=%d stages=%d group=%s size=%s out=%s"
-      % (form, threads, esz, per, batches, stages, group, sized, outdir))
+    w("# genfuzz: form=%s threads=%d esz=%d per=%d batches=%d stages=%d group=%s size=%s out=%s reps=%d"
+      % (form, threads, esz, per, batches, stages, group, sized, outdir, reps))
     w("block %d" % threads)
     w("global %s gin[%d]" % (t, items * batches))
     w("global %s gout[%d]" % (t, items * batches))
     w("global %s gref[%d]" % (t, items * batches))
     w("shared %s s[%d]" % (t, items * max(stages, 1)))
+    if group.startswith("tile"):
+        w("var %s = cooperative_groups::tiled_partition<%s>(block)" % (group, group[4:]))
 
     def size(n):
         if sized == "aligned":
             return "aligned_size_t<%d>(sizeof(%s) * %s)" % (esz, t, n)
         return "sizeof(%s) * %s" % (t, n)
 
-    def copy(dst, src, n, on):
+    def group_args(dst, src, n):
+        """The group, destination, source and size of a group's copy of n
+        items per thread: the block's whole range, or a tile's own part."""
         if group == "block":
-            return "memcpy_async(block, %s, %s, %s, %s)" % (dst, src, size(n * threads), on)
+            return "block", dst, src, size(n * threads)
+        tn = int(group[4:])
+        at = "(threadIdx.x / %d) * %d" % (tn, n * tn)
+        return group, "%s + %s" % (dst, at), "%s + %s" % (src, at), size(n * tn)
+
+    def cg_copy(dst, src, n):
+        return "cooperative_groups::memcpy_async(%s, %s, %s, %s)" % group_args(dst, src, n)
+
+    def copy(dst, src, n, on):
+        if group != "thread":
+            return "memcpy_async(%s, %s, %s, %s, %s)" % (group_args(dst, src, n) + (on,))
         return "memcpy_async(%s + threadIdx.x * %d, %s + threadIdx.x * %d, %s, %s)" % (
             dst, n, src, n, size(n), on)
 
     def readback(stage_expr, batch_expr, ind):
         lines = []
         lines.append("for (var k = 0; k < %d; k = k + 1)" % per)
-        if group == "block":
+        if group != "thread":
             idx = "k * %d + threadIdx.x" % threads
         else:
             idx = "threadIdx.x * %d + k" % per
@@ -114,26 +139,25 @@ def gen_program(rng):
     elif form == "cg":
         w("for (var b = 0; b < %d; b = b + 1)" % batches)
         if outdir == "g2g":
-            w("    cooperative_groups::memcpy_async(block, gout + b * %d, gin + b * %d, %s)"
-              % (items, items, size(per * threads)))
+            w("    " + cg_copy("gout + b * %d" % items, "gin + b * %d" % items, per))
             w("    cooperative_groups::wait(block)")
         else:
-            w("    cooperative_groups::memcpy_async(block, s + (b %% %d) * %d, gin + b * %d, %s)"
-              % (stages, items, items, size(per * threads)))
+            w("    " + cg_copy("s + (b %% %d) * %d" % (stages, items), "gin + b * %d" % items, per))
             w("    cooperative_groups::wait(block)")
             if outdir == "s2g":
-                w("    cooperative_groups::memcpy_async(block, gout + b * %d, s + (b %% %d) * %d, %s)"
-                  % (items, stages, items, size(per * threads)))
+                w("    " + cg_copy("gout + b * %d" % items, "s + (b %% %d) * %d" % (stages, items), per))
                 w("    cooperative_groups::wait(block)")
             else:
                 out.extend(readback("b %% %d" % stages, "b", "    "))
         w("    __syncthreads()")
         w("end")
     else:
+        if form != "thread":
+            w("shared pipeline_shared_state<block, %d> st" % stages)
+        first = len(out)
         if form == "thread":
             w("var p = make_pipeline()")
         else:
-            w("shared pipeline_shared_state<block, %d> st" % stages)
             if form == "unified":
                 w("var p = make_pipeline(block, &st)")
             elif form == "count":
@@ -183,6 +207,9 @@ def gen_program(rng):
             w("        p.consumer_release()")
             w("    end")
             w("end")
+        if reps > 1:
+            out[first:] = ["for (var rep = 0; rep < %d; rep = rep + 1)" % reps] + \
+                ["    " + x for x in out[first:]] + ["end"]
     # The plain path: the same bytes by loads and stores.
     w("for (var i = threadIdx.x; i < %d; i = i + block.size())" % (items * batches))
     w("    var x = load(gin + i)")
@@ -217,8 +244,8 @@ def mutate(text, rng):
             if idx:
                 # The source becomes the destination's own range (batch 0).
                 l = lines[idx[0]]
-                lines[idx[0]] = l.replace("gin + ", "gout + ", 1) if "(block, gout" in l or "(gout" in l \
-                    else l.replace("gin + ", "s + 0 * ", 1)
+                to_gout = re.search(r"memcpy_async\((\w+, )?gout", l) is not None
+                lines[idx[0]] = l.replace("gin + ", "gout + " if to_gout else "s + 0 * ", 1)
                 return "\n".join(lines), m
         if m == "commit_first":
             idx = [i for i, l in enumerate(lines) if l.strip() == "p.producer_acquire()"]
@@ -280,8 +307,10 @@ def check_valid(smpipe, path, tmp, args):
     if ref.get(1) != ref.get(2):
         found.append("the copy path and the plain path moved different bytes")
     if args.nvcc:
+        # As the cuda suite compiles them (tests/test_cuda_build.sh).
         rc, o, e = run([args.nvcc, "-O3", "-std=c++17", "-c", "--Werror", "all-warnings",
-                        "-arch=sm_90", "-o", os.path.join(tmp, "p.o"), cu], 600)
+                        "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
+                        "-o", os.path.join(tmp, "p.o"), cu], 600)
         if rc != 0:
             found.append("nvcc: exit %s: %s" % (rc, (o + e).strip()[:400]))
     return found

@@ -97,6 +97,7 @@ typedef struct {
     char **var_name;         /* per variable (owned) */
     bool *declared;          /* per variable: its C++ declaration is written */
     bool *read;              /* per variable: some operation reads it */
+    bool *named;             /* per variable: some expression reads it (else [[maybe_unused]]) */
     int32_t *slot_var;       /* value slot -> variable index */
     GHashTable *pipe_name;   /* make_pipeline op index -> name (owned) */
     GHashTable *used;        /* C++ names taken */
@@ -516,6 +517,11 @@ static char *lhs(Gen *g, int var)
 {
     GString *s = g_string_new(NULL);
     if (!g->declared[var]) {
+        if (!g->named[var] && !g->read[var]) {
+            /* var x = ... that nothing reads: nvcc -Werror all-warnings
+             * refuses an unused variable. */
+            g_string_append(s, "[[maybe_unused]] ");
+        }
         var_ctype(g, var, s);
         if (s->len > 0 && s->str[s->len - 1] != '*') {
             g_string_append_c(s, ' ');
@@ -532,8 +538,13 @@ static const char *group_name(int32_t group)
     case GROUP_BLOCK: return "block";
     case GROUP_WARP: return "warp";
     case GROUP_THREAD: return "cg::this_thread()";
-    default: return "block";
+    case GROUP_TILE2: return "tile2";
+    case GROUP_TILE4: return "tile4";
+    case GROUP_TILE8: return "tile8";
+    case GROUP_TILE16: return "tile16";
+    case GROUP_GRID: break;
     }
+    return "block";
 }
 
 static bool is_tx_op(OpCode code)
@@ -728,6 +739,11 @@ static void emit_op(Gen *g, const Op *op, int index)
         }
         return;
     case OP_PIPE_QUIT:
+        if (op->sub == 1) {
+            /* The block's closing brace, just below, runs the destructor. */
+            line(g, "// ~pipeline() of %s at the end of its block", pipe_name(g, op->obj));
+            return;
+        }
         l = op->var >= 0 ? lhs(g, op->var) : g_strdup("(void) ");
         line(g, "%s%s.quit();", l, pipe_name(g, op->obj));
         return;
@@ -778,7 +794,12 @@ static void emit_op(Gen *g, const Op *op, int index)
         line(g, "__syncthreads();");
         return;
     case OP_SYNCWARP:
-        line(g, "__syncwarp();");
+        if (op->value > 0) {
+            /* tiled_partition<value>'s sync */
+            line(g, "tile%" G_GINT64_FORMAT ".sync();", op->value);
+        } else {
+            line(g, "__syncwarp();");
+        }
         return;
     case OP_CG_WAIT:
         if (op->value > 0) {
@@ -1161,6 +1182,9 @@ static bool uses_group(const Program *prog, int32_t group)
         if ((op->code == OP_MEMCPY || op->code == OP_CG_WAIT) && op->sub == group) {
             return true;
         }
+        if (op->code == OP_SYNCWARP && op->value > 0 && op->value == program_group_lanes(group)) {
+            return true;
+        }
     }
     return false;
 }
@@ -1173,6 +1197,7 @@ static void gen_clear(Gen *g)
     g_strfreev(g->var_name);
     g_free(g->declared);
     g_free(g->read);
+    g_free(g->named);
     g_free(g->slot_var);
     if (g->pipe_name != NULL) {
         g_hash_table_unref(g->pipe_name);
@@ -1215,6 +1240,13 @@ static void gen_names(Gen *g)
     /* Loaded values are read only by compute and store; one nothing reads
      * still costs its load, so it is folded into the sink. */
     g->read = g_new0(bool, p->vars->len + 1);
+    g->named = g_new0(bool, p->vars->len + 1);
+    for (guint i = 0; i < p->nodes->len; i++) {
+        const ExprNode *n = g_ptr_array_index(p->nodes, i);
+        if (n->kind == EN_VAR && n->var >= 0 && n->var < p->value_slots && g->slot_var[n->var] >= 0) {
+            g->named[g->slot_var[n->var]] = true;
+        }
+    }
     g->pipe_name = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     for (guint i = 0; i < p->ops->len; i++) {
         const Op *op = &g_array_index(p->ops, Op, i);
@@ -1312,8 +1344,12 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
         g_string_append(o, "#else\n");
     }
     line(g, "[[maybe_unused]] auto block = cg::this_thread_block();");
-    if (uses_group(p, GROUP_WARP)) {
-        line(g, "[[maybe_unused]] auto warp = cg::tiled_partition<32>(block);");
+    static const GroupKind tiles[] = { GROUP_TILE2, GROUP_TILE4, GROUP_TILE8, GROUP_TILE16, GROUP_WARP };
+    for (guint i = 0; i < G_N_ELEMENTS(tiles); i++) {
+        if (uses_group(p, tiles[i])) {
+            line(g, "[[maybe_unused]] auto %s = cg::tiled_partition<%" G_GINT64_FORMAT ">(block);",
+                 group_name(tiles[i]), program_group_lanes(tiles[i]));
+        }
     }
     line(g, "// Shared memory: the simulator's layout, in one dynamic buffer.");
     for (guint i = 0; i < p->buffers->len; i++) {

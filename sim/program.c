@@ -130,6 +130,49 @@ static void pop_scope(Compiler *c)
     g_ptr_array_remove_index(c->scopes, c->scopes->len - 1);
 }
 
+static gint later_op_first(gconstpointer a, gconstpointer b)
+{
+    int64_t x = (*(Sym *const *) a)->value, y = (*(Sym *const *) b)->value;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int emit(Compiler *c, OpCode code, SrcLoc loc);
+static Op *op_at(Compiler *c, int i);
+
+/* The end of a block (if, else or loop body), C++'s closing brace: each
+ * block-scope pipeline declared in it is destroyed, the last declared
+ * first (~pipeline() quits the threads that have not quit; a thread-scope
+ * pipeline's destructor does nothing).  SPEC pipeline-scope-1.  Then the
+ * block's names go.  Returns ok (whether the block compiled) and whether
+ * the destructors could be emitted. */
+static bool end_scope(Compiler *c, bool ok)
+{
+    GHashTable *scope = g_ptr_array_index(c->scopes, c->scopes->len - 1);
+    g_autoptr(GPtrArray) pipes = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, scope);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        Sym *s = value;
+        if (s->kind == SYM_PIPELINE && !s->thread_scope) {
+            g_ptr_array_add(pipes, s);
+        }
+    }
+    g_ptr_array_sort(pipes, later_op_first);
+    for (guint i = 0; ok && i < pipes->len; i++) {
+        int32_t make = (int32_t) ((Sym *) g_ptr_array_index(pipes, i))->value;
+        int k = emit(c, OP_PIPE_QUIT, op_at(c, make)->loc);
+        ok = k >= 0;
+        if (ok) {
+            op_at(c, k)->obj = make;
+            op_at(c, k)->var = -1;
+            op_at(c, k)->sub = 1;
+        }
+    }
+    pop_scope(c);
+    return ok;
+}
+
 static ExprNode *node_new(Compiler *c, ExprNodeKind kind, SrcLoc loc)
 {
     ExprNode *n = g_new0(ExprNode, 1);
@@ -280,6 +323,19 @@ static bool want_int(Compiler *c, ExprNode *n, const char *what)
     return true;
 }
 
+/* The group of tiled_partition<n>, when n is 1, 2, 4, 8, 16 or 32. */
+static bool tile_group(int64_t n, GroupKind *out)
+{
+    static const GroupKind tiles[] = { GROUP_THREAD, GROUP_TILE2, GROUP_TILE4, GROUP_TILE8, GROUP_TILE16, GROUP_WARP };
+    for (guint i = 0; i < G_N_ELEMENTS(tiles); i++) {
+        if (program_group_lanes(tiles[i]) == n) {
+            *out = tiles[i];
+            return true;
+        }
+    }
+    return false;
+}
+
 /* A group expression: block, grid, thread, this_thread_block(), ... */
 static bool group_of(Compiler *c, const Expr *e, GroupKind *out)
 {
@@ -305,14 +361,17 @@ static bool group_of(Compiler *c, const Expr *e, GroupKind *out)
             return true;
         }
     }
-    /* tiled_partition<32>(block) is the warp, tiled_partition<1>(g) the
-     * thread; other tiles are refused where the expression is compiled. */
-    GroupKind parent;
+    /* tiled_partition<N>(parent): N threads of a warp, N a power of two up
+     * to 32 (32 is the warp, 1 the thread), of the block (32 also of a
+     * warp, 1 of any group: tiles of tiles would need their parent for
+     * meta_group_rank); other tiles are refused where the expression is
+     * compiled. */
+    GroupKind parent, tile;
     if (e->kind == EX_TEMPLATE && strcmp(e->name, "tiled_partition") == 0 && e->args->len == 1 &&
-        e->targ->kind == EX_INT && (e->targ->value == 32 || e->targ->value == 1) &&
+        e->targ->kind == EX_INT && tile_group(e->targ->value, &tile) &&
         group_of(c, g_ptr_array_index(e->args, 0), &parent) &&
-        (parent == GROUP_BLOCK || parent == GROUP_WARP || e->targ->value == 1)) {
-        *out = e->targ->value == 32 ? GROUP_WARP : GROUP_THREAD;
+        (parent == GROUP_BLOCK || (tile == GROUP_WARP && parent == GROUP_WARP) || tile == GROUP_THREAD)) {
+        *out = tile;
         return true;
     }
     return false;
@@ -433,13 +492,14 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
         GroupKind g;
         if (group_of(c, m->a, &g) && args->len == 0) {
             const char *f = m->name;
-            if (g != GROUP_THREAD && g != GROUP_WARP && c->prog->block_threads == 0) {
+            int64_t lanes = program_group_lanes(g);
+            bool meta = lanes > 1 && (strcmp(f, "meta_group_rank") == 0 || strcmp(f, "meta_group_size") == 0);
+            if ((lanes == 0 || meta) && c->prog->block_threads == 0) {
                 failf(c, e->loc, "%s.%s() is used before the 'block' declaration", m->a->kind == EX_NAME ? m->a->name : "group", f);
                 return NULL;
             }
             int64_t size = g == GROUP_BLOCK ? c->prog->block_threads
-                           : g == GROUP_GRID ? c->prog->block_threads * c->prog->grid_blocks
-                           : g == GROUP_WARP ? 32 : 1;
+                           : g == GROUP_GRID ? c->prog->block_threads * c->prog->grid_blocks : lanes;
             if (strcmp(f, "size") == 0 || strcmp(f, "num_threads") == 0) {
                 return const_node(c, e->loc, size);
             }
@@ -452,14 +512,24 @@ static ExprNode *cx_call(Compiler *c, const Expr *e)
                 if (g == GROUP_BLOCK) {
                     return tid;
                 }
-                if (g == GROUP_WARP) {
+                if (lanes > 0) {
                     ExprNode *lane = node_new(c, EN_LANE, e->loc);
                     lane->varying = true;
-                    return lane;
+                    return lanes == 32 ? lane : fold_binary(c, e->loc, '%', lane, const_node(c, e->loc, lanes));
                 }
                 ExprNode *bid = node_new(c, EN_BLOCK_ID, e->loc);
                 ExprNode *off = fold_binary(c, e->loc, '*', bid, const_node(c, e->loc, c->prog->block_threads));
                 return off ? fold_binary(c, e->loc, '+', off, tid) : NULL;
+            }
+            if (meta && strcmp(f, "meta_group_size") == 0) {
+                /* The tiles of the block (the last one may be partial). */
+                return const_node(c, e->loc, (c->prog->block_threads + lanes - 1) / lanes);
+            }
+            if (meta) {
+                /* meta_group_rank: the tile's index in the block. */
+                ExprNode *tid = node_new(c, EN_TID, e->loc);
+                tid->varying = true;
+                return fold_binary(c, e->loc, '/', tid, const_node(c, e->loc, lanes));
             }
             if (strcmp(f, "num_blocks") == 0) {
                 return const_node(c, e->loc, c->prog->grid_blocks);
@@ -721,8 +791,8 @@ static ExprNode *cx(Compiler *c, const Expr *e)
         return cx_call(c, e);
     case EX_TEMPLATE:
         if (strcmp(e->name, "tiled_partition") == 0) {
-            failf(c, e->loc, "tiled_partition<N>(group) is simulated for N = 32 of the block or a warp (the warp)"
-                  " and N = 1 (the thread) only, written with a number");
+            failf(c, e->loc, "tiled_partition<N>(group) is simulated for N = 1, 2, 4, 8, 16 or 32 of the block"
+                  " (32 also of a warp, 1 of any group) only, written with a number");
             return NULL;
         }
         failf(c, e->loc, "%s<...>(...) is only allowed as an argument of memcpy_async", e->name);
@@ -1231,6 +1301,24 @@ static bool compile_compute_operands(Compiler *c, const Expr *call, Op *op, Expr
     return op->e[0] != NULL;
 }
 
+/* group.sync() and cooperative_groups::sync(group): __syncthreads for the
+ * block, __syncwarp for the warp, the tile's lanes for tiled_partition<N>
+ * (OP_SYNCWARP with value N), nothing for the thread. */
+static bool group_sync(Compiler *c, GroupKind g, SrcLoc loc)
+{
+    if (g == GROUP_THREAD) {
+        return true;
+    }
+    if (g == GROUP_GRID) {
+        return failf(c, loc, "grid.sync() is not simulated: one SM holds the block's threads only");
+    }
+    int k = emit(c, g == GROUP_BLOCK ? OP_SYNCTHREADS : OP_SYNCWARP, loc);
+    if (k >= 0 && g != GROUP_WARP && g != GROUP_BLOCK) {
+        op_at(c, k)->value = program_group_lanes(g);
+    }
+    return k >= 0;
+}
+
 /* The statement forms that have an effect.  dest is the variable receiving
  * the result (-1 when the result is dropped); *result_type is set for
  * declarations.  Returns false on error. */
@@ -1344,13 +1432,7 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
             if (!nargs(c, call, "sync", 0, 0)) {
                 return false;
             }
-            if (g == GROUP_THREAD) {
-                return true;
-            }
-            if (g != GROUP_BLOCK && g != GROUP_WARP) {
-                return failf(c, loc, "grid.sync() is not simulated: one SM holds the block's threads only");
-            }
-            return emit(c, g == GROUP_BLOCK ? OP_SYNCTHREADS : OP_SYNCWARP, loc) >= 0;
+            return group_sync(c, g, loc);
         }
         *handled = false;
         return true;
@@ -1545,10 +1627,7 @@ static bool compile_effect(Compiler *c, const Expr *call, int dest, ValueType *r
         if (!group_of(c, arg(call, 0), &gk)) {
             return failf(c, arg(call, 0)->loc, "sync(group) takes a thread group");
         }
-        if (gk == GROUP_THREAD) {
-            return true;
-        }
-        return emit(c, gk == GROUP_WARP ? OP_SYNCWARP : OP_SYNCTHREADS, loc) >= 0;
+        return group_sync(c, gk, loc);
     }
     if (strcmp(f, "wait") == 0 || strcmp(f, "wait_prior") == 0) {
         GroupKind gk;
@@ -1970,16 +2049,14 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
         op_at(c, br)->e[0] = cond;
         c->varying_control += cond->varying;
         push_scope(c);
-        bool ok = compile_block(c, s->body);
-        pop_scope(c);
+        bool ok = end_scope(c, compile_block(c, s->body));
         int jump = -1;
         if (ok && s->orelse != NULL) {
             jump = emit(c, OP_JUMP, s->loc);
             ok = jump >= 0;
             op_at(c, br)->target = here(c);
             push_scope(c);
-            ok = ok && compile_block(c, s->orelse);
-            pop_scope(c);
+            ok = end_scope(c, ok && compile_block(c, s->orelse));
         } else if (ok) {
             op_at(c, br)->target = here(c);
         }
@@ -2012,8 +2089,7 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
         c->varying_control += cond->varying;
         c->loop_depth++;
         push_scope(c);
-        bool ok = compile_block(c, s->body);
-        pop_scope(c);
+        bool ok = end_scope(c, compile_block(c, s->body));
         ok = ok && (s->step == NULL || compile_stmt(c, s->step));
         c->loop_depth--;
         c->varying_control -= cond->varying;

@@ -40,8 +40,31 @@ typedef enum {
     GROUP_BLOCK,
     GROUP_THREAD,
     GROUP_GRID,
-    GROUP_WARP
+    GROUP_WARP,
+    GROUP_TILE2,     /* tiled_partition<2>(block): lanes 2k and 2k+1 of a warp */
+    GROUP_TILE4,     /* tiled_partition<4>(block) */
+    GROUP_TILE8,     /* tiled_partition<8>(block) */
+    GROUP_TILE16     /* tiled_partition<16>(block) */
 } GroupKind;
+
+/* The threads of group g when it lies within one warp: 1 for the thread,
+ * N for tiled_partition<N>, 32 for the warp; 0 for the block and the grid.
+ * Such a group's thread_rank is the lane modulo that size. */
+static inline int64_t program_group_lanes(GroupKind g)
+{
+    switch (g) {
+    case GROUP_THREAD: return 1;
+    case GROUP_TILE2: return 2;
+    case GROUP_TILE4: return 4;
+    case GROUP_TILE8: return 8;
+    case GROUP_TILE16: return 16;
+    case GROUP_WARP: return 32;
+    case GROUP_BLOCK:
+    case GROUP_GRID:
+        break;
+    }
+    return 0;
+}
 
 typedef struct {
     TypeKind kind;
@@ -138,7 +161,9 @@ typedef enum {
     OP_PIPE_WAIT,
     OP_PIPE_WAIT_FOR,     /* var = ok; e[1] duration (sub 0) or time point (sub 1), cycles */
     OP_PIPE_RELEASE,
-    OP_PIPE_QUIT,         /* var = released (may be -1) */
+    OP_PIPE_QUIT,         /* var = released (may be -1); sub 1: the destructor
+                           * at the end of the pipeline's block (quits the
+                           * threads that have not quit, no result) */
     OP_PIPE_WAIT_PRIOR,   /* pipeline_consumer_wait_prior<value>(pipe) */
     OP_PIPE_COMMIT_BAR,   /* pipeline_producer_commit(pipe, barrier obj) */
 

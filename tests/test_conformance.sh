@@ -5,8 +5,10 @@
 # `smpipe run` on the event engine and on the stepped one (exit 0, the same
 # report byte for byte, no race warning) and `smpipe cuda` (a program and
 # its reference); a trace whose '# expect-exit:' is not 0 (a precondition
-# broken on purpose) fails with its '# expect:' messages on both engines.  The data each trace moves is checked by
-# test_conformance.c; the cuda suite compiles each program with nvcc.
+# broken on purpose) fails with its '# expect:' messages on both engines.
+# `run` checks each trace's expect statements (the upstream test's
+# assertions); test_conformance.c also shows that a wrong one fails; the
+# cuda suite compiles each program, which checks them on a GPU, with nvcc.
 # Usage: test_conformance.sh SMPIPE SRCDIR
 set -u
 . "$2/tests/lib.sh"

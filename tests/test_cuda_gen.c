@@ -380,6 +380,33 @@ START_TEST(stores_fills_and_expects)
 }
 END_TEST
 
+/* Issue 20: tiled_partition<N>(block) for N = 2..16 is cg's tile: one
+ * declaration per size used, the rank within the tile (the lane modulo N),
+ * meta_group_rank (the tile's index), copies by the tile and its sync. */
+START_TEST(tiles_are_cg_tiles)
+{
+    g_autofree char *text = read_source("tests/cuda/tiled_partition_tiles.trace");
+    g_autofree char *a = generate_ok("tiles", text, NULL);
+    const char *want[] = {
+        "auto tile2 = cg::tiled_partition<2>(block);",
+        "auto tile4 = cg::tiled_partition<4>(block);",
+        "auto tile8 = cg::tiled_partition<8>(block);",
+        "auto tile16 = cg::tiled_partition<16>(block);",
+        "(((long long) threadIdx.x / 2) * 6) + (((long long) (threadIdx.x % 32) % 2) * 3)",
+        "cg::memcpy_async(tile4, (s + (((long long) threadIdx.x / 4) * 4)),",
+        "cg::wait(tile4);",
+        "tile4.sync();",
+        "cuda::memcpy_async(tile8, ",
+        "tile16.sync();",
+        "tile2.sync();",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+        ck_assert_msg(strstr(a, want[i]) != NULL, "no '%s'", want[i]);
+    }
+    ck_assert_ptr_null(strstr(a, "auto warp = "));
+}
+END_TEST
+
 START_TEST(block_and_grid_shapes)
 {
     /* A 3-D block and a 2-D grid: a dim3 launch, CUDA's own indices, and
@@ -500,6 +527,7 @@ int main(void)
     tcase_add_test(tc, reference_is_the_functional_model);
     tcase_add_test(tc, operand_compute_values);
     tcase_add_test(tc, block_and_grid_shapes);
+    tcase_add_test(tc, tiles_are_cg_tiles);
     tcase_add_test(tc, stores_fills_and_expects);
     suite_add_tcase(s, tc);
     TCase *tv = tcase_create("validate");
