@@ -51,6 +51,7 @@ static const KeyDef keys[] = {
     { "sched", "control_issue", K_INT, F(control_issue), 0, 16, "issue slots per control statement (assignment, branch)" },
     { "sched", "chain_overlap", K_BOOL, F(chain_overlap), 0, 0, "a warp issues independent compute chains interleaved, as the compiler schedules them" },
     { "sched", "div_cycles", K_INT, F(div_cycles), 0, 1000, "issue slots of an integer division or modulo by anything but a constant power of two" },
+    { "sched", "div_latency", K_INT, F(div_latency), 0, 1000, "cycles from a division's first instruction until its result can be used" },
     { "sched", "pipe_call_issue", K_INT, F(pipe_call_issue), 1, 1000, "issue slots of a block-scope pipeline call (acquire, commit, wait, release): its SASS instructions" },
     { "sched", "memcpy_call_issue", K_INT, F(memcpy_call_issue), 0, 1000, "issue slots of memcpy_async's dispatch before its copy instructions: its SASS instructions" },
     { "smem", "banks", K_INT, F(smem_banks), 1, 64, "shared-memory banks" },

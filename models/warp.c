@@ -3429,7 +3429,16 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
     StepResult r = step_op(sm, w, si, t, cost);
     if (starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
         (w->split[si].pc != pc || w->split[si].step != 0 || w->split[si].status != SPLIT_RUNNABLE)) {
-        *cost += sm->op_divs[pc] * sm->arch.div_cycles + library_issue(sm, w, op);
+        int64_t divs = sm->op_divs[pc];
+        *cost += divs * sm->arch.div_cycles + library_issue(sm, w, op);
+        /* A division is a dependent multiply-high sequence: what follows
+         * waits for its result, while the scheduler issues other warps. */
+        Split *n = &w->split[si];
+        SimCycle done = t + (SimCycle) *cost + (SimCycle) (divs * MAX(0, sm->arch.div_latency - sm->arch.div_cycles));
+        if (divs > 0 && n->status == SPLIT_RUNNABLE && n->ready_at < done) {
+            n->ready_at = done;
+            n->wait_state = WS_DEPENDENCY;
+        }
     }
     return r;
 }

@@ -624,6 +624,16 @@ static void emit_memcpy(Gen *g, const Op *op)
     }
 }
 
+/* Folds a compute statement's result into the thread's sink.  A result the
+ * trace overwrites before reading (gemm_tiles' a = compute(a, n) in a loop
+ * that reloads a) is dead code to the compiler, and ptxas deletes the chain
+ * whenever it unrolls the loop, inline asm or not: the GPU would then time a
+ * program with less work than the trace describes.  One XOR a word. */
+static void keep_result(Gen *g, int32_t var)
+{
+    line(g, "smp_keep(smp_sink, %s);", g->var_name[var]);
+}
+
 static void emit_compute(Gen *g, const Op *op)
 {
     g_autofree char *count = NULL;
@@ -638,6 +648,7 @@ static void emit_compute(Gen *g, const Op *op)
         if (op->var >= 0 && g->read[op->var]) {
             g_autofree char *l = lhs(g, op->var);
             line(g, "%s%s;", l, call);
+            keep_result(g, op->var);
         } else {
             line(g, "smp_keep(smp_sink, %s);", call);
         }
@@ -659,6 +670,7 @@ static void emit_compute(Gen *g, const Op *op)
         if (op->var >= 0 && g->read[op->var]) {
             g_autofree char *l = lhs(g, op->var);
             line(g, "%ssmp_compute(%s, %s);", l, g->var_name[op->obj], count);
+            keep_result(g, op->var);
         } else {
             line(g, "smp_keep(smp_sink, smp_compute(%s, %s));", g->var_name[op->obj], count);
         }

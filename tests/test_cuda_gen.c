@@ -319,6 +319,8 @@ START_TEST(operand_compute_values)
     /* n per chain: one chain of int, one MMA chain, one dfma chain of int2. */
     ck_assert_ptr_nonnull(strstr(s->str, "r = smp_op_ffma<1>(7, a, b, 0u);"));
     ck_assert_ptr_nonnull(strstr(s->str, "m = smp_op_hmma<1>(3, c, a, b);"));
+    ck_assert_ptr_nonnull(strstr(s->str, "smp_keep(smp_sink, r);"));
+    ck_assert_ptr_nonnull(strstr(s->str, "smp_keep(smp_sink, m);"));
     ck_assert_ptr_nonnull(strstr(s->str, "smp_keep(smp_sink, smp_op_dfma<1>(2, c, 0u, 0u));"));
     ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ T smp_op_hmma(long long n, T x, const U &y, const V &z)"));
     ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ void smp_class_ffma(unsigned &sink, long long n)"));
@@ -326,6 +328,30 @@ START_TEST(operand_compute_values)
     g_string_free(s, TRUE);
     cuda_gen_point_free(p);
     trace_free(t);
+}
+END_TEST
+
+/* gemm_tiles' pattern: a result computed and then overwritten before it is
+ * read is dead code to ptxas, which deleted the chains whenever it unrolled
+ * the loop (the GPU timed less work than the trace says); every computed
+ * result is folded into the sink right after its statement. */
+START_TEST(overwritten_compute_results_stay_live)
+{
+    const char *text = "smpipe 1\nblock 32\nglobal int in[64]\nglobal int out[32]\n"
+                       "var a = load(in + threadIdx.x)\na = compute(a, 16)\n"
+                       "a = load(in + 32 + threadIdx.x)\na = compute(a, 16)\nstore(out + threadIdx.x, a)\n";
+    g_autofree char *cu = generate_ok("dead.trace", text, NULL);
+    int computes = 0;
+    for (const char *p = strstr(cu, "smp_compute(a, 16);"); p != NULL; p = strstr(p + 1, "smp_compute(a, 16);")) {
+        const char *next = strchr(p, '\n');
+        ck_assert_ptr_nonnull(next);
+        while (*next == '\n' || *next == ' ') {
+            next++;
+        }
+        ck_assert_msg(strncmp(next, "smp_keep(smp_sink, a);", 22) == 0, "compute %d not kept: %.60s", computes, next);
+        computes++;
+    }
+    ck_assert_int_eq(computes, 2);
 }
 END_TEST
 
@@ -529,6 +555,7 @@ int main(void)
     tcase_add_test(tc, block_and_grid_shapes);
     tcase_add_test(tc, tiles_are_cg_tiles);
     tcase_add_test(tc, stores_fills_and_expects);
+    tcase_add_test(tc, overwritten_compute_results_stay_live);
     suite_add_tcase(s, tc);
     TCase *tv = tcase_create("validate");
     tcase_add_test(tv, value_lists);

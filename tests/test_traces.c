@@ -305,6 +305,36 @@ START_TEST(independent_chains_overlap)
 }
 END_TEST
 
+/* divmod.cu's modulo: x % 3 costs sched.div_cycles issue cycles and its
+ * result comes sched.div_latency cycles after it starts.  One warp pays the
+ * latency per statement; eight warps a sub-partition hide it and pay only
+ * the issue cycles; x % 4 is a mask and pays neither. */
+START_TEST(divisions_cost_issue_cycles_and_latency)
+{
+    const char *fmt =
+        "smpipe 1\nparam threads = 32 in 32..1024\nblock threads\nglobal int g[1024]\n"
+        "var x = threadIdx.x\nfor (var i = 0; i < 100; ++i)\n    x = x %% %d + i\nend\nstore(g + threadIdx.x, x)\n";
+    g_autofree char *by3 = g_strdup_printf(fmt, 3);
+    g_autofree char *by4 = g_strdup_printf(fmt, 4);
+#define KEYS "sched.div_cycles=17", "sched.div_latency=37"
+    const char *one[] = { "threads=32", KEYS, NULL };
+    const char *many[] = { "threads=1024", KEYS, NULL };
+    const char *one_nolat[] = { "threads=32", "sched.div_cycles=17", "sched.div_latency=0", NULL };
+    const char *many_nolat[] = { "threads=1024", "sched.div_cycles=17", "sched.div_latency=0", NULL };
+#undef KEYS
+    int64_t d1 = text_cycles(by3, one) - text_cycles(by4, one);
+    int64_t d1n = text_cycles(by3, one_nolat) - text_cycles(by4, one_nolat);
+    int64_t dm = text_cycles(by3, many) - text_cycles(by4, many);
+    int64_t dmn = text_cycles(by3, many_nolat) - text_cycles(by4, many_nolat);
+    /* One warp: 100 modulos of 37 cycles, against 17 without the latency. */
+    ck_assert_msg(d1 >= 100 * 35 && d1 <= 100 * 40, "one warp: %" PRId64 " cycles for 100 modulos", d1);
+    ck_assert_msg(d1n >= 100 * 16 && d1n <= 100 * 19, "one warp, no latency: %" PRId64, d1n);
+    /* 32 warps, 8 a sub-partition: 8 x 17 issue cycles a modulo either way. */
+    ck_assert_msg(dm >= 100 * 8 * 16 && dm <= 100 * 8 * 19, "32 warps: %" PRId64 " cycles for 100 modulos", dm);
+    ck_assert_msg(dm - dmn < dm / 20 && dmn - dm < dm / 20, "32 warps hide the latency: %" PRId64 " vs %" PRId64, dm, dmn);
+}
+END_TEST
+
 START_TEST(golden_statistics)
 {
     for (int i = 0; traces[i]; i++) {
@@ -338,6 +368,7 @@ int main(void)
     tcase_add_test(tc, whole_gpu_launch_shares_the_memory_system);
     tcase_add_test(tc, mbarrier_unit_makes_the_protocol_grow_with_warps);
     tcase_add_test(tc, independent_chains_overlap);
+    tcase_add_test(tc, divisions_cost_issue_cycles_and_latency);
     tcase_add_test(tc, golden_statistics);
     suite_add_tcase(s, tc);
     return run_suite(s);
