@@ -51,6 +51,13 @@ void sm_account_flush(Warp *w, SimCycle at)
         sm->stats.role_state[w->role][w->state] += d;
         if (sm->stats.line_state != NULL) {
             sm->stats.line_state[(size_t) w->line * WS__COUNT + w->state] += d;
+            if (w->stage >= 0 && w->stage < sm->stats.line_stage_slots) {
+                uint64_t **row = &sm->stats.line_stage[w->line];
+                if (*row == NULL) {
+                    *row = g_new0(uint64_t, (size_t) sm->stats.line_stage_slots * WS__COUNT);
+                }
+                (*row)[(size_t) w->stage * WS__COUNT + w->state] += d;
+            }
         }
         if (sm->tl != NULL) {
             SimSliceArgs args = SIM_SLICE_ARGS_INIT;
@@ -631,6 +638,13 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         }
         sm->stats.lines = lines;
         sm->stats.line_state = g_new0(uint64_t, (size_t) (lines + 1) * WS__COUNT);
+        /* Per stage: rows made for the lines of pipeline calls as used. */
+        int64_t slots = 0;
+        for (guint i = 0; i < prog->pstates->len; i++) {
+            slots = MAX(slots, g_array_index(prog->pstates, ProgPState, i).stages);
+        }
+        sm->stats.line_stage_slots = slots;
+        sm->stats.line_stage = g_new0(uint64_t *, lines + 1);
     }
     sm->stats.blocks = sm->nblocks;
     sm->stats.threads_per_block = prog->block_threads;
