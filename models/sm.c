@@ -51,9 +51,20 @@ void sm_account_flush(Warp *w, SimCycle at)
         sm->stats.role_state[w->role][w->state] += d;
         if (sm->stats.line_state != NULL) {
             sm->stats.line_state[(size_t) w->line * WS__COUNT + w->state] += d;
+            if (w->stage >= 0 && w->stage < sm->stats.line_stage_slots) {
+                uint64_t **row = &sm->stats.line_stage[w->line];
+                if (*row == NULL) {
+                    *row = g_new0(uint64_t, (size_t) sm->stats.line_stage_slots * WS__COUNT);
+                }
+                (*row)[(size_t) w->stage * WS__COUNT + w->state] += d;
+            }
         }
         if (sm->tl != NULL) {
-            sim_timeline_warp_slice(sm->tl, w->timeline_track, w->state, w->role, w->since, at);
+            SimSliceArgs args = SIM_SLICE_ARGS_INIT;
+            args.line = (uint32_t) w->line;
+            args.stage = w->stage;
+            args.barrier = w->barrier;
+            sim_timeline_warp_slice(sm->tl, w->timeline_track, w->state, w->role, w->since, at, &args);
         }
         w->since = at;
     }
@@ -69,11 +80,14 @@ void sm_account(Warp *w, SimWarpState st, SimCycle at)
     /* --by line: the line of the operation the warp is at (issuing it, or
      * waiting to); a new line starts a new stretch. */
     int32_t line = 0;
+    int32_t stage = -1;
+    const char *barrier = NULL;
     int32_t pc = w->split[w->focus].pc;
-    if (sm->stats.line_state != NULL && w->live && pc >= 0 && (guint) pc < sm->prog->ops->len) {
+    if ((sm->stats.line_state != NULL || sm->tl != NULL) && w->live && pc >= 0 && (guint) pc < sm->prog->ops->len) {
         line = (int32_t) g_array_index(sm->prog->ops, Op, pc).loc.line;
+        warp_op_place(sm, w, pc, &stage, &barrier);
     }
-    if (st == w->state && role == w->role && line == w->line) {
+    if (st == w->state && role == w->role && line == w->line && stage == w->stage && barrier == w->barrier) {
         return;
     }
     sm_account_flush(w, at);
@@ -81,6 +95,8 @@ void sm_account(Warp *w, SimWarpState st, SimCycle at)
     w->state = st;
     w->role = role;
     w->line = line;
+    w->stage = stage;
+    w->barrier = barrier;
 }
 
 /* --------------------------------------------------------------- events */
@@ -339,11 +355,12 @@ void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
     }
 }
 
-void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char *what)
+int sm_note_copy(Sm *sm, SimCycle from, SimCycle to, const char *what, const SimSliceArgs *args)
 {
     if (to <= from) {
-        return;
+        return 0;
     }
+    const int64_t bytes = args->bytes;
     if (from >= sm->copy_to) {
         sm->stats.copy_busy += sm->copy_to - sm->copy_from;
         if (sm->copy_to > sm->copy_from) {
@@ -376,10 +393,12 @@ void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char 
             sm->copy_tracks[lane] = sim_timeline_track(sm->tl, TRACK_COPY, name, 100000 + lane);
         }
         sm->copy_track_free[lane] = to;
-        sim_timeline_copy_slice(sm->tl, sm->copy_tracks[lane], what, from, to, bytes);
+        sim_timeline_slice(sm->tl, sm->copy_tracks[lane], what, from, to, args);
         sim_timeline_counter_add(sm->tl, "bytes in flight", sm->engine.now, from, bytes);
         sim_timeline_counter_add(sm->tl, "bytes in flight", sm->engine.now, to, -bytes);
+        return sm->copy_tracks[lane];
     }
+    return 0;
 }
 
 void sm_note_smem_replays(Sm *sm, SimCycle at, int64_t replays)
@@ -619,6 +638,13 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         }
         sm->stats.lines = lines;
         sm->stats.line_state = g_new0(uint64_t, (size_t) (lines + 1) * WS__COUNT);
+        /* Per stage: rows made for the lines of pipeline calls as used. */
+        int64_t slots = 0;
+        for (guint i = 0; i < prog->pstates->len; i++) {
+            slots = MAX(slots, g_array_index(prog->pstates, ProgPState, i).stages);
+        }
+        sm->stats.line_stage_slots = slots;
+        sm->stats.line_stage = g_new0(uint64_t *, lines + 1);
     }
     sm->stats.blocks = sm->nblocks;
     sm->stats.threads_per_block = prog->block_threads;
@@ -790,6 +816,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         w->focus = 0;
         w->state = WS_NOT_SELECTED;
         w->role = ROLE_NONE;
+        w->stage = -1;
         if (sm->tl != NULL) {
             char name[96];
             g_snprintf(name, sizeof name, "warp %d (block %d, threads %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ")",

@@ -97,7 +97,9 @@ typedef struct {
     SimCycle busy_until;     /* end of its last issue */
     SimWarpState state;      /* accounting: current state and since when */
     SimRole role;
-    int32_t line;            /* accounting with by_line: the trace line charged since `since` */
+    int32_t line;            /* accounting with by_line or a timeline: the trace line charged since `since` */
+    int32_t stage;           /* ... and the pipeline stage of that operation, or -1 (warp_op_place) */
+    const char *barrier;     /* ... and the barrier it names, or NULL (borrowed from the program) */
     SimCycle since;
     SimCycle exit_cycle;
     SimCycle lane_open[SIM_WARP_SIZE];   /* uncommitted cp.async completion per lane */
@@ -216,7 +218,10 @@ void sm_warp_schedule(Sm *sm, Warp *w);
 void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at);
 void sm_fail(Sm *sm, GError *err);
 void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at);
-void sm_note_copy(Sm *sm, SimCycle from, SimCycle to, int64_t bytes, const char *what);
+/* An asynchronous copy in flight over [from, to): overlap statistics and
+ * the timeline's copy slice (args->bytes is its size).  Returns the slice's
+ * timeline track (for sim_timeline_flow_start), or 0 when none. */
+int sm_note_copy(Sm *sm, SimCycle from, SimCycle to, const char *what, const SimSliceArgs *args);
 /* A shared-memory access at cycle `at` replayed `replays` wavefronts (timeline counter). */
 void sm_note_smem_replays(Sm *sm, SimCycle at, int64_t replays);
 void sm_schedule_action(Sm *sm, SimCycle at, ActionKind kind, int32_t block, int32_t mbar, int64_t amount,
@@ -239,6 +244,10 @@ SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now);
 int64_t warp_issue(Sm *sm, Warp *w, SimCycle now);
 /* SimEngine.live: false for the time-out of a wait that has ended. */
 bool warp_event_live(const SimEvent *ev);
+/* Where the operation at pc of warp w's focus path works: the stage slot
+ * of a block-scope pipeline call (-1 otherwise) and the name of the barrier
+ * it names (NULL otherwise; borrowed from the program or static). */
+void warp_op_place(Sm *sm, const Warp *w, int32_t pc, int32_t *stage, const char **barrier);
 /* The barrier wake callback (BarrierWakeFn). */
 void warp_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now);
 /* Picks the split the warp should run (after its focus stopped). */

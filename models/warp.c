@@ -369,6 +369,23 @@ static Pipe *pipe_of_mbar(Sm *sm, Block *b, int32_t mbar, int64_t *slot, bool *p
     return NULL;
 }
 
+/* The name of user barrier mbar (borrowed), or NULL for a pipeline's. */
+static const char *barrier_name(const Sm *sm, int32_t mbar)
+{
+    if (mbar < 0 || mbar >= (int32_t) sm->prog->barriers->len) {
+        return NULL;
+    }
+    return g_array_index(sm->prog->barriers, ProgBarrier, mbar).name;
+}
+
+/* The timeline track of block b's barrier phases (instant events). */
+static int barrier_track(Sm *sm, int32_t block)
+{
+    char name[48];
+    g_snprintf(name, sizeof name, "barriers (block %d)", (int) block);
+    return sim_timeline_track(sm->tl, TRACK_BARRIER, name, 90000 + block);
+}
+
 /* Records what a phase completion means for a pipeline's stage. */
 static void note_phase(Sm *sm, Block *b, int32_t mbar, uint64_t before, SimCycle now)
 {
@@ -379,6 +396,16 @@ static void note_phase(Sm *sm, Block *b, int32_t mbar, uint64_t before, SimCycle
     int64_t slot;
     bool produced;
     Pipe *p = pipe_of_mbar(sm, b, mbar, &slot, &produced);
+    if (sm->tl != NULL) {
+        /* An instant event per completed phase. */
+        SimSliceArgs args = SIM_SLICE_ARGS_INIT;
+        args.barrier = barrier_name(sm, mbar);
+        args.stage = p != NULL ? slot : -1;
+        args.phase = (int64_t) b->mbars[mbar].phase - 1;
+        g_autofree char *what = sm_describe_mbar(sm, b->id, mbar);
+        g_autofree char *name = g_strdup_printf("%s: phase completed", what);
+        sim_timeline_instant(sm->tl, barrier_track(sm, b->id), name, now, &args);
+    }
     if (p == NULL) {
         return;
     }
@@ -414,10 +441,12 @@ static void note_phase(Sm *sm, Block *b, int32_t mbar, uint64_t before, SimCycle
             SimCycle c = l->has_commit ? MAX(l->committed, a) : a;
             SimCycle r = l->has_ready ? MAX(l->ready, c) : c;
             SimCycle wt = l->has_wait ? MAX(l->waited, r) : r;
-            sim_timeline_slice(sm->tl, track, "acquired", a, c);
-            sim_timeline_slice(sm->tl, track, "in flight", c, r);
-            sim_timeline_slice(sm->tl, track, "ready", r, wt);
-            sim_timeline_slice(sm->tl, track, "consumed", wt, MAX(now, wt));
+            SimSliceArgs args = SIM_SLICE_ARGS_INIT;
+            args.stage = slot;
+            sim_timeline_slice(sm->tl, track, "acquired", a, c, &args);
+            sim_timeline_slice(sm->tl, track, "in flight", c, r, &args);
+            sim_timeline_slice(sm->tl, track, "ready", r, wt, &args);
+            sim_timeline_slice(sm->tl, track, "consumed", wt, MAX(now, wt), &args);
             sim_timeline_counter_add(sm->tl, "stages occupied", sm->engine.now, now, -1);
         }
     }
@@ -731,6 +760,55 @@ static void warp_schedule_timeout(Sm *sm, Warp *w, int32_t si, SimCycle deadline
 static Pipe *pipe_for(Sm *sm, Warp *w, const Op *op)
 {
     return &sm->blocks[w->block].pipes[sm->pipe_slot[op->obj]];
+}
+
+void warp_op_place(Sm *sm, const Warp *w, int32_t pc, int32_t *stage, const char **barrier)
+{
+    const Op *op = &g_array_index(sm->prog->ops, Op, pc);
+    const Split *s = &w->split[w->focus];
+    int64_t tid = w->tid0 + lowest(s->mask);
+    *stage = -1;
+    *barrier = NULL;
+    bool head = false;
+    switch (op->code) {
+    case OP_PIPE_ACQUIRE:
+    case OP_PIPE_COMMIT:
+    case OP_PIPE_COMMIT_BAR:
+        head = true;
+        break;
+    case OP_PIPE_WAIT:
+    case OP_PIPE_WAIT_FOR:
+    case OP_PIPE_WAIT_PRIOR:
+    case OP_PIPE_RELEASE:
+        break;
+    case OP_MEMCPY:
+        if (op->aux == SYNC_BARRIER) {
+            *barrier = barrier_name(sm, op->obj);
+            return;
+        }
+        if (op->aux != SYNC_PIPE) {
+            return;
+        }
+        head = true;
+        break;
+    case OP_MEMCPY_TX:
+    case OP_BAR_INIT: case OP_BAR_ARRIVE: case OP_BAR_ARRIVE_TX: case OP_BAR_EXPECT_TX:
+    case OP_BAR_WAIT: case OP_BAR_WAIT_PARITY: case OP_BAR_ARRIVE_WAIT: case OP_BAR_ARRIVE_DROP:
+        *barrier = barrier_name(sm, op->obj);
+        return;
+    case OP_SYNCTHREADS:
+        *barrier = "__syncthreads";
+        return;
+    default:
+        return;
+    }
+    if (op->obj < 0 || sm->pipe_slot[op->obj] < 0) {
+        return;
+    }
+    const Pipe *p = &sm->blocks[w->block].pipes[sm->pipe_slot[op->obj]];
+    if (p->block_scope && p->live && (p->flags[tid] & PT_MADE)) {
+        *stage = head ? p->head[tid] : p->tail[tid];
+    }
 }
 
 /* Checks each lane's protocol state; returns false (run failed) on misuse. */
@@ -1142,6 +1220,10 @@ static StepResult exec_pipe(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle 
         {
             /* The stage is ready for every lane. */
             int64_t slot0 = p->tail[w->tid0 + lowest(m)];
+            if (sm->tl != NULL) {
+                sim_timeline_flow_end(sm->tl, FLOW_STAGE, w->block, sm->pipe_slot[op->obj],
+                                      p->waits[w->tid0 + lowest(m)], w->timeline_track, t);
+            }
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
                 if (m & (1u << l)) {
                     int64_t tid = w->tid0 + l;
@@ -2173,7 +2255,15 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
                                                          (uint64_t) sim_lane_value(&sv, l), sim_lane_value(&dv, l),
                                                          bytes, sm->arch.smem_wavefront_bytes)
                                       : t;
-            sm_note_copy(sm, t, done, bytes, "bulk copy");
+            SimSliceArgs cargs = SIM_SLICE_ARGS_INIT;
+            cargs.line = op->loc.line;
+            cargs.barrier = barrier_name(sm, mbar);
+            cargs.bytes = bytes;
+            int track = sm_note_copy(sm, t, done, "bulk copy", &cargs);
+            if (track > 0) {
+                /* It completes its bytes in the barrier's current phase. */
+                sim_timeline_flow_start(sm->tl, FLOW_BARRIER, w->block, mbar, mb->phase, track, done);
+            }
             sm->stats.dir_bytes[dir] += (uint64_t) bytes;
             if (sm->race) {
                 RaceTag tag = { RACE_TAG_BARRIER, mbar, (uint32_t) mb->phase, op->loc };
@@ -2326,7 +2416,26 @@ static StepResult exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
             return STEP_WAIT;
         }
         CopyResult r = copy_engine_issue(&sm->cpa, &sm->mem, &sm->smem, t, src, dst, km, chunk);
-        sm_note_copy(sm, r.issue, r.done, r.bytes, "cp.async");
+        {
+            SimSliceArgs cargs = SIM_SLICE_ARGS_INIT;
+            int64_t tid = w->tid0 + lowest(km);
+            cargs.line = op->loc.line;
+            cargs.bytes = r.bytes;
+            if (p != NULL && p->block_scope) {
+                cargs.stage = p->head[tid];
+            } else if (op->aux == SYNC_BARRIER) {
+                cargs.barrier = barrier_name(sm, op->obj);
+            }
+            int track = sm_note_copy(sm, r.issue, r.done, "cp.async", &cargs);
+            if (track > 0 && p != NULL && p->block_scope) {
+                /* It fills the stage instance this thread commits next. */
+                sim_timeline_flow_start(sm->tl, FLOW_STAGE, w->block, sm->pipe_slot[op->obj], p->commits[tid], track,
+                                        r.done);
+            } else if (track > 0 && op->aux == SYNC_BARRIER) {
+                sim_timeline_flow_start(sm->tl, FLOW_BARRIER, w->block, op->obj, b->mbars[op->obj].phase, track,
+                                        r.done);
+            }
+        }
         sm->stats.dir_bytes[dir] += (uint64_t) (lanes_in(km) * chunk);
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             if (!(km & (1u << l))) {
@@ -2399,6 +2508,12 @@ static StepResult wait_mbar(Sm *sm, Warp *w, int32_t si, const Op *op, int32_t m
     }
     bool done = token ? mbar_token_done(mb, value) : mbar_parity_done(mb, value);
     *cost = 1;
+    if (done && sm->tl != NULL && mb->phase > 0) {
+        /* The copies of the phase waited for (the token's, or for a parity
+         * the last one completed). */
+        sim_timeline_flow_end(sm->tl, FLOW_BARRIER, w->block, mbar, token ? value : mb->phase - 1, w->timeline_track,
+                              t);
+    }
     if (done) {
         if (sm->race) {
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
@@ -2559,6 +2674,12 @@ static StepResult block_sync_arrive(Sm *sm, Warp *w, int32_t si, SimCycle t, int
     block_barrier_arrive(&b->bar, lanes_in(s->mask), t, warp_barrier_wake, sm);
     if (b->bar.generation != gen) {
         sm->stats.syncthreads++;
+        if (sm->tl != NULL) {
+            SimSliceArgs args = SIM_SLICE_ARGS_INIT;
+            args.barrier = "__syncthreads";
+            args.phase = (int64_t) gen;
+            sim_timeline_instant(sm->tl, barrier_track(sm, w->block), "__syncthreads: every thread arrived", t, &args);
+        }
         race_sync_complete(sm, w->block);
     }
     *cost = 1;

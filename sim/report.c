@@ -492,12 +492,47 @@ static uint64_t row_sum(const uint64_t *row)
     return sum;
 }
 
+/* The three largest states of a row of warp-cycles (sum > 0), with their
+ * shares: "consumer_wait 80%, issuing 15%, ...".  Returns a new string. */
+static GString *top_states(const uint64_t *row, uint64_t sum)
+{
+    GString *top = g_string_new(NULL);
+    bool used[WS__COUNT] = { false };
+    for (int n = 0; n < 3; n++) {
+        int best = -1;
+        for (int k = 0; k < WS__COUNT; k++) {
+            if (!used[k] && row[k] > 0 && (best < 0 || row[k] > row[best])) {
+                best = k;
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        used[best] = true;
+        g_string_append_printf(top, "%s%s %.0f%%", n ? ", " : "", sim_warp_state_name(best),
+                               100.0 * (double) row[best] / (double) sum);
+    }
+    return top;
+}
+
+/* Line l's warp-cycles on stage slot k (a row of WS__COUNT), or NULL when
+ * the line is no pipeline call or never was at that stage. */
+static const uint64_t *stage_row(const SimStats *s, int64_t l, int64_t k)
+{
+    if (s->line_stage == NULL || s->line_stage[l] == NULL) {
+        return NULL;
+    }
+    const uint64_t *row = &s->line_stage[l][k * WS__COUNT];
+    return row_sum(row) > 0 ? row : NULL;
+}
+
 /* --by line: one row per trace line with warp-cycles, in line order: its
- * total, share of all warp-cycles, its three largest states and its text. */
+ * total, share of all warp-cycles, its three largest states and its text;
+ * under a pipeline call, a row per stage it worked on. */
 static void text_by_line(const SimStats *s, const ReportInfo *info, GString *out)
 {
     uint64_t all = row_sum(s->state_total);
-    g_string_append(out, "\nby line (warp-cycles charged to the operation each warp is at)\n"
+    g_string_append(out, "\nby line (warp-cycles charged to the operation each warp is at; pipeline calls per stage)\n"
                          "  line     warp-cycles   share  largest states                                  source\n");
     for (int64_t l = 0; l <= s->lines; l++) {
         const uint64_t *row = &s->line_state[l * WS__COUNT];
@@ -505,22 +540,7 @@ static void text_by_line(const SimStats *s, const ReportInfo *info, GString *out
         if (sum == 0) {
             continue;
         }
-        g_autoptr(GString) top = g_string_new(NULL);
-        bool used[WS__COUNT] = { false };
-        for (int n = 0; n < 3; n++) {
-            int best = -1;
-            for (int k = 0; k < WS__COUNT; k++) {
-                if (!used[k] && row[k] > 0 && (best < 0 || row[k] > row[best])) {
-                    best = k;
-                }
-            }
-            if (best < 0) {
-                break;
-            }
-            used[best] = true;
-            g_string_append_printf(top, "%s%s %.0f%%", n ? ", " : "", sim_warp_state_name(best),
-                                   100.0 * (double) row[best] / (double) sum);
-        }
+        g_autoptr(GString) top = top_states(row, sum);
         g_autofree char *src = g_strstrip(g_strdup(l == 0 ? "(no operation: exited)" : source_line(info, l)));
         if (l == 0) {
             g_string_append(out, "     -");
@@ -529,6 +549,17 @@ static void text_by_line(const SimStats *s, const ReportInfo *info, GString *out
         }
         g_string_append_printf(out, " %15" G_GUINT64_FORMAT " %6.1f%%  %-47s %s\n", sum,
                                all ? 100.0 * (double) sum / (double) all : 0.0, top->str, src);
+        for (int64_t k = 0; k < s->line_stage_slots; k++) {
+            const uint64_t *srow = stage_row(s, l, k);
+            if (srow == NULL) {
+                continue;
+            }
+            uint64_t ssum = row_sum(srow);
+            g_autoptr(GString) stop = top_states(srow, ssum);
+            g_autofree char *label = g_strdup_printf("stage %" G_GINT64_FORMAT, k);
+            g_string_append_printf(out, "  %12s %7" G_GUINT64_FORMAT " %6.1f%%  %s\n", label, ssum,
+                                   all ? 100.0 * (double) ssum / (double) all : 0.0, stop->str);
+        }
     }
 }
 
@@ -899,6 +930,26 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
             jsonw_uint(&j, row_sum(row));
             jsonw_key(&j, "states");
             json_states(&j, row);
+            if (s->line_stage != NULL && s->line_stage[l] != NULL) {
+                /* A pipeline call: the same per stage slot it worked on. */
+                jsonw_key(&j, "stages");
+                jsonw_begin_array(&j);
+                for (int64_t k = 0; k < s->line_stage_slots; k++) {
+                    const uint64_t *srow = stage_row(s, l, k);
+                    if (srow == NULL) {
+                        continue;
+                    }
+                    jsonw_begin_object(&j);
+                    jsonw_key(&j, "stage");
+                    jsonw_int(&j, k);
+                    jsonw_key(&j, "warp_cycles");
+                    jsonw_uint(&j, row_sum(srow));
+                    jsonw_key(&j, "states");
+                    json_states(&j, srow);
+                    jsonw_end_object(&j);
+                }
+                jsonw_end_array(&j);
+            }
             jsonw_end_object(&j);
         }
         jsonw_end_array(&j);
@@ -981,7 +1032,7 @@ static void csv_states(GString *out, const uint64_t *row)
 void report_csv_by(const SimStats *s, const ReportInfo *info, ReportBy by, GString *out)
 {
     static const char *const keys[] = { [REPORT_BY_WARP] = "block,warp", [REPORT_BY_ROLE] = "role",
-                                         [REPORT_BY_LINE] = "line,source" };
+                                         [REPORT_BY_LINE] = "line,source,stage" };
     g_string_append_printf(out, "%s,warp_cycles", keys[by]);
     for (int k = 0; k < WS__COUNT; k++) {
         g_string_append_printf(out, ",stall_%s", sim_warp_state_name(k));
@@ -1008,7 +1059,18 @@ void report_csv_by(const SimStats *s, const ReportInfo *info, ReportBy by, GStri
             g_autofree char *src = g_strstrip(g_strdup(source_line(info, l)));
             g_string_append_printf(out, "%" G_GINT64_FORMAT ",", l);
             csv_append_field(out, src);
+            g_string_append_c(out, ',');
             csv_states(out, row);
+            /* A pipeline call: a row per stage slot, after the line's. */
+            for (int64_t k = 0; k < s->line_stage_slots; k++) {
+                const uint64_t *srow = stage_row(s, l, k);
+                if (srow != NULL) {
+                    g_string_append_printf(out, "%" G_GINT64_FORMAT ",", l);
+                    csv_append_field(out, src);
+                    g_string_append_printf(out, ",%" G_GINT64_FORMAT, k);
+                    csv_states(out, srow);
+                }
+            }
         }
     }
 }

@@ -109,6 +109,12 @@ void sim_stats_clear(SimStats *s)
 {
     g_free(s->warp_state);
     g_free(s->line_state);
+    if (s->line_stage != NULL) {
+        for (int64_t l = 0; l <= s->lines; l++) {
+            g_free(s->line_stage[l]);
+        }
+        g_free(s->line_stage);
+    }
     if (s->stages) {
         g_ptr_array_free(s->stages, TRUE);
     }

@@ -121,6 +121,15 @@ typedef struct {
      * exited warp); else NULL.  Owned. */
     uint64_t *line_state;
     int64_t lines;
+    /* With SmOptions.by_line: the same per stage for the lines of
+     * block-scope pipeline calls (producer_acquire/commit, consumer_wait/
+     * release, memcpy_async into a pipeline): [lines + 1] rows, each NULL
+     * or [line_stage_slots][WS__COUNT] warp-cycles charged while the warp
+     * was at that line's call on that stage slot.  A line's stage rows add
+     * up to its line_state row (every warp-cycle at such a call has a
+     * stage once the pipeline is made).  Owned, rows included. */
+    uint64_t **line_stage;
+    int64_t line_stage_slots;  /* the most stages of any pipeline_shared_state */
     uint64_t state_total[WS__COUNT];
 
     uint64_t instructions;   /* warp instructions issued */

@@ -4,7 +4,10 @@
  *
  * Timestamps are real time: microseconds at the architecture's SM clock
  * (ts_us), so a viewer's durations read as the GPU's; each slice carries
- * its cycle and length in cycles in its args.
+ * its cycle and length in cycles in its args, and what it is about (trace
+ * line, stage, barrier, bytes) where the model says.  Flow arrows join a
+ * copy to the first wait that passes on what it fills; instant events mark
+ * barrier phases.
  *
  * Invariants: every event written lies in the window [from, to) (slices are
  * clipped); on one track events are written in order of their start; a
@@ -74,7 +77,20 @@ typedef struct {
     int sort_index;
     bool drawn;              /* a picture box was written on it */
     uint64_t *bins;          /* warp tracks (picture per warp): [BINS][WS__COUNT] warp-cycles */
+    /* Warp tracks: the picture box not yet written, extended while the
+     * next slice continues it in the same state and role (slices split by
+     * line, stage or barrier draw as one box, as before they were split). */
+    int box_state;           /* its state, or -1: none */
+    int box_role;
+    SimCycle box_from, box_to;
 } Track;
+
+/* A copy waiting for the wait that consumes it (sim_timeline_flow_start). */
+typedef struct {
+    uint64_t instance;       /* the stage instance or barrier phase it fills */
+    int track;               /* the copy's track */
+    SimCycle done;           /* the cycle it landed */
+} FlowSource;
 
 typedef struct {
     const char *name;        /* static */
@@ -113,6 +129,9 @@ struct SimTimeline {
     OutFile styles[STYLE__COUNT];
     OutFile layout;          /* layout.gp, written when closing */
     GString *scratch;
+    char *trace_base;        /* the trace's file name, for args.line; "trace" when unknown */
+    GHashTable *flows;       /* "kind:block:obj" -> GArray of FlowSource, in the order started */
+    uint64_t next_flow;      /* id of the next flow arrow */
     /* --by role: role_bins[role][BINS][WS__COUNT] warp-cycles. */
     uint64_t *role_bins[ROLE__COUNT];
     SimCycle bin_width;      /* cycles per bin, from `from` on */
@@ -201,6 +220,8 @@ SimTimeline *sim_timeline_open(const SimTimelineOptions *o, GError **error)
     t->clock_mhz = o->clock_mhz > 0.0 ? o->clock_mhz : 1.0;
     t->by_role = o->by_role;
     t->trace = g_strdup(o->trace);
+    t->trace_base = o->trace != NULL ? g_path_get_basename(o->trace) : g_strdup("trace");
+    t->flows = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_array_unref);
     t->arch = g_strdup(o->arch);
     t->data_dir = g_strdup(o->data_dir);
     t->tracks = g_array_new(FALSE, FALSE, sizeof(Track));
@@ -259,6 +280,7 @@ static const char *kind_category(SimTrackKind kind)
     case TRACK_WARP: return "warp";
     case TRACK_STAGE: return "stage";
     case TRACK_COPY: return "copy";
+    case TRACK_BARRIER: return "barrier";
     }
     return "?";
 }
@@ -270,7 +292,7 @@ int sim_timeline_track(SimTimeline *t, SimTrackKind kind, const char *name, int 
     if (found != NULL) {
         return GPOINTER_TO_INT(found);
     }
-    Track tr = { kind, g_strdup(name), sort_index, false, NULL };
+    Track tr = { kind, g_strdup(name), sort_index, false, NULL, -1, 0, 0, 0 };
     if (kind == TRACK_WARP && t->data_dir != NULL && !t->by_role) {
         tr.bins = g_new0(uint64_t, (size_t) BINS * WS__COUNT);
         t->warp_rows++;
@@ -312,8 +334,34 @@ static void append_us(GString *out, uint64_t ps)
     g_string_append_printf(out, "%" G_GUINT64_FORMAT ".%06" G_GUINT64_FORMAT, ps / 1000000, ps % 1000000);
 }
 
-/* bytes < 0: the slice has no size (warp states, stages). */
-static void json_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end, int64_t bytes)
+/* Appends the args fields a (may be NULL) gives, each after a comma. */
+static void append_args(const SimTimeline *t, GString *n, const SimSliceArgs *a)
+{
+    if (a == NULL) {
+        return;
+    }
+    if (a->line > 0) {
+        g_autofree char *where = g_strdup_printf("%s:%u", t->trace_base, a->line);
+        g_string_append(n, ",\"line\":");
+        jsonw_escape(n, where);
+    }
+    if (a->stage >= 0) {
+        g_string_append_printf(n, ",\"stage\":%" G_GINT64_FORMAT, a->stage);
+    }
+    if (a->barrier != NULL) {
+        g_string_append(n, ",\"barrier\":");
+        jsonw_escape(n, a->barrier);
+    }
+    if (a->bytes >= 0) {
+        g_string_append_printf(n, ",\"bytes\":%" G_GINT64_FORMAT, a->bytes);
+    }
+    if (a->phase >= 0) {
+        g_string_append_printf(n, ",\"phase\":%" G_GINT64_FORMAT, a->phase);
+    }
+}
+
+static void json_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end,
+                       const SimSliceArgs *args)
 {
     const Track *tr = &g_array_index(t->tracks, Track, track - 1);
     GString *n = t->scratch;
@@ -328,9 +376,7 @@ static void json_slice(SimTimeline *t, int track, const char *name, SimCycle sta
     append_us(n, cycle_ps(t, end) - ps0);
     g_string_append_printf(n, ",\"args\":{\"cycle\":%" G_GUINT64_FORMAT ",\"cycles\":%" G_GUINT64_FORMAT, start,
                            end - start);
-    if (bytes >= 0) {
-        g_string_append_printf(n, ",\"bytes\":%" G_GINT64_FORMAT, bytes);
-    }
+    append_args(t, n, args);
     g_string_append(n, "}}");
     json_sep(t);
     fputs(n->str, t->json);
@@ -353,13 +399,8 @@ static void data_box(SimTimeline *t, int style, SimCycle x0, SimCycle x1, int ro
     }
 }
 
-void sim_timeline_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end)
-{
-    sim_timeline_copy_slice(t, track, name, start, end, -1);
-}
-
-void sim_timeline_copy_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end,
-                             int64_t bytes)
+void sim_timeline_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end,
+                        const SimSliceArgs *args)
 {
     if (track < 1 || track > (int) t->tracks->len) {
         return;
@@ -369,7 +410,7 @@ void sim_timeline_copy_slice(SimTimeline *t, int track, const char *name, SimCyc
         return;
     }
     if (t->json != NULL) {
-        json_slice(t, track, name, start, end, bytes);
+        json_slice(t, track, name, start, end, args);
     }
     const Track *tr = &g_array_index(t->tracks, Track, track - 1);
     if (t->data_dir != NULL && tr->kind == TRACK_COPY) {
@@ -421,8 +462,19 @@ static void bins_add(SimTimeline *t, uint64_t **bins, SimWarpState state, SimCyc
     }
 }
 
+/* Writes a warp track's pending picture box. */
+static void warp_box_flush(SimTimeline *t, int track)
+{
+    Track *tr = &g_array_index(t->tracks, Track, track - 1);
+    if (tr->box_state >= 0) {
+        data_box(t, tr->box_state, tr->box_from, tr->box_to, track, 0.0, 1.0);
+        t->warp_boxes++;
+        tr->box_state = -1;
+    }
+}
+
 void sim_timeline_warp_slice(SimTimeline *t, int track, SimWarpState state, SimRole role, SimCycle start,
-                             SimCycle end)
+                             SimCycle end, const SimSliceArgs *args)
 {
     if (track < 1 || track > (int) t->tracks->len) {
         return;
@@ -432,7 +484,7 @@ void sim_timeline_warp_slice(SimTimeline *t, int track, SimWarpState state, SimR
         return;
     }
     if (t->json != NULL) {
-        json_slice(t, track, sim_warp_state_name(state), start, end, -1);
+        json_slice(t, track, sim_warp_state_name(state), start, end, args);
     }
     if (t->data_dir != NULL) {
         if (t->by_role) {
@@ -440,10 +492,106 @@ void sim_timeline_warp_slice(SimTimeline *t, int track, SimWarpState state, SimR
         } else {
             Track *tr = &g_array_index(t->tracks, Track, track - 1);
             bins_add(t, &tr->bins, state, start, end);
-            data_box(t, (int) state, start, end, track, 0.0, 1.0);
-            t->warp_boxes++;
+            if (tr->box_state == (int) state && tr->box_role == (int) role && tr->box_to == start) {
+                tr->box_to = end;
+            } else {
+                warp_box_flush(t, track);
+                tr->box_state = (int) state;
+                tr->box_role = (int) role;
+                tr->box_from = start;
+                tr->box_to = end;
+            }
         }
     }
+}
+
+/* ----------------------------------------------------- flows, instants */
+
+/* The key of a flow's object in t->flows. */
+static void flow_key(char *buf, size_t size, SimFlowKind kind, int32_t block, int32_t obj)
+{
+    g_snprintf(buf, size, "%d:%d:%d", (int) kind, (int) block, (int) obj);
+}
+
+void sim_timeline_flow_start(SimTimeline *t, SimFlowKind kind, int32_t block, int32_t obj, uint64_t instance,
+                             int track, SimCycle done)
+{
+    /* The arrow starts in the copy's last cycle, inside its slice. */
+    if (t->json == NULL || track < 1 || track > (int) t->tracks->len || done == 0 || done - 1 < t->from ||
+        done - 1 >= t->to) {
+        return;
+    }
+    char key[48];
+    flow_key(key, sizeof key, kind, block, obj);
+    GArray *a = g_hash_table_lookup(t->flows, key);
+    if (a == NULL) {
+        a = g_array_new(FALSE, FALSE, sizeof(FlowSource));
+        g_hash_table_insert(t->flows, g_strdup(key), a);
+    }
+    FlowSource f = { instance, track, done };
+    g_array_append_val(a, f);
+}
+
+/* One flow event: "s" (start) or "f" (finish, bound to the enclosing slice). */
+static void json_flow(SimTimeline *t, const char *ph, uint64_t id, int track, SimCycle at)
+{
+    GString *n = t->scratch;
+    g_string_printf(n, "{\"ph\":\"%s\",%s\"id\":%" G_GUINT64_FORMAT ",\"pid\":0,\"tid\":%d,\"cat\":\"flow\","
+                    "\"name\":\"copy to wait\",\"ts\":", ph, ph[0] == 'f' ? "\"bp\":\"e\"," : "", id, track);
+    append_us(n, cycle_ps(t, at));
+    g_string_append_printf(n, ",\"args\":{\"cycle\":%" G_GUINT64_FORMAT "}}", at);
+    json_sep(t);
+    fputs(n->str, t->json);
+}
+
+void sim_timeline_flow_end(SimTimeline *t, SimFlowKind kind, int32_t block, int32_t obj, uint64_t instance,
+                           int track, SimCycle at)
+{
+    if (t->json == NULL) {
+        return;
+    }
+    char key[48];
+    flow_key(key, sizeof key, kind, block, obj);
+    GArray *a = g_hash_table_lookup(t->flows, key);
+    if (a == NULL) {
+        return;
+    }
+    bool in_window = track >= 1 && track <= (int) t->tracks->len && at >= t->from && at < t->to;
+    guint kept = 0;
+    for (guint i = 0; i < a->len; i++) {
+        FlowSource f = g_array_index(a, FlowSource, i);
+        if (f.instance == instance && in_window) {
+            uint64_t id = ++t->next_flow;
+            json_flow(t, "s", id, f.track, f.done - 1);
+            json_flow(t, "f", id, track, MAX(at, f.done));
+        } else if (f.instance > instance) {
+            g_array_index(a, FlowSource, kept++) = f;
+        }
+    }
+    g_array_set_size(a, kept);
+}
+
+void sim_timeline_instant(SimTimeline *t, int track, const char *name, SimCycle at, const SimSliceArgs *args)
+{
+    if (t->json == NULL || track < 1 || track > (int) t->tracks->len) {
+        return;
+    }
+    t->end = MAX(t->end, at);
+    if (at < t->from || at >= t->to) {
+        return;
+    }
+    const Track *tr = &g_array_index(t->tracks, Track, track - 1);
+    GString *n = t->scratch;
+    g_string_printf(n, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":0,\"tid\":%d,\"cat\":\"%s\",\"name\":", track,
+                    kind_category(tr->kind));
+    jsonw_escape(n, name);
+    g_string_append(n, ",\"ts\":");
+    append_us(n, cycle_ps(t, at));
+    g_string_append_printf(n, ",\"args\":{\"cycle\":%" G_GUINT64_FORMAT, at);
+    append_args(t, n, args);
+    g_string_append(n, "}}");
+    json_sep(t);
+    fputs(n->str, t->json);
 }
 
 /* -------------------------------------------------------------- counters */
@@ -892,6 +1040,8 @@ static bool timeline_free(SimTimeline *t, bool keep)
     g_free(t->json_path);
     g_free(t->data_dir);
     g_free(t->trace);
+    g_free(t->trace_base);
+    g_hash_table_unref(t->flows);
     g_free(t->arch);
     bool ok = !t->io_error;
     g_free(t);
@@ -901,6 +1051,9 @@ static bool timeline_free(SimTimeline *t, bool keep)
 bool sim_timeline_close(SimTimeline *t, GError **error)
 {
     counters_flush(t, SIM_CYCLE_NEVER);
+    for (guint i = 0; i < t->tracks->len; i++) {
+        warp_box_flush(t, (int) i + 1);
+    }
     SimCycle end = MIN(t->end, t->to);
     for (guint i = 0; i < t->counters->len; i++) {
         Counter *c = &g_array_index(t->counters, Counter, i);

@@ -23,8 +23,28 @@ typedef struct SimTimeline SimTimeline;
 typedef enum {
     TRACK_WARP,
     TRACK_STAGE,
-    TRACK_COPY
+    TRACK_COPY,
+    TRACK_BARRIER            /* instant events of barrier phases (no slices) */
 } SimTrackKind;
+
+/* What a slice is about, written to its args; a field that does not apply
+ * is 0, -1 or NULL as said.  Strings are borrowed for the call. */
+typedef struct {
+    uint32_t line;           /* trace line of the operation, 0: none (written "FILE:LINE") */
+    int64_t stage;           /* pipeline stage slot, or -1 */
+    const char *barrier;     /* the barrier involved, or NULL */
+    int64_t bytes;           /* a copy's size, or -1 */
+    int64_t phase;           /* a barrier's phase (mbarrier) or generation (__syncthreads), or -1 */
+} SimSliceArgs;
+
+#define SIM_SLICE_ARGS_INIT { 0, -1, NULL, -1, -1 }
+
+/* What a flow arrow joins: a copy and the wait that consumes it, matched
+ * by the object both name (a stage instance, a barrier phase) in a block. */
+typedef enum {
+    FLOW_STAGE,              /* obj: pipeline slot; instance: stage instance (commits) */
+    FLOW_BARRIER             /* obj: mbarrier; instance: its phase */
+} SimFlowKind;
 
 /* What to write.  Strings are borrowed for the duration of the call. */
 typedef struct {
@@ -48,17 +68,32 @@ SimTimeline *sim_timeline_open(const SimTimelineOptions *o, GError **error);
 int sim_timeline_track(SimTimeline *t, SimTrackKind kind, const char *name, int sort_index);
 
 /* A slice [start, end) named `name` (a static or long-lived string) on a
- * stage or copy track.  Empty slices are dropped; slices are clipped to the
- * window. */
-void sim_timeline_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end);
-/* The same for a copy of `bytes` bytes (written to the slice's args). */
-void sim_timeline_copy_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end,
-                             int64_t bytes);
+ * stage or copy track, with args (may be NULL: none but its cycles).
+ * Empty slices are dropped; slices are clipped to the window. */
+void sim_timeline_slice(SimTimeline *t, int track, const char *name, SimCycle start, SimCycle end,
+                        const SimSliceArgs *args);
 
 /* A warp track's slice: the warp spent [start, end) in `state`, running
- * threads of `role`. */
+ * threads of `role`, at the operation args describe (may be NULL).  The
+ * picture joins adjacent slices of one state. */
 void sim_timeline_warp_slice(SimTimeline *t, int track, SimWarpState state, SimRole role, SimCycle start,
-                             SimCycle end);
+                             SimCycle end, const SimSliceArgs *args);
+
+/* The start of a flow arrow: a copy on track `track` landing at cycle
+ * `done` (its slice is [.., done)) feeds (kind, block, obj, instance).  Kept
+ * until a wait names the same object (sim_timeline_flow_end). */
+void sim_timeline_flow_start(SimTimeline *t, SimFlowKind kind, int32_t block, int32_t obj, uint64_t instance,
+                             int track, SimCycle done);
+/* A wait on warp track `track` passed at cycle `at` on (kind, block, obj,
+ * instance): writes an arrow from each copy kept for it, and forgets those
+ * and the copies of earlier instances of the same object.  A copy's arrow
+ * goes to the first wait that passes on its object. */
+void sim_timeline_flow_end(SimTimeline *t, SimFlowKind kind, int32_t block, int32_t obj, uint64_t instance,
+                           int track, SimCycle at);
+
+/* An instant event `name` (copied) at cycle `at` on track `track`, e.g. a
+ * barrier phase completing; args as for slices (may be NULL). */
+void sim_timeline_instant(SimTimeline *t, int track, const char *name, SimCycle at, const SimSliceArgs *args);
 
 /* Changes counter `name` (a static string; registered on first use) by
  * delta at cycle `at`.  `now` is the simulation's current cycle: the caller

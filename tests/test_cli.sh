@@ -60,29 +60,73 @@ grep -q "whole launch" "$tmp/out" && fail "run-no-launch: an estimate without la
 check by-line 0 "$smpipe" run "$src/traces/with_staging_unified.trace" --by line --json "$tmp/bl.json"
 cycles=$(sed -n 's/^  "cycles": \([0-9]*\),$/\1/p' "$tmp/bl.json")
 warps=$(sed -n 's/^  "warps": \([0-9]*\),$/\1/p' "$tmp/bl.json")
-sum=$(grep -o '"warp_cycles": [0-9]*' "$tmp/bl.json" | awk '{ s += $2 } END { print s }')
+# (The lines' own warp_cycles, not their stages': those are nested deeper.)
+sum=$(grep -o '^      "warp_cycles": [0-9]*' "$tmp/bl.json" | awk '{ s += $2 } END { print s }')
 [ -n "$cycles" ] && [ "$sum" = "$((cycles * warps))" ] && ok || fail "by-line: lines sum to $sum, not $cycles x $warps"
 grep -A3 '"line": 44,' "$tmp/bl.json" | grep -q '"source": "pipeline.consumer_wait()"' && ok || fail "by-line: line 44 source"
 contains by-line "$tmp/out" "pipeline.consumer_wait()"
+# Pipeline calls have a row per stage under their line's.
+awk '$1 == 44 { l = NR } l && NR == l + 1 && $1 == "stage" && $2 == 0 && $5 ~ /^consumer_wait/ { found = 1 }
+     END { exit !found }' "$tmp/out" && ok || fail "by-line: no stage 0 row under line 44"
 awk '$1 == 44 && $4 ~ /^consumer_wait/ { found = 1 } END { exit !found }' "$tmp/out" && ok \
     || fail "by-line: consumer_wait not the largest state of line 44"
 "$smpipe" run "$src/traces/with_staging_unified.trace" --by line --engine stepped --json "$tmp/bl2.json" >/dev/null
 sed 's/"stepped"/"event"/' "$tmp/bl2.json" | cmp -s - "$tmp/bl.json" && ok || fail "by-line: engines differ"
 "$smpipe" run "$src/traces/with_staging_unified.trace" --json "$tmp/nobl.json" >/dev/null
-# The CSV of --by line: the JSON's lines, each with its warp-cycles (the
-# 15th field from the end: a source may hold quoted commas).
+# The CSV of --by line: the JSON's lines and their stages, each with its
+# warp-cycles (the 15th field from the end, the stage the 16th: a source
+# may hold quoted commas).
 check by-line-csv 0 "$smpipe" run "$src/traces/with_staging_unified.trace" --by line --csv "$tmp/bl.csv"
-contains by-line-csv "$tmp/bl.csv" 'line,source,warp_cycles,stall_issuing,'
-contains by-line-csv "$tmp/bl.csv" '44,pipeline.consumer_wait(),'
-contains by-line-csv "$tmp/bl.csv" ',"x = compute(x, compute_iters)",'
-grep -v '^#' "$tmp/bl.csv" | tail -n +2 | awk -F, '{ print $1, $(NF - 14) }' > "$tmp/bl.csv.rows"
-awk '/"line": / { gsub(/,/, ""); l = $2 } /"warp_cycles": / { gsub(/,/, ""); print l, $2 }' "$tmp/bl.json" \
-    > "$tmp/bl.json.rows"
+contains by-line-csv "$tmp/bl.csv" 'line,source,stage,warp_cycles,stall_issuing,'
+contains by-line-csv "$tmp/bl.csv" '44,pipeline.consumer_wait(),,'
+contains by-line-csv "$tmp/bl.csv" ',"x = compute(x, compute_iters)",,'
+grep -v '^#' "$tmp/bl.csv" | tail -n +2 | awk -F, '{ print $1, $(NF - 15), $(NF - 14) }' > "$tmp/bl.csv.rows"
+awk '/^      "line": / { gsub(/,/, ""); l = $2 } /^      "warp_cycles": / { gsub(/,/, ""); print l, "", $2 }
+     /^          "stage": / { gsub(/,/, ""); k = $2 } /^          "warp_cycles": / { gsub(/,/, ""); print l, k, $2 }' \
+    "$tmp/bl.json" > "$tmp/bl.json.rows"
 [ -s "$tmp/bl.csv.rows" ] && cmp -s "$tmp/bl.csv.rows" "$tmp/bl.json.rows" && ok \
     || fail "by-line-csv: rows differ from the JSON's: $(diff "$tmp/bl.csv.rows" "$tmp/bl.json.rows" | head -3)"
 sed '/"by_line"/,$d' "$tmp/bl.json" > "$tmp/bl.head"
 sed '/"race_warnings"/,$d' "$tmp/nobl.json" > "$tmp/nobl.head"
 cmp -s "$tmp/bl.head" "$tmp/nobl.head" && ok || fail "by-line: other statistics changed"
+
+# --by line per stage.  by_line_stages CSV: for each line with stage rows,
+# whether its stage rows add up to its own row in every column (warp-cycles
+# and each state), and whether only pipeline calls have stage rows; prints
+# "bad LINE" for each line that fails.
+by_line_stages() {
+    grep -v '^#' "$1" | tail -n +2 | awk -F, '
+        { n = NF; l = $1; k = $(NF - 15) }
+        k == "" { for (c = 0; c < 15; c++) { own[l, c] = $(NF - c) } lines[l] = 1; next }
+        { staged[l] = 1; for (c = 0; c < 15; c++) { sum[l, c] += $(NF - c) }
+          if ($0 !~ /pipeline\.(producer_acquire|producer_commit|consumer_wait|consumer_release)\(\)|memcpy_async\(.*pipeline\)/) {
+              print "bad", l, "(not a pipeline call)" } }
+        END { for (l in staged) { for (c = 0; c < 15; c++) { if (sum[l, c] != own[l, c]) { print "bad", l; break } } } }'
+}
+out=$(by_line_stages "$tmp/bl.csv")
+[ -z "$out" ] && grep -q '^44,pipeline.consumer_wait(),1,' "$tmp/bl.csv" && ok || fail "by-line-stages: $out"
+# One warp, two stages, two batches: both stages are filled before the
+# first consumer_wait, which waits out the cold copy latency on stage 0;
+# stage 1's copy lands while the warp works on stage 0, so its wait is
+# shorter.  Each stage is released once at the same cost.
+check by-line-stage2 0 "$smpipe" run -q "$src/traces/with_staging_unified.trace" --set threads=32 --set batches=2 \
+    --set stages=2 --by line --csv "$tmp/bs.csv"
+out=$(by_line_stages "$tmp/bs.csv")
+wait0=$(awk -F, '/^44,/ && $(NF - 15) == "0" { print $(NF - 6) }' "$tmp/bs.csv")
+wait1=$(awk -F, '/^44,/ && $(NF - 15) == "1" { print $(NF - 6) }' "$tmp/bs.csv")
+rel0=$(awk -F, '/^51,/ && $(NF - 15) == "0" { print $(NF - 14) }' "$tmp/bs.csv")
+rel1=$(awk -F, '/^51,/ && $(NF - 15) == "1" { print $(NF - 14) }' "$tmp/bs.csv")
+[ -z "$out" ] && [ -n "$wait0" ] && [ -n "$wait1" ] && [ "$wait0" -gt "$wait1" ] && [ -n "$rel0" ] \
+    && [ "$rel0" = "$rel1" ] && ok \
+    || fail "by-line-stage2: consumer_wait stage 0 $wait0, stage 1 $wait1; release $rel0, $rel1; $out"
+# One stage: every pipeline call works on stage 0 only.
+check by-line-stage1 0 "$smpipe" run -q "$src/traces/with_staging_unified.trace" --set threads=32 --set batches=3 \
+    --set stages=1 --by line --csv "$tmp/b1.csv"
+out=$(by_line_stages "$tmp/b1.csv")
+n0=$(grep -v '^#' "$tmp/b1.csv" | awk -F, '$(NF - 15) == "0"' | wc -l)
+nother=$(grep -v '^#' "$tmp/b1.csv" | awk -F, 'NR > 1 && $(NF - 15) != "" && $(NF - 15) != "0"' | wc -l)
+[ -z "$out" ] && [ "$n0" -eq 5 ] && [ "$nother" -eq 0 ] && ok \
+    || fail "by-line-stage1: $n0 stage-0 rows (5 pipeline lines), $nother others; $out"
 
 # Races survive -q (on stderr) and fail the run with --fail-on-race.
 race=$src/tests/programs/race_read_before_wait.trace

@@ -73,6 +73,9 @@ typedef struct {
     int copy_slices;
     int stage_tracks;
     int counters;
+    int flows;               /* flow arrows (an "s" and an "f" each) */
+    int instants;            /* barrier phase events */
+    int staged_waits;        /* consumer_wait slices that name their stage */
     int64_t last_bytes_in_flight;
     int64_t last_stages;
     int64_t last_replays;
@@ -129,6 +132,11 @@ static JsonFacts validate_json(const char *path, const SimStats *st, double cloc
 
     GHashTable *tids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, tid_free);
     GHashTable *counters = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    /* Copy slices' ends ("tid:end"), and each flow id's start and finish
+     * ([tid, cycle] pairs). */
+    GHashTable *copy_ends = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *flow_s = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    GHashTable *flow_f = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     int processes = 0;
     for (guint i = 0; i < json_array_get_length(ev); i++) {
         JsonObject *e = json_array_get_object_element(ev, i);
@@ -196,6 +204,13 @@ static JsonFacts validate_json(const char *path, const SimStats *st, double cloc
             f.slices++;
             const char *cat = json_object_get_string_member(e, "cat");
             ck_assert(cat != NULL);
+            if (json_object_has_member(sargs, "line")) {
+                /* FILE:LINE of the operation. */
+                const char *where = json_object_get_string_member(sargs, "line");
+                const char *colon = where != NULL ? strrchr(where, ':') : NULL;
+                ck_assert_msg(colon != NULL && colon > where && g_ascii_strtoll(colon + 1, NULL, 10) > 0,
+                              "%s: args.line %s is not FILE:LINE", ti->name, where ? where : "(not a string)");
+            }
             if (g_str_has_prefix(ti->name, "warp ")) {
                 ck_assert_str_eq(cat, "warp");
                 int s = state_by_name(name);
@@ -204,12 +219,20 @@ static JsonFacts validate_json(const char *path, const SimStats *st, double cloc
                               " (covered to %" G_GUINT64_FORMAT ")", ti->name, ts, ti->covered_to);
                 ti->covered_to = e_end;
                 ti->state_time[s] += (uint64_t) dur;
+                if (s == WS_CONSUMER_WAIT && json_object_has_member(sargs, "stage")) {
+                    f.staged_waits++;
+                }
+                /* A warp stopped at an operation says its line. */
+                ck_assert_msg(s == WS_EXITED || json_object_has_member(sargs, "line"), "%s: %s at %" G_GINT64_FORMAT
+                              " without a line", ti->name, name, ts);
             } else if (g_str_has_prefix(ti->name, "copy lane")) {
                 ck_assert_str_eq(cat, "copy");
                 /* A copy says its size. */
                 ck_assert_msg(json_object_has_member(sargs, "bytes") &&
                               json_object_get_int_member(sargs, "bytes") > 0, "%s: a copy without bytes", ti->name);
                 ck_assert(strcmp(name, "cp.async") == 0 || strcmp(name, "bulk copy") == 0);
+                ck_assert_msg(json_object_has_member(sargs, "line"), "%s: a copy without its line", ti->name);
+                g_hash_table_add(copy_ends, g_strdup_printf("%d:%" G_GINT64_FORMAT, tid, ts + dur));
                 f.copy_slices++;
             } else {
                 ck_assert_str_eq(cat, "stage");
@@ -258,11 +281,66 @@ static JsonFacts validate_json(const char *path, const SimStats *st, double cloc
             }
             last[0] = ts;
             last[1] = v;
+        } else if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {
+            /* A flow arrow's ends: cycle in args, ts at the clock. */
+            JsonObject *args = json_object_get_object_member(e, "args");
+            ck_assert(args != NULL);
+            int64_t cyc = json_object_get_int_member(args, "cycle");
+            ck_assert_double_eq_tol(json_object_get_double_member(e, "ts"), (double) cyc / clock_mhz, 1e-6);
+            ck_assert_msg((SimCycle) cyc >= from && (SimCycle) cyc < MAX(end, from + 1), "flow end outside the window");
+            ck_assert_str_eq(json_object_get_string_member(e, "cat"), "flow");
+            if (ph[0] == 'f') {
+                ck_assert_str_eq(json_object_get_string_member(e, "bp"), "e");
+            }
+            gint64 *id = g_new(gint64, 1);
+            *id = json_object_get_int_member(e, "id");
+            int64_t *v = g_new(int64_t, 2);
+            v[0] = json_object_get_int_member(e, "tid");
+            v[1] = cyc;
+            GHashTable *h = ph[0] == 's' ? flow_s : flow_f;
+            ck_assert_msg(!g_hash_table_contains(h, id), "flow %" G_GINT64_FORMAT " has two '%s'", *id, ph);
+            g_hash_table_insert(h, id, v);
+        } else if (strcmp(ph, "i") == 0) {
+            /* A barrier phase: on a block's barrier track, with its phase. */
+            int tid = (int) json_object_get_int_member(e, "tid");
+            TidInfo *ti = g_hash_table_lookup(tids, GINT_TO_POINTER(tid));
+            ck_assert_msg(ti != NULL && g_str_has_prefix(ti->name, "barriers (block "), "an instant off a barrier track");
+            ck_assert_str_eq(json_object_get_string_member(e, "s"), "t");
+            ck_assert_str_eq(json_object_get_string_member(e, "cat"), "barrier");
+            JsonObject *args = json_object_get_object_member(e, "args");
+            ck_assert(args != NULL && json_object_get_int_member(args, "phase") >= 0);
+            ck_assert(json_object_has_member(args, "barrier") || json_object_has_member(args, "stage"));
+            int64_t cyc = json_object_get_int_member(args, "cycle");
+            ck_assert_double_eq_tol(json_object_get_double_member(e, "ts"), (double) cyc / clock_mhz, 1e-6);
+            ck_assert((SimCycle) cyc >= from && (SimCycle) cyc < MAX(end, from + 1));
+            f.instants++;
         } else {
             ck_abort_msg("unexpected event phase %s", ph);
         }
     }
     ck_assert_int_eq(processes, 1);
+    /* Each flow starts in the last cycle of a copy slice and finishes on a
+     * warp's track no earlier than the copy landed. */
+    ck_assert_int_eq(g_hash_table_size(flow_s), g_hash_table_size(flow_f));
+    GHashTableIter fit;
+    gpointer fkey, fval;
+    g_hash_table_iter_init(&fit, flow_s);
+    while (g_hash_table_iter_next(&fit, &fkey, &fval)) {
+        const int64_t *s = fval;
+        const int64_t *fin = g_hash_table_lookup(flow_f, fkey);
+        ck_assert_msg(fin != NULL, "flow %" G_GINT64_FORMAT " never finishes", *(gint64 *) fkey);
+        g_autofree char *ce = g_strdup_printf("%d:%" G_GINT64_FORMAT, (int) s[0], s[1] + 1);
+        ck_assert_msg(g_hash_table_contains(copy_ends, ce), "flow %" G_GINT64_FORMAT " does not start at a copy's end",
+                      *(gint64 *) fkey);
+        TidInfo *ti = g_hash_table_lookup(tids, GINT_TO_POINTER((int) fin[0]));
+        ck_assert(ti != NULL && g_str_has_prefix(ti->name, "warp "));
+        ck_assert_msg(fin[1] > s[1], "flow %" G_GINT64_FORMAT " goes back in time", *(gint64 *) fkey);
+        f.flows++;
+    }
+    ck_assert_int_le(f.flows, f.copy_slices);
+    g_hash_table_unref(copy_ends);
+    g_hash_table_unref(flow_s);
+    g_hash_table_unref(flow_f);
     /* Every warp's track covers the window; with the whole run, its states
      * add up to the statistics. */
     int warps = 0;
@@ -298,6 +376,8 @@ static JsonFacts validate_json(const char *path, const SimStats *st, double cloc
             ck_assert_int_eq(f.last_stages, 0);
         }
         ck_assert_int_eq(f.last_replays, (int64_t) (st->smem_wavefronts - st->smem_ideal_wavefronts));
+        /* One instant per mbarrier phase and per __syncthreads. */
+        ck_assert_int_eq(f.instants, (int) (st->mbar_phases + st->syncthreads));
     }
     g_hash_table_unref(tids);
     g_hash_table_unref(counters);
@@ -351,6 +431,15 @@ static void check_trace(const char *rel, const char *const *sets)
     const SimStats *st = tr_stats(&tr);
     ck_assert_msg(f.saw_bytes || st->cp_async_instructions + st->bulk_copies == 0, "%s: no bytes in flight counter",
                   rel);
+    /* Bulk copies and block-scope pipelines' copies are waited for: arrows
+     * join them to their waits, and consumers waiting name their stage. */
+    bool block_pipes = tr.run.prog->pstates->len > 0;
+    if (st->bulk_copies > 0 || (block_pipes && st->cp_async_instructions > 0)) {
+        ck_assert_msg(f.flows > 0, "%s: no flow from a copy to its wait", rel);
+    }
+    if (block_pipes && st->state_total[WS_CONSUMER_WAIT] > 0) {
+        ck_assert_msg(f.staged_waits > 0, "%s: no consumer_wait names its stage", rel);
+    }
     g_autofree char *layout = g_build_filename(dir, "layout.gp", NULL);
     ck_assert(g_file_test(layout, G_FILE_TEST_IS_REGULAR));
     test_run_clear(&tr);
@@ -599,12 +688,12 @@ START_TEST(sink_orders_counters_and_clips)
     sim_timeline_counter_add(t, "bytes in flight", 0, 10, 5);
     sim_timeline_counter_add(t, "bytes in flight", 0, 2, 1);
     sim_timeline_counter_add(t, "bytes in flight", 0, 10, -1);
-    sim_timeline_slice(t, a, "cp.async", 2, 12);
+    sim_timeline_slice(t, a, "cp.async", 2, 12, NULL);
     sim_timeline_counter_add(t, "bytes in flight", 7, 12, -5);
-    sim_timeline_slice(t, b, "acquired", 20, 40);
+    sim_timeline_slice(t, b, "acquired", 20, 40, NULL);
     /* A change dated before the clock is written at the clock. */
     sim_timeline_counter_add(t, "bytes in flight", 20, 15, 3);
-    sim_timeline_slice(t, a, "cp.async", 40, 50);
+    sim_timeline_slice(t, a, "cp.async", 40, 50, NULL);
     ck_assert(sim_timeline_close(t, &err));
     g_autofree char *text = file_text(json);
     /* Time in microseconds at 1000 MHz; cycles in the slices' args. */
@@ -634,6 +723,83 @@ START_TEST(sink_orders_counters_and_clips)
 }
 END_TEST
 
+/* Occurrences of needle in text. */
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle)) {
+        n++;
+    }
+    return n;
+}
+
+START_TEST(sink_joins_flows_and_marks_phases)
+{
+    char *dir = tmpdir_new();
+    g_autofree char *json = g_build_filename(dir, "f.json", NULL);
+    SimTimelineOptions o = { .json_path = json, .clock_mhz = 1000.0, .from = 0, .to = SIM_CYCLE_NEVER,
+                             .trace = "dir/k.trace" };
+    GError *err = NULL;
+    SimTimeline *t = sim_timeline_open(&o, &err);
+    ck_assert(t != NULL);
+    int lane = sim_timeline_track(t, TRACK_COPY, "copy lane 0", 100000);
+    int warp = sim_timeline_track(t, TRACK_WARP, "warp 0 (block 0, threads 0-31)", 0);
+    int bars = sim_timeline_track(t, TRACK_BARRIER, "barriers (block 0)", 90000);
+    SimSliceArgs a = SIM_SLICE_ARGS_INIT;
+    a.line = 7;
+    a.stage = 1;
+    a.bytes = 64;
+    sim_timeline_slice(t, lane, "cp.async", 2, 10, &a);
+    /* Two copies into stage instance 0, one into instance 1 of slot 3. */
+    sim_timeline_flow_start(t, FLOW_STAGE, 0, 3, 0, lane, 10);
+    sim_timeline_flow_start(t, FLOW_STAGE, 0, 3, 0, lane, 12);
+    sim_timeline_flow_start(t, FLOW_STAGE, 0, 3, 1, lane, 15);
+    /* Another block's stage and a barrier of the same numbers differ. */
+    sim_timeline_flow_end(t, FLOW_STAGE, 1, 3, 0, warp, 20);
+    sim_timeline_flow_end(t, FLOW_BARRIER, 0, 3, 0, warp, 20);
+    sim_timeline_flow_end(t, FLOW_STAGE, 0, 3, 0, warp, 20);
+    /* The first wait took them: a second consumer gets no arrow. */
+    sim_timeline_flow_end(t, FLOW_STAGE, 0, 3, 0, warp, 21);
+    /* A wait for a later instance forgets the earlier ones. */
+    sim_timeline_flow_start(t, FLOW_BARRIER, 0, 2, 4, lane, 16);
+    sim_timeline_flow_end(t, FLOW_BARRIER, 0, 2, 5, warp, 25);
+    sim_timeline_flow_end(t, FLOW_BARRIER, 0, 2, 4, warp, 26);
+    sim_timeline_flow_end(t, FLOW_STAGE, 0, 3, 1, warp, 30);
+    SimSliceArgs p = SIM_SLICE_ARGS_INIT;
+    p.barrier = "bar";
+    p.phase = 2;
+    sim_timeline_instant(t, bars, "barrier 'bar': phase completed", 18, &p);
+    ck_assert(sim_timeline_close(t, &err));
+    g_autofree char *text = file_text(json);
+    const char *want[] = {
+        "\"args\":{\"cycle\":2,\"cycles\":8,\"line\":\"k.trace:7\",\"stage\":1,\"bytes\":64}}",
+        "{\"ph\":\"s\",\"id\":1,\"pid\":0,\"tid\":1,\"cat\":\"flow\",\"name\":\"copy to wait\",\"ts\":0.009000,"
+        "\"args\":{\"cycle\":9}}",
+        "{\"ph\":\"f\",\"bp\":\"e\",\"id\":1,\"pid\":0,\"tid\":2,\"cat\":\"flow\",\"name\":\"copy to wait\","
+        "\"ts\":0.020000,\"args\":{\"cycle\":20}}",
+        "{\"ph\":\"s\",\"id\":2,\"pid\":0,\"tid\":1,\"cat\":\"flow\",\"name\":\"copy to wait\",\"ts\":0.011000,",
+        "{\"ph\":\"f\",\"bp\":\"e\",\"id\":2,\"pid\":0,\"tid\":2,",
+        "{\"ph\":\"s\",\"id\":3,\"pid\":0,\"tid\":1,\"cat\":\"flow\",\"name\":\"copy to wait\",\"ts\":0.014000,",
+        "{\"ph\":\"f\",\"bp\":\"e\",\"id\":3,\"pid\":0,\"tid\":2,\"cat\":\"flow\",\"name\":\"copy to wait\","
+        "\"ts\":0.030000,",
+        "{\"ph\":\"i\",\"s\":\"t\",\"pid\":0,\"tid\":3,\"cat\":\"barrier\",\"name\":\"barrier 'bar': phase completed\","
+        "\"ts\":0.018000,\"args\":{\"cycle\":18,\"barrier\":\"bar\",\"phase\":2}}",
+    };
+    const char *at = text;
+    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+        const char *hit = strstr(at, want[i]);
+        ck_assert_msg(hit != NULL, "missing or out of order: %s\nin:\n%s", want[i], text);
+        at = hit + strlen(want[i]);
+    }
+    ck_assert_int_eq(count_of(text, "\"ph\":\"s\""), 3);
+    ck_assert_int_eq(count_of(text, "\"ph\":\"f\""), 3);
+    /* Valid JSON. */
+    JsonParser *parser = load_json(json);
+    g_object_unref(parser);
+    tmpdir_free(dir);
+}
+END_TEST
+
 START_TEST(unwritable_outputs_fail_cleanly)
 {
     SimTimelineOptions o = { .json_path = "/nonexistent-dir/x.json", .clock_mhz = 1.0, .to = SIM_CYCLE_NEVER };
@@ -646,7 +812,7 @@ START_TEST(unwritable_outputs_fail_cleanly)
     SimTimeline *t = sim_timeline_open(&d, &err);
     ck_assert(t != NULL);
     int w = sim_timeline_track(t, TRACK_WARP, "warp 0 (block 0, threads 0-31)", 0);
-    sim_timeline_warp_slice(t, w, WS_ISSUING, ROLE_NONE, 0, 5);
+    sim_timeline_warp_slice(t, w, WS_ISSUING, ROLE_NONE, 0, 5, NULL);
     ck_assert(!sim_timeline_close(t, &err));
     ck_assert(err != NULL);
     g_error_free(err);
@@ -659,6 +825,7 @@ static Suite *timeline_suite(void)
     TCase *tc = tcase_create("sink");
     tcase_add_test(tc, sink_orders_counters_and_clips);
     tcase_add_test(tc, unwritable_outputs_fail_cleanly);
+    tcase_add_test(tc, sink_joins_flows_and_marks_phases);
     suite_add_tcase(s, tc);
     tc = tcase_create("bundled");
     tcase_add_test(tc, bundled_traces_are_well_formed);
