@@ -228,3 +228,8 @@ bool block_barrier_exit(BlockBarrier *b, int64_t count, SimCycle now, BarrierWak
     b->expected -= count;
     return block_barrier_check(b, now, wake, ctx);
 }
+
+SimCycle block_barrier_cost(const ArchParams *a, int64_t warps)
+{
+    return (SimCycle) (a->syncthreads_base + a->syncthreads_per_warp * warps);
+}

@@ -26,6 +26,7 @@
  * waiters resumes 64 cycles after the first). */
 #pragma once
 
+#include "models/arch.h"
 #include "sim/simtypes.h"
 
 /* The SM's shared mbarrier path: when the unit is next free, and
@@ -128,3 +129,9 @@ void block_barrier_clear(BlockBarrier *b);
 bool block_barrier_arrive(BlockBarrier *b, int64_t count, SimCycle now, BarrierWakeFn wake, void *ctx);
 /* count threads exit: they no longer take part. */
 bool block_barrier_exit(BlockBarrier *b, int64_t count, SimCycle now, BarrierWakeFn wake, void *ctx);
+/* The cycles from the last arrival at bar.sync 0 until the block's threads
+ * run again, for a block of `warps` warps: barrier.syncthreads_base +
+ * barrier.syncthreads_per_warp per warp (scripts/calib/sync.cu).  The one
+ * place __syncthreads' cost is computed: a group sync and an OpenCL
+ * work-group function cost the same. */
+SimCycle block_barrier_cost(const ArchParams *a, int64_t warps);

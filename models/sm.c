@@ -4,7 +4,11 @@
  * actions, and the deadlock report.  Numbers: arch/NAME.ini. */
 #include "models/sm_internal.h"
 
+#include "models/cl_pipe.h"
+#include "models/pipeline.h"
 #include "models/race.h"
+#include "models/sync.h"
+#include "models/warp.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -251,9 +255,7 @@ void sm_schedule_action(Sm *sm, SimCycle at, ActionKind kind, int32_t block, int
     sim_engine_schedule(&sm->engine, MAX(at, sm->engine.now), ev_action, sm, (uint64_t) i);
 }
 
-/* Defined in warp.c: applies an async arrival or tx completion. */
-void warp_apply_action(Sm *sm, const Action *a, SimCycle now);
-
+/* An async arrival or tx completion lands (sync_apply_action). */
 static void ev_action(void *target, uint64_t idx, SimCycle now)
 {
     Sm *sm = target;
@@ -264,7 +266,7 @@ static void ev_action(void *target, uint64_t idx, SimCycle now)
     if (sm->engine.stop) {
         return;
     }
-    warp_apply_action(sm, &a, now);
+    sync_apply_action(sm, &a, now);
 }
 
 void sm_fail(Sm *sm, GError *err)
@@ -606,7 +608,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->opt.functional = opt->functional || prog->uses_expect;
     sm->tl = opt->timeline;
     sim_engine_init(&sm->engine, opt->engine);
-    sm->engine.live = warp_event_live;
+    sm->engine.live = pipe_event_live;
     sm->engine.max_cycles = opt->max_cycles;
     sm->nblocks = (int32_t) arch->blocks;
     sm->nwarps = (int32_t) (prog->warps * sm->nblocks);
@@ -1077,14 +1079,11 @@ static void finish_stats(Sm *sm, SimCycle end)
         cl_pipe_finish(&sm->clpipes[i], end);
         g_ptr_array_add(st->cl_pipes, cl_pipe_take_stats(&sm->clpipes[i]));
     }
-    warp_cl_finish(sm);
+    cl_pipes_finish(sm);
     /* Sorted by text, so that the order does not depend on which engine
      * or warp met a problem first. */
     g_ptr_array_sort(st->warnings, compare_strings);
 }
-
-/* Defined in warp.c: per-pipeline stage statistics storage. */
-void warp_free_stage_stats(Sm *sm);
 
 bool sm_run(Sm *sm, GError **error)
 {
@@ -1102,7 +1101,7 @@ bool sm_run(Sm *sm, GError **error)
         end = MAX(end, sm->warps[i].exit_cycle);
     }
     finish_stats(sm, end);
-    warp_free_stage_stats(sm);
+    pipe_free_stage_stats(sm);
     if (!ok) {
         g_propagate_error(error, err);
         return false;
