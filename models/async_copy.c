@@ -7,9 +7,11 @@
  * belongs to the copy units (copy_engine.c, bulk_copy.c, mem_path.c); this
  * file issues the instructions and keeps each thread's commit groups.
  *
- * Numbers: arch/NAME.ini [cp_async] (call_cycles, warp_issue_cycles,
- * wait_cycles, warp_shared_groups) and [bulk], measured by
- * scripts/calib/cpasync.cu and bulk.cu. */
+ * Numbers: arch/NAME.ini [cp_async] call_cycles (a group call's library
+ * code), warp_issue_cycles (one warp's cp.async rate) and
+ * warp_shared_groups (sm_80's warp-wide commit groups), and
+ * smem.wavefront_bytes (a synchronous copy's shared-memory side), measured
+ * by scripts/calib/cpasync.cu (docs/validation.md). */
 #include "models/async_copy.h"
 
 #include "models/bulk_copy.h"

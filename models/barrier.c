@@ -1,6 +1,8 @@
-/* barrier.c: mbarrier phases and the block barrier.  Semantics from the PTX
- * ISA's mbarrier section and bar.sync; costs are charged by the caller from
- * the architecture file. */
+/* barrier.c: mbarrier phases, the SM's mbarrier unit and the block barrier
+ * (see barrier.h).  Semantics from the PTX ISA's mbarrier section and
+ * bar.sync.  Numbers: arch/NAME.ini [barrier], measured by
+ * scripts/calib/sync.cu and mbarrier.cuh; the callers (sync.c,
+ * pipeline.c, cl_pipe.c) charge them. */
 #include "models/barrier.h"
 
 SimCycle mbar_unit_take(MBarUnit *u, SimCycle t, int64_t interval)

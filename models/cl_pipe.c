@@ -1,5 +1,10 @@
 /* cl_pipe.c: OpenCL pipe objects: reservations, in-order commits, the
- * written-packet bitmap and the occupancy statistics (see cl_pipe.h). */
+ * written-packet bitmap and the occupancy statistics (see cl_pipe.h); then
+ * the pipe built-ins as warps run them, with their cost model (below).
+ * Numbers: opencl.max_active_reservations (CL_DEVICE_PIPE_MAX_ACTIVE_
+ * RESERVATIONS), l1.sector_bytes (a header atomic), the memory path's and
+ * the block barrier's costs; no OpenCL-specific measurement exists
+ * (docs/opencl-pipes.md). */
 #include "models/cl_pipe.h"
 
 #include "models/ldst.h"

@@ -2,12 +2,14 @@
  *
  * Hardware behaviour: a global load is one request per line through the
  * memory path (L1, L2, DRAM: mem_path.c); a shared-memory access takes its
- * bank-conflict wavefronts (smem.c); a store stalls the warp only when the
- * store queue it fills is full.  With the functional model each buffer's
- * bytes are kept, so loads return and expect statements check real values.
+ * bank-conflict wavefronts (smem.c); a store takes one issue slot (plus its
+ * bank-conflict replays) and waits only for its operand.  With the
+ * functional model each buffer's bytes are kept, so loads return and expect
+ * statements check real values.
  *
- * Numbers: arch/NAME.ini [smem], [l1], [l2], [dram], measured by
- * scripts/calib/lat_mem.cu (docs/validation.md). */
+ * Numbers: arch/NAME.ini smem.latency and l1.line_bytes here, the memory
+ * path's in mem_path.c, measured by scripts/calib/lat_mem.cu
+ * (docs/validation.md). */
 #include "models/ldst.h"
 
 #include "models/race.h"

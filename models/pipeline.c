@@ -1,4 +1,14 @@
-/* pipeline.c: pipeline objects, make_pipeline's rules, and stage life. */
+/* pipeline.c: cuda::pipeline (see pipeline.h): the pipeline objects,
+ * make_pipeline's rules and stage life, then the protocol as warps run it
+ * (make_pipeline's group sync, acquire, commit, wait, release, quit) and
+ * the stage statistics.
+ *
+ * Hardware behaviour: what libcudacxx's implementation executes, on the
+ * mbarriers of barrier.c (block scope) or cp.async commit groups (thread
+ * scope).  Numbers: barrier.mbarrier_arrive (make_pipeline's barrier
+ * initialisation), barrier.wait_call / wait_call_copies (a wait call),
+ * cp_async.wait_cycles (wait_group) and the block barrier's cost, from
+ * arch/NAME.ini, measured by scripts/calib/sync.cu and cpasync.cu. */
 #include "models/pipeline.h"
 
 #include "models/async_copy.h"

@@ -1,4 +1,6 @@
-/* race.c: shadow state of shared memory for the race detector. */
+/* race.c: shadow state of shared memory for the race detector (see
+ * race.h).  It models no timing: it checks the program's synchronisation
+ * against the copies' completion order the other units compute. */
 #include "models/race.h"
 
 typedef struct {
