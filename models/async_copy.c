@@ -14,6 +14,7 @@
  * by scripts/calib/cpasync.cu (docs/validation.md). */
 #include "models/async_copy.h"
 
+#include "models/arch_features.h"
 #include "models/bulk_copy.h"
 #include "models/cl_pipe.h"
 #include "models/ldst.h"
@@ -152,10 +153,10 @@ static CopyPath choose_path(const Sm *sm, const Op *op, char **why)
     if (op->code == OP_MEMCPY_TX) {
         return PATH_BULK;
     }
-    if (sm->arch.sm_version >= 90 && op->aux == SYNC_BARRIER && align >= 16) {
+    if (arch_has_bulk_copy(&sm->arch) && op->aux == SYNC_BARRIER && align >= 16) {
         return PATH_BULK;
     }
-    if (sm->arch.sm_version >= 80 && align >= 4) {
+    if (arch_has_cp_async(&sm->arch) && align >= 4) {
         return PATH_CP_ASYNC;
     }
     if (align >= 4) {
@@ -301,7 +302,7 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             g_autofree char *key = g_strdup_printf("sync-%u", op->loc.line);
             sm_warn(sm, key, "line %u: memcpy_async falls back to a synchronous copy because %s", op->loc.line, why);
         }
-        if (path == PATH_BULK && sm->arch.sm_version < 90) {
+        if (path == PATH_BULK && !arch_has_bulk_copy(&sm->arch)) {
             return RULE(sm, w, m, op, "memcpy_async_tx needs sm_90 (bulk copies); this architecture is sm_%"
                         G_GINT64_FORMAT, sm->arch.sm_version);
         }

@@ -15,6 +15,13 @@
 #include "models/race.h"
 #include "models/simt.h"
 
+/* A store that waits longer than this for its operand is charged to
+ * `memory` (Nsight Compute's Long Scoreboard: the value comes from global
+ * memory), a shorter wait to `dependency` (Short Scoreboard).  It sorts
+ * the statistics and changes no timing: above every bundled
+ * architecture's shared-memory and L1 latencies, below its L2 latency. */
+#define LDST_LONG_WAIT_CYCLES 100
+
 /* ---------------------------------------------------------------- memory */
 
 bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
@@ -279,7 +286,7 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
     if (operand > t) {
         /* The value is not there yet: wait for it (scoreboard). */
         s->ready_at = operand;
-        s->wait_state = operand > t + 100 ? WS_MEMORY : WS_DEPENDENCY;
+        s->wait_state = operand > t + LDST_LONG_WAIT_CYCLES ? WS_MEMORY : WS_DEPENDENCY;
         return STEP_WAIT;
     }
     const ExprNode *ptr = op->e[0];

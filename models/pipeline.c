@@ -686,11 +686,11 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
         }
         if (!p->block_scope) {
             /* libcudacxx: if head == tail return; else wait_group
-             * min(head - tail - 1, 8); ++tail.  consumer_wait_for ignores
+             * min(head - tail - 1, PIPE_WAIT_GROUP_MAX); ++tail.  consumer_wait_for ignores
              * its time-out and returns true. */
             if (s->step == 0) {
                 int64_t prior = (uint8_t) (p->head[w->tid0 + lane_lowest(m)] - p->tail[w->tid0 + lane_lowest(m)] - 1);
-                prior = MIN(prior, (int64_t) 8);
+                prior = MIN(prior, (int64_t) PIPE_WAIT_GROUP_MAX);
                 SimCycle ready = async_groups_ready(w, m, prior, t);
                 /* The library's switch over the count, then DEPBAR. */
                 ready = MAX(ready, t + (SimCycle) sm->arch.cp_async_wait);
@@ -891,7 +891,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
             return RULE(sm, w, m, op, "pipeline_consumer_wait_prior takes a pipeline<thread_scope_thread>");
         }
         if (s->step == 0) {
-            SimCycle ready = async_groups_ready(w, m, MIN(op->value, (int64_t) 8), t);
+            SimCycle ready = async_groups_ready(w, m, MIN(op->value, (int64_t) PIPE_WAIT_GROUP_MAX), t);
             ready = MAX(ready, t + (SimCycle) sm->arch.cp_async_wait);
             s->step = 1;
             if (ready > t + 1) {

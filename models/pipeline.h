@@ -33,6 +33,11 @@
 #include "sim/program.h"
 #include "sim/stats.h"
 
+/* The most commit groups a thread-scope wait can leave outstanding:
+ * libcudacxx's wait_group switch names 0..8 (consumer_wait and
+ * pipeline_consumer_wait_prior<N> both cap at it). */
+#define PIPE_WAIT_GROUP_MAX 8
+
 /* Per-thread flags. */
 enum {
     PT_MADE = 1,        /* make_pipeline returned for this thread */

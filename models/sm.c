@@ -4,6 +4,7 @@
  * actions, and the deadlock report.  Numbers: arch/NAME.ini. */
 #include "models/sm_internal.h"
 
+#include "models/arch_features.h"
 #include "models/cl_pipe.h"
 #include "models/pipeline.h"
 #include "models/race.h"
@@ -475,8 +476,8 @@ static bool check_fit(const Program *p, const ArchParams *a, GError **error)
     int64_t threads = p->block_threads * blocks;
     int64_t warps = p->warps * blocks;
     int64_t smem = sm_smem_per_block(p, a);
-    /* Registers are allocated per warp in units of 256. */
-    int64_t regs_per_warp = (a->regs_per_thread * 32 + 255) / 256 * 256;
+    int64_t granule = arch_register_granule(a);
+    int64_t regs_per_warp = (a->regs_per_thread * SIM_WARP_SIZE + granule - 1) / granule * granule;
     int64_t regs = regs_per_warp * warps;
     const char *what = NULL;
     int64_t need = 0, have = 0;

@@ -12,6 +12,7 @@
  * scripts/calib/sync.cu and mbarrier.cuh (docs/validation.md). */
 #include "models/sync.h"
 
+#include "models/arch_features.h"
 #include "models/async_copy.h"
 #include "models/pipeline.h"
 #include "models/race.h"
@@ -22,7 +23,7 @@
  * libcudacxx polls test_wait, so the thread notices at its next poll. */
 static SimCycle mbar_resume(const Sm *sm, const Split *s, SimCycle done)
 {
-    if (sm->arch.sm_version >= 90) {
+    if (arch_mbar_wait_suspends(&sm->arch)) {
         return done + (SimCycle) sm->arch.mbar_wake;
     }
     SimCycle period = (SimCycle) sm->arch.mbar_poll;
@@ -54,10 +55,9 @@ void sync_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now)
         at = now + block_barrier_cost(&sm->arch, sm->prog->warps);
     } else if (s->wait == WAIT_MBAR) {
         at = mbar_resume(sm, s, now);
-        if (sm->arch.sm_version >= 90) {
+        if (arch_mbar_wait_suspends(&sm->arch)) {
             at += mbar_unit_wake(&sm->mbar_unit, now, sm->arch.mbar_wake_per_waiter);
-        }
-        if (sm->arch.sm_version < 90) {
+        } else {
             sm->stats.poll_instructions += (at - s->blocked_since) / (SimCycle) sm->arch.mbar_poll;
         }
     } else {
@@ -166,7 +166,7 @@ StepResult sync_exec_mbarrier(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
             if (!warp_eval_same(sm, w, m, op, op->e[1], "the transaction bytes", &bytes)) {
                 return STEP_STOP;
             }
-            if (sm->arch.sm_version < 90) {
+            if (!arch_has_mbar_tx(&sm->arch)) {
                 return RULE(sm, w, m, op, "barrier_arrive_tx needs sm_90 (transaction counts)");
             }
             /* Range checks before multiplying by the lanes: a trace's
@@ -205,7 +205,7 @@ StepResult sync_exec_mbarrier(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
         if (!warp_eval_same(sm, w, m, op, op->e[0], "the transaction bytes", &bytes)) {
             return STEP_STOP;
         }
-        if (sm->arch.sm_version < 90) {
+        if (!arch_has_mbar_tx(&sm->arch)) {
             return RULE(sm, w, m, op, "barrier_expect_tx needs sm_90 (transaction counts)");
         }
         st = bytes < 0 || bytes > (int64_t) MBAR_MAX_COUNT
