@@ -5,6 +5,8 @@
  * pipeline.c, cl_pipe.c) charge them. */
 #include "models/barrier.h"
 
+#include "models/arch_features.h"
+
 SimCycle mbar_unit_take(MBarUnit *u, SimCycle t, int64_t interval)
 {
     SimCycle at = MAX(t, u->free);
@@ -234,4 +236,15 @@ bool block_barrier_exit(BlockBarrier *b, int64_t count, SimCycle now, BarrierWak
 SimCycle block_barrier_cost(const ArchParams *a, int64_t warps)
 {
     return (SimCycle) (a->syncthreads_base + a->syncthreads_per_warp * warps);
+}
+
+SimCycle mbar_resume_at(const ArchParams *a, SimCycle since, SimCycle done)
+{
+    if (arch_mbar_wait_suspends(a)) {
+        return done + (SimCycle) a->mbar_wake;
+    }
+    SimCycle period = (SimCycle) a->mbar_poll;
+    since = MIN(since, done);
+    SimCycle polls = (done - since + period - 1) / period;
+    return since + polls * period + (SimCycle) a->mbar_test;
 }

@@ -135,3 +135,12 @@ bool block_barrier_exit(BlockBarrier *b, int64_t count, SimCycle now, BarrierWak
  * place __syncthreads' cost is computed: a group sync and an OpenCL
  * work-group function cost the same. */
 SimCycle block_barrier_cost(const ArchParams *a, int64_t warps);
+
+/* When a thread that began waiting on an mbarrier phase at `since` runs
+ * again, the phase having completed at `done`.  Where try_wait suspends
+ * (arch_mbar_wait_suspends: sm_90) the hardware resumes it
+ * barrier.mbarrier_wake cycles later (the mbarrier unit staggers several
+ * waiters: mbar_unit_wake).  Before sm_90 libcudacxx polls test_wait every
+ * barrier.mbarrier_poll cycles from `since`: the thread notices at its first
+ * poll at or after `done` and leaves barrier.wait_call cycles into it. */
+SimCycle mbar_resume_at(const ArchParams *a, SimCycle since, SimCycle done);

@@ -18,20 +18,6 @@
 #include "models/race.h"
 #include "models/simt.h"
 
-/* How long after a phase completes a thread waiting on it runs again: on
- * sm_90 try_wait suspends the thread until the phase completes; on sm_80
- * libcudacxx polls test_wait, so the thread notices at its next poll. */
-static SimCycle mbar_resume(const Sm *sm, const Split *s, SimCycle done)
-{
-    if (arch_mbar_wait_suspends(&sm->arch)) {
-        return done + (SimCycle) sm->arch.mbar_wake;
-    }
-    SimCycle period = (SimCycle) sm->arch.mbar_poll;
-    SimCycle since = MIN(s->blocked_since, done);
-    SimCycle polls = (done - since + period - 1) / period;
-    return since + polls * period + (SimCycle) sm->arch.mbar_test;
-}
-
 SimCycle sync_mbar_op_at(Sm *sm, SimCycle t)
 {
     return mbar_unit_take(&sm->mbar_unit, t, sm->arch.mbar_arrive_interval);
@@ -54,7 +40,7 @@ void sync_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now)
     if (s->wait == WAIT_BLOCK_BAR) {
         at = now + block_barrier_cost(&sm->arch, sm->prog->warps);
     } else if (s->wait == WAIT_MBAR) {
-        at = mbar_resume(sm, s, now);
+        at = mbar_resume_at(&sm->arch, s->blocked_since, now);
         if (arch_mbar_wait_suspends(&sm->arch)) {
             at += mbar_unit_wake(&sm->mbar_unit, now, sm->arch.mbar_wake_per_waiter);
         } else {

@@ -132,6 +132,49 @@ START_TEST(occupancy_time)
 }
 END_TEST
 
+/* Ten commit groups of a thread-scope pipeline, the second one much longer
+ * than the others, then WAIT and a long computation on the first stage's
+ * data: the run's end shows which groups WAIT waited for. */
+static SimCycle ten_groups_then(const char *wait)
+{
+    g_autofree char *text = g_strdup_printf(
+        "smpipe 1\nblock 32\nshared int s[32 * 80]\nglobal int g[32 * 80]\nvar p = make_pipeline()\n"
+        "p.producer_acquire()\nmemcpy_async(thread, s + threadIdx.x, g + threadIdx.x, 4, p)\np.producer_commit()\n"
+        "p.producer_acquire()\nfor k in 1 .. 65\n"
+        "    memcpy_async(thread, s + k * 32 + threadIdx.x, g + k * 32 + threadIdx.x, 4, p)\nend\n"
+        "p.producer_commit()\nfor i in 2 .. 10\n    p.producer_acquire()\n"
+        "    memcpy_async(thread, s + (64 + i) * 32 + threadIdx.x, g + (64 + i) * 32 + threadIdx.x, 4, p)\n"
+        "    p.producer_commit()\nend\n%s\nvar x = load(s + threadIdx.x)\nx = compute(x, 3000)\n", wait);
+    TestRun tr;
+    run_arch_ok(&tr, text, NULL, NULL);
+    SimCycle c = tr_stats(&tr)->cycles;
+    test_run_clear(&tr);
+    return c;
+}
+
+/* libcudacxx's consumer_wait is wait_group min(head - tail - 1, 8): with
+ * ten groups outstanding it waits for the oldest two, as
+ * cooperative_groups::wait_prior<8> (wait_group 8, uncapped) does, and not
+ * for the oldest one or three. */
+START_TEST(thread_consumer_wait_caps_wait_group_at_8)
+{
+    SimCycle eight = ten_groups_then("wait_prior<8>(thread)");
+    ck_assert_uint_ne(ten_groups_then("wait_prior<7>(thread)"), eight);
+    ck_assert_uint_eq(ten_groups_then("p.consumer_wait()"), eight);
+}
+END_TEST
+
+/* pipeline_consumer_wait_prior<N> is wait_group min(N, 8). */
+START_TEST(thread_wait_prior_caps_at_8)
+{
+    SimCycle eight = ten_groups_then("wait_prior<8>(thread)");
+    ck_assert_uint_eq(ten_groups_then("pipeline_consumer_wait_prior<9>(p)"), eight);
+    ck_assert_uint_eq(ten_groups_then("pipeline_consumer_wait_prior<8>(p)"), eight);
+    ck_assert_uint_eq(ten_groups_then("pipeline_consumer_wait_prior<7>(p)"),
+                      ten_groups_then("wait_prior<7>(thread)"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pipeline");
@@ -141,5 +184,9 @@ int main(void)
     tcase_add_test(tc, roles_fixed_by_first_use);
     tcase_add_test(tc, occupancy_time);
     suite_add_tcase(s, tc);
+    TCase *tw = tcase_create("thread scope waits");
+    tcase_add_test(tw, thread_consumer_wait_caps_wait_group_at_8);
+    tcase_add_test(tw, thread_wait_prior_caps_at_8);
+    suite_add_tcase(s, tw);
     return run_suite(s);
 }

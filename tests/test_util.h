@@ -100,6 +100,30 @@ static inline bool run_text(TestRun *tr, const char *text, const char *const *se
     return run_text_engine(tr, text, sets, SIM_ENGINE_EVENT);
 }
 
+/* Runs a trace text on an architecture (NULL: h100) with NULL-terminated
+ * "name=value" sets; fails the test if the run fails. */
+static inline void run_arch_ok(TestRun *tr, const char *text, const char *arch, const char *const *sets)
+{
+    GError *err = NULL;
+    memset(tr, 0, sizeof *tr);
+    tr->trace = trace_parse_string("test.trace", text, strlen(text), &err);
+    ck_assert_msg(tr->trace != NULL, "%s", err ? err->message : "");
+    GPtrArray *sl = g_ptr_array_new();
+    for (int i = 0; sets && sets[i]; i++) {
+        g_ptr_array_add(sl, (gpointer) sets[i]);
+    }
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.arch = arch;
+    o.sets = sl;
+    o.sm.engine = SIM_ENGINE_EVENT;
+    o.sm.race_check = true;
+    o.sm.max_cycles = 100000000;
+    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
+    g_ptr_array_free(sl, TRUE);
+    ck_assert_msg(ok, "%s", err ? err->message : "");
+}
+
 static inline void test_run_clear(TestRun *tr)
 {
     sim_run_clear(&tr->run);
