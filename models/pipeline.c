@@ -36,6 +36,9 @@ void pipe_init(Pipe *p, bool block_scope, int32_t make_op, int64_t threads)
 
 void pipe_clear(Pipe *p)
 {
+    if (p->stats != NULL) {
+        sim_stage_stats_free(p->stats);
+    }
     g_free(p->head);
     g_free(p->tail);
     g_free(p->flags);
@@ -46,6 +49,18 @@ void pipe_clear(Pipe *p)
     g_free(p->life);
     g_free(p->occupancy_time);
     memset(p, 0, sizeof *p);
+}
+
+static void occupancy_move(Pipe *p, int64_t delta, SimCycle now)
+{
+    if (p->occupancy_time == NULL) {
+        return;
+    }
+    if (now > p->occupancy_since) {
+        p->occupancy_time[MIN(p->open_stages, p->stages)] += now - p->occupancy_since;
+    }
+    p->occupancy_since = MAX(now, p->occupancy_since);
+    p->open_stages += delta;
 }
 
 const char *pipe_block_make(Pipe *p, MBarrier *mbars, int32_t pstate, int64_t stages, int32_t mbar_base,
@@ -79,9 +94,14 @@ const char *pipe_block_make(Pipe *p, MBarrier *mbars, int32_t pstate, int64_t st
     p->refcount = size;
     p->live = true;
     g_free(p->life);
-    g_free(p->occupancy_time);
     p->life = g_new0(StageLife, stages);
-    p->occupancy_time = g_new0(uint64_t, stages + 1);
+    /* Occupancy runs from the first make to the end of the run: a remake
+     * (the same operation again, so the same stages) adds to it. */
+    if (p->occupancy_time == NULL) {
+        p->occupancy_time = g_new0(uint64_t, stages + 1);
+    } else {
+        occupancy_move(p, 0, now);
+    }
     p->open_stages = 0;
     p->occupancy_since = now;
     return NULL;
@@ -129,18 +149,6 @@ const char *pipe_check_role(Pipe *p, int64_t tid, uint8_t role_bits)
     return NULL;
 }
 
-static void occupancy_move(Pipe *p, int64_t delta, SimCycle now)
-{
-    if (p->occupancy_time == NULL) {
-        return;
-    }
-    if (now > p->occupancy_since) {
-        p->occupancy_time[MIN(p->open_stages, p->stages)] += now - p->occupancy_since;
-    }
-    p->occupancy_since = MAX(now, p->occupancy_since);
-    p->open_stages += delta;
-}
-
 void pipe_stage_open(Pipe *p, int64_t slot, SimCycle now)
 {
     StageLife *l = &p->life[slot];
@@ -167,6 +175,11 @@ void pipe_stage_close(Pipe *p, int64_t slot, SimCycle now)
 void pipe_finish(Pipe *p, SimCycle end)
 {
     occupancy_move(p, 0, end);
+    if (p->stats != NULL) {
+        for (int64_t k = 0; k <= p->stages; k++) {
+            p->stats->occupancy[k] += p->occupancy_time[k];
+        }
+    }
 }
 
 /* ====================================================================
@@ -184,19 +197,6 @@ static SimStageStats *pipe_stats(Sm *sm, Pipe *p)
         p->stats = sim_stage_stats_new(ps->name, ps->stages);
     }
     return p->stats;
-}
-
-void pipe_free_stage_stats(Sm *sm)
-{
-    for (int32_t b = 0; b < sm->nblocks; b++) {
-        for (int32_t k = 0; k < sm->npipes; k++) {
-            Pipe *p = &sm->blocks[b].pipes[k];
-            if (p->stats != NULL) {
-                sim_stage_stats_free(p->stats);
-                p->stats = NULL;
-            }
-        }
-    }
 }
 
 /* A block pipeline whose barriers include mbarrier `mbar`, or NULL. */

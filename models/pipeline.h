@@ -87,7 +87,8 @@ typedef struct {
     uint64_t *occupancy_time; /* cycles with k stages open, k = 0..stages */
     int64_t open_stages;
     SimCycle occupancy_since;
-    SimStageStats *stats;   /* not owned */
+    SimStageStats *stats;   /* owned: made by its first block make_pipeline and
+                             * kept across remakes, so every instance counts */
 } Pipe;
 
 void pipe_init(Pipe *p, bool block_scope, int32_t make_op, int64_t threads);
@@ -121,7 +122,8 @@ const char *pipe_check_role(Pipe *p, int64_t tid, uint8_t role_bits);
 void pipe_stage_open(Pipe *p, int64_t slot, SimCycle now);
 void pipe_stage_close(Pipe *p, int64_t slot, SimCycle now);
 
-/* Finalises the occupancy time at the end of the run. */
+/* Finalises the occupancy time at the end of the run and adds it to the
+ * pipeline's stage statistics, if it has any.  Called once. */
 void pipe_finish(Pipe *p, SimCycle end);
 
 /* ---------------------------------------- the protocol as warps run it */
@@ -132,8 +134,6 @@ void pipe_finish(Pipe *p, SimCycle end);
 Pipe *pipe_of_op(Sm *sm, Warp *w, const Op *op);
 /* Records what a phase completion means for a pipeline's stage. */
 void pipe_note_phase(Sm *sm, Block *b, int32_t mbar, uint64_t before, SimCycle now);
-/* Frees every pipeline's stage statistics (end of run). */
-void pipe_free_stage_stats(Sm *sm);
 /* Threads of lanes m exit: the pipeline's destructor quits for those still
  * in a block pipeline. */
 void pipe_lanes_exit(Sm *sm, Warp *w, LaneMask m, SimCycle now);

@@ -1038,37 +1038,7 @@ static void finish_stats(Sm *sm, SimCycle end)
                 if (agg == NULL) {
                     agg = sim_stage_stats_new(pst->name, pst->stages);
                 }
-                SimStageStats *src = pp->stats;
-                agg->instances += src->instances;
-                for (int s = 0; s < STAGE_STEP__COUNT; s++) {
-                    SimDist *d = &agg->step[s];
-                    const SimDist *e = &src->step[s];
-                    if (e->count) {
-                        d->min = d->count ? MIN(d->min, e->min) : e->min;
-                        d->max = MAX(d->max, e->max);
-                        d->count += e->count;
-                        d->sum += e->sum;
-                        for (int k2 = 0; k2 <= 64; k2++) {
-                            d->bucket[k2] += e->bucket[k2];
-                        }
-                    }
-                }
-                {
-                    SimDist *d = &agg->exposed;
-                    const SimDist *e = &src->exposed;
-                    if (e->count) {
-                        d->min = d->count ? MIN(d->min, e->min) : e->min;
-                        d->max = MAX(d->max, e->max);
-                        d->count += e->count;
-                        d->sum += e->sum;
-                        for (int k2 = 0; k2 <= 64; k2++) {
-                            d->bucket[k2] += e->bucket[k2];
-                        }
-                    }
-                }
-                for (int64_t k2 = 0; k2 <= pst->stages; k2++) {
-                    agg->occupancy[k2] += pp->occupancy_time[k2];
-                }
+                sim_stage_stats_merge(agg, pp->stats);
             }
         }
         if (agg != NULL) {
@@ -1102,7 +1072,6 @@ bool sm_run(Sm *sm, GError **error)
         end = MAX(end, sm->warps[i].exit_cycle);
     }
     finish_stats(sm, end);
-    pipe_free_stage_stats(sm);
     if (!ok) {
         g_propagate_error(error, err);
         return false;

@@ -137,6 +137,32 @@ void sim_stage_stats_free(SimStageStats *st)
     g_free(st);
 }
 
+static void dist_merge(SimDist *d, const SimDist *e)
+{
+    if (e->count == 0) {
+        return;
+    }
+    d->min = d->count ? MIN(d->min, e->min) : e->min;
+    d->max = MAX(d->max, e->max);
+    d->count += e->count;
+    d->sum += e->sum;
+    for (int k = 0; k <= 64; k++) {
+        d->bucket[k] += e->bucket[k];
+    }
+}
+
+void sim_stage_stats_merge(SimStageStats *into, const SimStageStats *from)
+{
+    into->instances += from->instances;
+    for (int s = 0; s < STAGE_STEP__COUNT; s++) {
+        dist_merge(&into->step[s], &from->step[s]);
+    }
+    dist_merge(&into->exposed, &from->exposed);
+    for (int64_t k = 0; k <= MIN(into->stages, from->stages); k++) {
+        into->occupancy[k] += from->occupancy[k];
+    }
+}
+
 SimClPipeStats *sim_cl_pipe_stats_new(const char *name, int64_t capacity, int64_t packet_bytes)
 {
     SimClPipeStats *st = g_new0(SimClPipeStats, 1);

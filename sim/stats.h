@@ -173,6 +173,9 @@ void sim_stats_init(SimStats *s, int64_t warps);
 void sim_stats_clear(SimStats *s);
 SimStageStats *sim_stage_stats_new(const char *name, int64_t stages);
 void sim_stage_stats_free(SimStageStats *st);
+/* Adds from's instances, step and exposed distributions and occupancy to
+ * into's (into->stages may be fewer: deeper occupancy is dropped). */
+void sim_stage_stats_merge(SimStageStats *into, const SimStageStats *from);
 /* A zeroed pipe record with its histogram.  Returns a new record. */
 SimClPipeStats *sim_cl_pipe_stats_new(const char *name, int64_t capacity, int64_t packet_bytes);
 void sim_cl_pipe_stats_free(SimClPipeStats *st);
