@@ -62,7 +62,7 @@ const char cuda_harness_device[] =
     "}\n"
     "\n"
     "/* The value of compute(CLASS, n, x [, y [, z]]), one step whatever CLASS and n\n"
-    " * (the functional model's, models/warp.c): word k is x[k] * A + B + y[k'] + z[k'']\n"
+    " * (the functional model's, models/compute.c): word k is x[k] * A + B + y[k'] + z[k'']\n"
     " * where k' and k'' are k modulo the words of y and z.  dep, the end of the\n"
     " * class's chains, adds a zero the compiler cannot see through, so the value\n"
     " * waits for the chains as the simulated result does. */\n"
