@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_catalogue.sh: docs/errors.md lists every message smpipe can print.
 # Takes the format string of every error call in sim/*.c and models/*.c
-# (g_set_error, trace_set_error, fail, failf, warp_fail, RULE, gen_fail,
+# (g_set_error, trace_set_error, fail, failf, comp_failf, warp_fail, RULE, gen_fail,
 # sm_warn, and fprintf(stderr, "smpipe ...")): its string literals joined,
 # a macro between them (G_GINT64_FORMAT) or a printf conversion standing for
 # any text, cut at its first newline.  Each must match one line of the
@@ -16,7 +16,7 @@ formats=$(awk '
 # The format argument of each call, as FILE:LINE<TAB>FORMAT.
 BEGIN {
     argn["g_set_error"] = 4; argn["trace_set_error"] = 5; argn["fail"] = 3
-    argn["failf"] = 3; argn["warp_fail"] = 6; argn["RULE"] = 5; argn["gen_fail"] = 3
+    argn["failf"] = 3; argn["comp_failf"] = 3; argn["warp_fail"] = 6; argn["RULE"] = 5; argn["gen_fail"] = 3
     argn["sm_warn"] = 3; argn["fprintf"] = 2
 }
 FNR == 1 { if (NR > 1) scan(); text = ""; nlines = 0; file = FILENAME }
