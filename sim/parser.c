@@ -1,4 +1,4 @@
-/* parser.c: lexer and recursive-descent parser of the trace language
+/* parser.c: the recursive-descent parser of the trace language
  * (docs/trace-format.md).  The language is line oriented: one statement or
  * declaration per line, blocks closed by `end`.  Expressions follow C
  * precedence.  Every error names file:line:col and shows the line with a
@@ -11,15 +11,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- lexer */
-
-typedef struct {
-    int kind;      /* TK_* or a single punctuation character */
-    SrcLoc loc;
-    int64_t value; /* TK_INT */
-    char *text;    /* TK_IDENT (owned by the token array) */
-} Token;
-
 typedef struct {
     const Trace *trace;
     GArray *toks;  /* Token */
@@ -29,240 +20,6 @@ typedef struct {
     GPtrArray *decls; /* the Trace's declarations, filled as they are met */
     GError **error;
 } Parser;
-
-static const struct {
-    const char *s;
-    int kind;
-} multi_ops[] = {
-    { "<<=", TK_SHLEQ }, { ">>=", TK_SHREQ }, { "...", TK_DOTDOT },
-    { "==", TK_EQ },     { "!=", TK_NE },     { "<=", TK_LE },    { ">=", TK_GE },
-    { "<<", TK_SHL },    { ">>", TK_SHR },    { "&&", TK_ANDAND }, { "||", TK_OROR },
-    { "++", TK_INC },    { "--", TK_DEC },    { "+=", TK_ADDEQ }, { "-=", TK_SUBEQ },
-    { "*=", TK_MULEQ },  { "/=", TK_DIVEQ },  { "%=", TK_MODEQ }, { "&=", TK_ANDEQ },
-    { "|=", TK_OREQ },   { "^=", TK_XOREQ },  { "..", TK_DOTDOT }, { "->", TK_ARROW },
-};
-
-const char *parser_token_name(int kind)
-{
-    static const char *punct = "()[]<>+-*/%&|^~!?:=,.;";
-    static const char *names[] = { "'('", "')'", "'['", "']'", "'<'", "'>'", "'+'", "'-'",
-                                   "'*'", "'/'", "'%'", "'&'", "'|'", "'^'", "'~'", "'!'",
-                                   "'?'", "':'", "'='", "','", "'.'", "';'" };
-    switch (kind) {
-    case TK_EOF: return "end of file";
-    case TK_NEWLINE: return "end of line";
-    case TK_INT: return "number";
-    case TK_IDENT: return "name";
-    default: break;
-    }
-    for (size_t i = 0; i < G_N_ELEMENTS(multi_ops); i++) {
-        if (multi_ops[i].kind == kind) {
-            return multi_ops[i].s;
-        }
-    }
-    const char *at = kind > 0 && kind < 128 ? strchr(punct, kind) : NULL;
-    return at != NULL ? names[at - punct] : "a symbol";
-}
-
-static void tokens_free(GArray *toks)
-{
-    for (guint i = 0; i < toks->len; i++) {
-        g_free(g_array_index(toks, Token, i).text);
-    }
-    g_array_free(toks, TRUE);
-}
-
-static bool is_ident_start(char c)
-{
-    return g_ascii_isalpha(c) || c == '_';
-}
-
-static bool is_ident_char(char c)
-{
-    return g_ascii_isalnum(c) || c == '_';
-}
-
-/* Splits the whole text into tokens; newlines are tokens, comments vanish,
- * a backslash before the newline joins two lines. */
-static bool lex(Trace *t, const char *text, gsize len, GArray *toks, GError **error)
-{
-    uint32_t line = 1;
-    gsize line_start = 0;
-    gsize i = 0;
-    while (i < len) {
-        char c = text[i];
-        SrcLoc loc = { line, (uint32_t) (i - line_start + 1) };
-        if (c == '\n') {
-            Token tk = { TK_NEWLINE, loc, 0, NULL };
-            g_array_append_val(toks, tk);
-            i++;
-            line++;
-            line_start = i;
-            continue;
-        }
-        if (c == ' ' || c == '\t' || c == '\r' || c == ';' || c == '{' || c == '}') {
-            /* ';' is an optional statement terminator except inside the
-             * header of a C-style for, which the parser sees as ';' below. */
-            if (c == ';') {
-                Token tk = { ';', loc, 0, NULL };
-                g_array_append_val(toks, tk);
-            } else if (c == '{' || c == '}') {
-                trace_set_error(error, SIM_ERROR_INPUT, t, loc,
-                                "braces are not used: blocks end with 'end'");
-                return false;
-            }
-            i++;
-            continue;
-        }
-        if (c == '\\' && i + 1 < len && (text[i + 1] == '\n' ||
-                                         (text[i + 1] == '\r' && i + 2 < len && text[i + 2] == '\n'))) {
-            i += text[i + 1] == '\r' ? 3 : 2;
-            line++;
-            line_start = i;
-            continue;
-        }
-        if (c == '#' || (c == '/' && i + 1 < len && text[i + 1] == '/')) {
-            while (i < len && text[i] != '\n') {
-                i++;
-            }
-            continue;
-        }
-        if (c == '/' && i + 1 < len && text[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < len && !(text[i] == '*' && text[i + 1] == '/')) {
-                if (text[i] == '\n') {
-                    line++;
-                    line_start = i + 1;
-                }
-                i++;
-            }
-            if (i + 1 >= len) {
-                trace_set_error(error, SIM_ERROR_INPUT, t, loc, "unterminated /* comment");
-                return false;
-            }
-            i += 2;
-            continue;
-        }
-        if (g_ascii_isdigit(c)) {
-            gsize j = i;
-            int base = 10;
-            if (c == '0' && j + 1 < len && (text[j + 1] == 'x' || text[j + 1] == 'X')) {
-                base = 16;
-                j += 2;
-            } else if (c == '0' && j + 1 < len && (text[j + 1] == 'b' || text[j + 1] == 'B')) {
-                base = 2;
-                j += 2;
-            }
-            uint64_t v = 0;
-            bool any = false;
-            for (; j < len; j++) {
-                char d = text[j];
-                int dv;
-                if (d == '_' || d == '\'') {
-                    continue;
-                }
-                if (g_ascii_isdigit(d)) {
-                    dv = d - '0';
-                } else if (base == 16 && g_ascii_isxdigit(d)) {
-                    dv = g_ascii_xdigit_value(d);
-                } else {
-                    break;
-                }
-                if (dv >= base) {
-                    break;
-                }
-                any = true;
-                if (v > (UINT64_MAX - (uint64_t) dv) / (uint64_t) base) {
-                    trace_set_error(error, SIM_ERROR_INPUT, t, loc,
-                                    "number too large (the limit is %" G_GINT64_FORMAT ")",
-                                    (gint64) INT64_MAX);
-                    return false;
-                }
-                v = v * (uint64_t) base + (uint64_t) dv;
-            }
-            if (!any) {
-                trace_set_error(error, SIM_ERROR_INPUT, t, loc, "malformed number");
-                return false;
-            }
-            /* C integer suffixes are accepted and ignored. */
-            while (j < len && (text[j] == 'u' || text[j] == 'U' || text[j] == 'l' ||
-                               text[j] == 'L' || text[j] == 'z' || text[j] == 'Z')) {
-                j++;
-            }
-            if (j < len && is_ident_char(text[j])) {
-                SrcLoc bad = { line, (uint32_t) (j - line_start + 1) };
-                trace_set_error(error, SIM_ERROR_INPUT, t, bad,
-                                "unexpected character '%c' in a number", text[j]);
-                return false;
-            }
-            if (v > (uint64_t) INT64_MAX) {
-                trace_set_error(error, SIM_ERROR_INPUT, t, loc,
-                                "number too large (the limit is %" G_GINT64_FORMAT ")",
-                                (gint64) INT64_MAX);
-                return false;
-            }
-            Token tk = { TK_INT, loc, (int64_t) v, NULL };
-            g_array_append_val(toks, tk);
-            i = j;
-            continue;
-        }
-        if (is_ident_start(c)) {
-            gsize j = i;
-            /* A name may be qualified: cuda::pipeline_role::producer. */
-            for (;;) {
-                while (j < len && is_ident_char(text[j])) {
-                    j++;
-                }
-                if (j + 2 < len && text[j] == ':' && text[j + 1] == ':' && is_ident_start(text[j + 2])) {
-                    j += 2;
-                    continue;
-                }
-                break;
-            }
-            if (j - i > 200) {
-                trace_set_error(error, SIM_ERROR_INPUT, t, loc, "name longer than 200 characters");
-                return false;
-            }
-            Token tk = { TK_IDENT, loc, 0, g_strndup(text + i, j - i) };
-            g_array_append_val(toks, tk);
-            i = j;
-            continue;
-        }
-        bool matched = false;
-        for (size_t k = 0; k < G_N_ELEMENTS(multi_ops); k++) {
-            size_t n = strlen(multi_ops[k].s);
-            if (i + n <= len && memcmp(text + i, multi_ops[k].s, n) == 0) {
-                Token tk = { multi_ops[k].kind, loc, 0, NULL };
-                g_array_append_val(toks, tk);
-                i += n;
-                matched = true;
-                break;
-            }
-        }
-        if (matched) {
-            continue;
-        }
-        if (strchr("()[]<>+-*/%&|^~!?:=,.", c) != NULL && c != '\0') {
-            Token tk = { (unsigned char) c, loc, 0, NULL };
-            g_array_append_val(toks, tk);
-            i++;
-            continue;
-        }
-        if ((unsigned char) c >= 0x20 && (unsigned char) c < 0x7f) {
-            trace_set_error(error, SIM_ERROR_INPUT, t, loc, "unexpected character '%c'", c);
-        } else {
-            trace_set_error(error, SIM_ERROR_INPUT, t, loc,
-                            "unexpected byte 0x%02x (traces are ASCII text)", (unsigned char) c);
-        }
-        return false;
-    }
-    SrcLoc end = { line, (uint32_t) (i - line_start + 1) };
-    Token nl = { TK_NEWLINE, end, 0, NULL };
-    Token eof = { TK_EOF, end, 0, NULL };
-    g_array_append_val(toks, nl);
-    g_array_append_val(toks, eof);
-    return true;
-}
 
 /* --------------------------------------------------------------- helpers */
 
@@ -365,35 +122,6 @@ const char *parser_strip_ns(const char *name)
         }
     }
     return name;
-}
-
-static Expr *expr_new(ExprKind kind, SrcLoc loc)
-{
-    Expr *e = g_new0(Expr, 1);
-    e->kind = kind;
-    e->loc = loc;
-    return e;
-}
-
-void expr_free(Expr *e)
-{
-    if (e == NULL) {
-        return;
-    }
-    g_free(e->name);
-    expr_free(e->a);
-    expr_free(e->b);
-    expr_free(e->c);
-    expr_free(e->targ);
-    if (e->args) {
-        g_ptr_array_free(e->args, TRUE);
-    }
-    g_free(e);
-}
-
-static GPtrArray *expr_array_new(void)
-{
-    return g_ptr_array_new_with_free_func((GDestroyNotify) expr_free);
 }
 
 /* ----------------------------------------------------------- expressions */
@@ -673,37 +401,6 @@ static Expr *parse_expr(Parser *p)
 }
 
 /* ------------------------------------------------------------ statements */
-
-static Stmt *stmt_new(StmtKind kind, SrcLoc loc)
-{
-    Stmt *s = g_new0(Stmt, 1);
-    s->kind = kind;
-    s->loc = loc;
-    return s;
-}
-
-void stmt_free(Stmt *s)
-{
-    if (s == NULL) {
-        return;
-    }
-    g_free(s->name);
-    expr_free(s->a);
-    stmt_free(s->init);
-    stmt_free(s->step);
-    if (s->body) {
-        g_ptr_array_free(s->body, TRUE);
-    }
-    if (s->orelse) {
-        g_ptr_array_free(s->orelse, TRUE);
-    }
-    g_free(s);
-}
-
-static GPtrArray *stmt_array_new(void)
-{
-    return g_ptr_array_new_with_free_func((GDestroyNotify) stmt_free);
-}
 
 /* C type names accepted in place of `var` (size_t i = 0). */
 static bool is_var_word(const Token *tk)
@@ -1224,20 +921,6 @@ static bool parse_block(Parser *p, GPtrArray *out, bool top, BlockEnd *how, SrcL
 
 /* ---------------------------------------------------------- declarations */
 
-static void decl_free(Decl *d)
-{
-    g_free(d->name);
-    expr_free(d->type);
-    expr_free(d->a);
-    expr_free(d->b);
-    expr_free(d->c);
-    g_free(d->scope);
-    if (d->params) {
-        g_ptr_array_free(d->params, TRUE);
-    }
-    g_free(d);
-}
-
 /* T name[count]: shared and global arrays. */
 static bool parse_array_decl(Parser *p, Decl *d)
 {
@@ -1350,7 +1033,7 @@ static bool parse_decl(Parser *p)
                 }
                 g_free(scope);
                 if (!block_scope || !expect(p, '>', "'>'")) {
-                    decl_free(d);
+                    trace_decl_free(d);
                     return false;
                 }
             }
@@ -1401,7 +1084,7 @@ static bool parse_decl(Parser *p)
         ok = ok && expect(p, '=', "'=' and the function's value") && (d->a = parse_expr(p)) != NULL;
     }
     if (!ok || !expect_eol(p)) {
-        decl_free(d);
+        trace_decl_free(d);
         return false;
     }
     g_ptr_array_add(p->decls, d);
@@ -1409,48 +1092,6 @@ static bool parse_decl(Parser *p)
 }
 
 /* ----------------------------------------------------------------- entry */
-
-char *trace_format_diag(const Trace *t, SrcLoc loc, const char *message)
-{
-    GString *s = g_string_new(NULL);
-    g_string_append_printf(s, "%s:%u:%u: %s", t->path, loc.line, loc.col, message);
-    if (loc.line >= 1 && loc.line <= t->lines->len) {
-        const char *text = g_ptr_array_index(t->lines, loc.line - 1);
-        g_string_append_printf(s, "\n    %s\n    ", text);
-        glong width = (glong) strlen(text);
-        for (uint32_t i = 1; i < loc.col && (glong) i <= width; i++) {
-            g_string_append_c(s, text[i - 1] == '\t' ? '\t' : ' ');
-        }
-        g_string_append_c(s, '^');
-    }
-    return g_string_free(s, FALSE);
-}
-
-void trace_set_error(GError **error, int code, const Trace *t, SrcLoc loc, const char *fmt, ...)
-{
-    if (error == NULL) {
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    g_autofree char *diag = trace_format_diag(t, loc, msg);
-    g_set_error_literal(error, SIM_ERROR, code, diag);
-}
-
-void trace_free(Trace *t)
-{
-    if (t == NULL) {
-        return;
-    }
-    g_free(t->path);
-    g_free(t->sha256);
-    g_ptr_array_free(t->lines, TRUE);
-    g_ptr_array_free(t->decls, TRUE);
-    g_ptr_array_free(t->body, TRUE);
-    g_free(t);
-}
 
 #define MAX_TRACE_BYTES (16u << 20)
 
@@ -1460,7 +1101,7 @@ Trace *trace_parse_string(const char *path, const char *text, gsize len, GError 
     t->path = g_strdup(path);
     t->sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *) text, len);
     t->lines = g_ptr_array_new_with_free_func(g_free);
-    t->decls = g_ptr_array_new_with_free_func((GDestroyNotify) decl_free);
+    t->decls = g_ptr_array_new_with_free_func((GDestroyNotify) trace_decl_free);
     t->body = stmt_array_new();
     if (len > MAX_TRACE_BYTES) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: trace larger than %u MiB", path,
@@ -1496,8 +1137,8 @@ Trace *trace_parse_string(const char *path, const char *text, gsize len, GError 
         }
     }
     GArray *toks = g_array_new(FALSE, FALSE, sizeof(Token));
-    if (!lex(t, text, len, toks, error)) {
-        tokens_free(toks);
+    if (!parser_lex(t, text, len, toks, error)) {
+        parser_tokens_free(toks);
         return NULL;
     }
     Parser p = { t, toks, 0, 0, 0, t->decls, error };
@@ -1509,7 +1150,7 @@ Trace *trace_parse_string(const char *path, const char *text, gsize len, GError 
     if (!is_word(h, "smpipe")) {
         trace_set_error(error, SIM_ERROR_INPUT, t, h->loc,
                         "expected the version header 'smpipe 1' on the first line");
-        tokens_free(toks);
+        parser_tokens_free(toks);
         return NULL;
     }
     next(&p);
@@ -1518,19 +1159,19 @@ Trace *trace_parse_string(const char *path, const char *text, gsize len, GError 
         trace_set_error(error, SIM_ERROR_INPUT, t, v->loc,
                         "unsupported trace version%s: this smpipe reads version 1",
                         v->kind == TK_INT ? "" : " (expected a number)");
-        tokens_free(toks);
+        parser_tokens_free(toks);
         return NULL;
     }
     next(&p);
     t->version = 1;
     if (!expect_eol(&p)) {
-        tokens_free(toks);
+        parser_tokens_free(toks);
         return NULL;
     }
     BlockEnd how;
     SrcLoc top = { 1, 1 };
     bool ok = parse_block(&p, t->body, true, &how, top);
-    tokens_free(toks);
+    parser_tokens_free(toks);
     if (!ok) {
         return NULL;
     }

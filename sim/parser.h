@@ -1,5 +1,6 @@
-/* parser.h: tokens of the trace language, shared by the parser and the
- * program compiler (which maps operator tokens to operations). */
+/* parser.h: tokens of the trace language (lexer.c), shared by the parser
+ * (parser.c) and the program compiler (which maps operator tokens to
+ * operations). */
 #pragma once
 
 #include "sim/trace_ast.h"
@@ -13,6 +14,22 @@ enum {
     TK_INC, TK_DEC, TK_ADDEQ, TK_SUBEQ, TK_MULEQ, TK_DIVEQ, TK_MODEQ,
     TK_SHLEQ, TK_SHREQ, TK_ANDEQ, TK_OREQ, TK_XOREQ, TK_DOTDOT, TK_ARROW
 };
+
+/* A token of the lexer (lexer.c). */
+typedef struct {
+    int kind;      /* TK_* or a single punctuation character */
+    SrcLoc loc;
+    int64_t value; /* TK_INT */
+    char *text;    /* TK_IDENT (owned by the token array) */
+} Token;
+
+/* Splits the whole text into tokens (appended to toks: Token); newlines are
+ * tokens, comments vanish, a backslash before the newline joins two lines.
+ * The last two tokens are a newline and TK_EOF.  False, *error set, on a
+ * byte or number the language does not have. */
+bool parser_lex(Trace *t, const char *text, gsize len, GArray *toks, GError **error);
+/* Frees a token array and the tokens' texts. */
+void parser_tokens_free(GArray *toks);
 
 /* A printable name for a token kind ("'+'", "end of line"); static string. */
 const char *parser_token_name(int kind);

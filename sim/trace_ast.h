@@ -109,5 +109,12 @@ char *trace_format_diag(const Trace *t, SrcLoc loc, const char *message);
 void trace_set_error(GError **error, int code, const Trace *t, SrcLoc loc,
                      const char *fmt, ...) G_GNUC_PRINTF(5, 6);
 
+/* The tree's nodes (trace_ast.c).  A new node is zeroed but for its kind
+ * and location; an array made here owns its nodes. */
+Expr *expr_new(ExprKind kind, SrcLoc loc);
+GPtrArray *expr_array_new(void);
 void expr_free(Expr *e);
+Stmt *stmt_new(StmtKind kind, SrcLoc loc);
+GPtrArray *stmt_array_new(void);
 void stmt_free(Stmt *s);
+void trace_decl_free(Decl *d);
