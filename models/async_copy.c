@@ -16,9 +16,9 @@
 
 #include "models/arch_features.h"
 #include "models/bulk_copy.h"
-#include "models/cl_pipe.h"
+#include "models/cl_exec.h"
 #include "models/ldst.h"
-#include "models/pipeline.h"
+#include "models/pipe_exec.h"
 #include "models/race.h"
 #include "models/simt.h"
 #include "models/sync.h"

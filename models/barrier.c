@@ -2,7 +2,7 @@
  * (see barrier.h).  Semantics from the PTX ISA's mbarrier section and
  * bar.sync.  Numbers: arch/NAME.ini [barrier], measured by
  * scripts/calib/sync.cu and mbarrier.cuh; the callers (sync.c,
- * pipeline.c, cl_pipe.c) charge them. */
+ * pipe_exec.c, cl_exec.c) charge them. */
 #include "models/barrier.h"
 
 #include "models/arch_features.h"

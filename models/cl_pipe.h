@@ -24,14 +24,16 @@
  * written since their write reservation, so that reading a reserved packet
  * nobody wrote can be reported (its contents are undefined).
  *
- * Timing is not modelled by ClPipe itself: cl_exec (below) charges each header operation as an
+ * Timing is not modelled by ClPipe itself: cl_exec (cl_exec.c) charges each header operation as an
  * atomic (an L2 round trip through the memory path) and packets as global
  * loads and stores.  This unit keeps state and statistics only, so it can
  * be tested alone (tests/test_cl_pipe.c). */
 #pragma once
 
-#include "sim/stats.h"
-#include "sim/trace_ast.h"
+#include "sim/simtypes.h"
+
+/* A pipe's statistics record (sim/stats.h, which cl_pipe.c uses). */
+typedef struct SimClPipeStats SimClPipeStats;
 
 /* A reservation: open (not committed), or committed and waiting for an
  * older one of the same direction to commit too. */
@@ -114,14 +116,3 @@ void cl_pipe_finish(ClPipe *p, SimCycle end);
 
 /* Hands the statistics over.  Returns them (the caller owns them). */
 SimClPipeStats *cl_pipe_take_stats(ClPipe *p);
-
-/* ----------------------------------------- the built-ins as warps run them */
-
-#include "models/warp.h"
-
-/* The OpenCL pipe built-ins (see StepResult in warp.h). */
-StepResult cl_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost);
-/* Work-items leaving while their work-group gathers in a work-group function. */
-void cl_lanes_exit(Sm *sm, Warp *w, LaneMask m);
-/* End of run: warnings about OpenCL reservations never committed. */
-void cl_pipes_finish(Sm *sm);

@@ -26,12 +26,15 @@
  * it waits for more than needed).
  *
  * On top of the library's behaviour this unit keeps each thread's protocol
- * state so that misuse is reported (SPEC tags in pipeline.c). */
+ * state so that misuse is reported (SPEC tags in pipeline.c and
+ * pipe_exec.c, which runs the protocol as warps execute it). */
 #pragma once
 
 #include "models/barrier.h"
-#include "sim/program.h"
-#include "sim/stats.h"
+#include "sim/simtypes.h"
+
+/* A pipeline's statistics record (sim/stats.h, which pipeline.c uses). */
+typedef struct SimStageStats SimStageStats;
 
 /* The most commit groups a thread-scope wait can leave outstanding:
  * libcudacxx's wait_group switch names 0..8 (consumer_wait and
@@ -125,23 +128,3 @@ void pipe_stage_close(Pipe *p, int64_t slot, SimCycle now);
 /* Finalises the occupancy time at the end of the run and adds it to the
  * pipeline's stage statistics, if it has any.  Called once. */
 void pipe_finish(Pipe *p, SimCycle end);
-
-/* ---------------------------------------- the protocol as warps run it */
-
-#include "models/warp.h"
-
-/* The pipeline (of warp w's block) that pipeline operation op names. */
-Pipe *pipe_of_op(Sm *sm, Warp *w, const Op *op);
-/* Records what a phase completion means for a pipeline's stage. */
-void pipe_note_phase(Sm *sm, Block *b, int32_t mbar, uint64_t before, SimCycle now);
-/* Threads of lanes m exit: the pipeline's destructor quits for those still
- * in a block pipeline. */
-void pipe_lanes_exit(Sm *sm, Warp *w, LaneMask m, SimCycle now);
-/* When every live thread of the block reached the open make_pipeline,
- * finish it and release the group (group.sync()). */
-void pipe_collective_check(Sm *sm, Block *b, SimCycle now);
-/* The operation families (see StepResult in warp.h). */
-StepResult pipe_exec_make_block(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t);
-StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost);
-/* SimEngine.live: false for the time-out of a wait_for that has ended. */
-bool pipe_event_live(const SimEvent *ev);

@@ -17,7 +17,7 @@
  * everything other threads did before arriving at barrier e. */
 #pragma once
 
-#include "sim/program.h"
+#include "sim/simtypes.h"
 
 typedef struct RaceState RaceState;
 
@@ -34,9 +34,10 @@ typedef struct {
     SrcLoc loc;       /* the copy's line */
 } RaceTag;
 
-/* Shadow state for `blocks` blocks, each with `pipes` pipeline objects and
+/* Shadow state for `blocks` blocks of `block_threads` threads and
+ * `smem_bytes` of shared memory, each with `pipes` pipeline objects and
  * `mbars` mbarriers. */
-RaceState *race_new(const Program *prog, int32_t blocks, int32_t pipes, int32_t mbars);
+RaceState *race_new(int64_t block_threads, int64_t smem_bytes, int32_t blocks, int32_t pipes, int32_t mbars);
 void race_free(RaceState *r);
 
 /* An async copy by thread tid writes [off, off+size) of shared memory.

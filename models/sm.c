@@ -5,8 +5,8 @@
 #include "models/sm_internal.h"
 
 #include "models/arch_features.h"
-#include "models/cl_pipe.h"
-#include "models/pipeline.h"
+#include "models/cl_exec.h"
+#include "models/pipe_exec.h"
 #include "models/race.h"
 #include "models/sync.h"
 #include "models/warp.h"
@@ -799,7 +799,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     }
     sm->live_warps = sm->nwarps;
     if (opt->race_check) {
-        sm->race = race_new(prog, sm->nblocks, sm->npipes, nmbars);
+        sm->race = race_new(prog->block_threads, prog->smem_bytes, sm->nblocks, sm->npipes, nmbars);
     }
     return g_steal_pointer(&sm);
 }

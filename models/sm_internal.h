@@ -67,13 +67,13 @@ typedef struct {
  *  - prog, arch, opt and the per-operation tables (class_map, pipe_slot,
  *    op_divs, op_fuse, npipes): fixed after sm_new.
  *  - engine: driven by sm_run; the interpreter schedules its own events
- *    (a wait_for's time-out, pipeline.c) and the SM's (sm_schedule_action).
+ *    (a wait_for's time-out, pipe_exec.c) and the SM's (sm_schedule_action).
  *  - smsp, order: sm.c's arbitration; each Scheduler's pipe_free belongs to
  *    compute.c, which issues the instruction classes.
  *  - warps, blocks: the interpreter (warp.h lists its files), except each
  *    warp's accounting fields (sm_account) and `queued` (sm.c).
  *  - smem, mem, cpa, bulk, mbar_unit: the units of models/, called by the
- *    interpreter; clpipes and cl_next_rid: cl_pipe.c; race: race.c.
+ *    interpreter; clpipes and cl_next_rid: cl_exec.c; race: race.c.
  *  - live_warps, smsp_live, end_cycle, ops_executed: warp.c (thread exit,
  *    issue).
  *  - the overlap intervals (copy_*, compute_marks, mark_head, marks_pending,
@@ -81,7 +81,7 @@ typedef struct {
  *    the services declared below.
  *  - stats: counters incremented by every file; sm.c finalises them.
  *  - data_global: the functional model's bytes (ldst.c, async_copy.c,
- *    cl_pipe.c). */
+ *    cl_exec.c). */
 struct Sm {
     const Program *prog;
     ArchParams arch;
@@ -134,7 +134,7 @@ struct Sm {
     /* Functional model: global memory bytes, or NULL. */
     uint8_t *data_global;
     int64_t data_global_bytes;
-    /* OpenCL pipes (cl_pipe.c), one per Program.pipes entry. */
+    /* OpenCL pipes (cl_pipe.c, run by cl_exec.c), one per Program.pipes entry. */
     ClPipe *clpipes;
     int32_t nclpipes;
     int64_t cl_next_rid;     /* the next reservation id (ids start at 1; 0 is invalid) */

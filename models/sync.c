@@ -14,7 +14,7 @@
 
 #include "models/arch_features.h"
 #include "models/async_copy.h"
-#include "models/pipeline.h"
+#include "models/pipe_exec.h"
 #include "models/race.h"
 #include "models/simt.h"
 

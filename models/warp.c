@@ -13,10 +13,10 @@
 #include "models/warp.h"
 
 #include "models/async_copy.h"
-#include "models/cl_pipe.h"
+#include "models/cl_exec.h"
 #include "models/compute.h"
 #include "models/ldst.h"
-#include "models/pipeline.h"
+#include "models/pipe_exec.h"
 #include "models/simt.h"
 #include "models/sm_internal.h"
 #include "models/sync.h"

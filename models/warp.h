@@ -8,11 +8,11 @@
  *                 helpers every family uses (errors, operands, variables)
  *   simt.c        divergence and reconvergence (splits and frames)
  *   sync.c        mbarrier operations, __syncthreads, __syncwarp, cg waits
- *   pipeline.c    cuda::pipeline's protocol (make_pipeline, acquire, ...)
+ *   pipe_exec.c   cuda::pipeline's protocol (make_pipeline, acquire, ...)
  *   async_copy.c  memcpy_async dispatch and cp.async commit groups
  *   ldst.c        loads, stores and expect with the functional memory
  *   compute.c     compute chains
- *   cl_pipe.c     OpenCL pipe built-ins
+ *   cl_exec.c     OpenCL pipe built-ins
  * The SM (sm.c, sm_internal.h) owns the warps and schedules them; a warp's
  * fields are written only by the interpreter, except the accounting fields
  * (state, role, line, since), which sm.c's sm_account() keeps. */

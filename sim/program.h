@@ -209,11 +209,8 @@ typedef enum {
     OP__COUNT
 } OpCode;
 
-typedef enum {
-    PIPE_MODE_UNIFIED,
-    PIPE_MODE_PRODUCER_COUNT,
-    PIPE_MODE_ROLE
-} PipeMode;
+/* PipeMode, the forms of make_pipeline (an OP_MAKE_PIPE_BLOCK's sub), is
+ * in sim/simtypes.h: the pipeline unit needs it too. */
 
 typedef enum {
     SYNC_PIPE,

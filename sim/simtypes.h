@@ -1,5 +1,6 @@
 /* simtypes.h: basic types shared by the engine, the trace language and the
- * models: simulated time and the error domain of user-facing failures. */
+ * models: simulated time, positions in a trace, the forms of make_pipeline,
+ * and the error domain of user-facing failures. */
 #pragma once
 
 #include <glib.h>
@@ -10,6 +11,23 @@
 typedef uint64_t SimCycle;
 
 #define SIM_CYCLE_NEVER UINT64_MAX
+
+/* A position in a trace file; lines and columns count from 1.  Models keep
+ * it to name the line of what they report. */
+typedef struct {
+    uint32_t line;
+    uint32_t col;
+} SrcLoc;
+
+/* The forms of make_pipeline: every thread both produces and consumes; the
+ * first producer_count threads produce; each thread's pipeline_role says.
+ * The trace language compiles them (an operation's sub), the pipeline unit
+ * (models/pipeline.h) sets its barriers' counts by them. */
+typedef enum {
+    PIPE_MODE_UNIFIED,
+    PIPE_MODE_PRODUCER_COUNT,
+    PIPE_MODE_ROLE
+} PipeMode;
 
 /* Exit statuses of the smpipe command (see README). */
 enum {

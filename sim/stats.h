@@ -78,7 +78,7 @@ enum {
 
 const char *sim_stage_step_name(int step);
 
-typedef struct {
+typedef struct SimStageStats {
     char *name;              /* pipeline (its shared state) */
     int64_t stages;
     uint64_t instances;      /* stage instances completed */
@@ -90,7 +90,7 @@ typedef struct {
 /* An OpenCL pipe (models/cl_pipe.c).  Arrays indexed [0] read, [1] write.
  * Occupancy is the number of slots in use: reserved for writing, holding
  * committed packets, or reserved for reading and not yet freed. */
-typedef struct {
+typedef struct SimClPipeStats {
     char *name;
     int64_t capacity;          /* packets */
     int64_t packet_bytes;

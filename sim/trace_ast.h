@@ -6,12 +6,6 @@
 
 #include "sim/simtypes.h"
 
-/* A position in a trace file; lines and columns count from 1. */
-typedef struct {
-    uint32_t line;
-    uint32_t col;
-} SrcLoc;
-
 typedef enum {
     EX_INT,      /* value */
     EX_NAME,     /* name */
