@@ -45,11 +45,13 @@ typedef struct {
     int status;     /* exit status the CLI would give */
 } TestRun;
 
-/* Runs a trace text (named path in messages) with NULL-terminated
- * "name=value" sets, an engine, the two limits (0 = none) and, when asked,
- * the functional model (the data the program moves). */
-static inline bool run_text_full(TestRun *tr, const char *path, const char *text, const char *const *sets,
-                                 SimEngineKind engine, SimCycle max_cycles, uint64_t max_ops, bool functional)
+/* Runs a trace text (named path in messages) on an architecture (NULL:
+ * h100) with NULL-terminated "name=value" sets, an engine, the two limits
+ * (0 = none) and, when asked, the functional model (the data the program
+ * moves). */
+static inline bool run_text_arch_full(TestRun *tr, const char *path, const char *text, const char *arch,
+                                      const char *const *sets, SimEngineKind engine, SimCycle max_cycles,
+                                      uint64_t max_ops, bool functional)
 {
     GError *err = NULL;
     memset(tr, 0, sizeof *tr);
@@ -66,6 +68,7 @@ static inline bool run_text_full(TestRun *tr, const char *path, const char *text
     }
     SimRunOptions o;
     memset(&o, 0, sizeof o);
+    o.arch = arch;
     o.sets = sl;
     o.sm.engine = engine;
     o.sm.race_check = true;
@@ -80,6 +83,13 @@ static inline bool run_text_full(TestRun *tr, const char *path, const char *text
         g_error_free(err);
     }
     return ok;
+}
+
+/* The same on h100. */
+static inline bool run_text_full(TestRun *tr, const char *path, const char *text, const char *const *sets,
+                                 SimEngineKind engine, SimCycle max_cycles, uint64_t max_ops, bool functional)
+{
+    return run_text_arch_full(tr, path, text, NULL, sets, engine, max_cycles, max_ops, functional);
 }
 
 /* The same as test.trace, without the functional model. */
