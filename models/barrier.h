@@ -27,7 +27,7 @@
 #pragma once
 
 #include "models/arch.h"
-#include "sim/simtypes.h"
+#include "sim/core/simtypes.h"
 
 /* The SM's shared mbarrier path: when the unit is next free, and
  * the completion whose waiters are being released (with how many have

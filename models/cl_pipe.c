@@ -5,7 +5,7 @@
  * ACTIVE_RESERVATIONS); the objects have no timing of their own. */
 #include "models/cl_pipe.h"
 
-#include "sim/stats.h"
+#include "sim/out/stats.h"
 
 #include <string.h>
 

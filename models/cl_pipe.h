@@ -30,9 +30,9 @@
  * be tested alone (tests/test_cl_pipe.c). */
 #pragma once
 
-#include "sim/simtypes.h"
+#include "sim/core/simtypes.h"
 
-/* A pipe's statistics record (sim/stats.h, which cl_pipe.c uses). */
+/* A pipe's statistics record (sim/out/stats.h, which cl_pipe.c uses). */
 typedef struct SimClPipeStats SimClPipeStats;
 
 /* A reservation: open (not committed), or committed and waiting for an

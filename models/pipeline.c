@@ -8,7 +8,7 @@
  * scope).  It has no timing of its own: the costs are pipe_exec.c's. */
 #include "models/pipeline.h"
 
-#include "sim/stats.h"
+#include "sim/out/stats.h"
 
 #include <string.h>
 

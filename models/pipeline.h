@@ -31,9 +31,9 @@
 #pragma once
 
 #include "models/barrier.h"
-#include "sim/simtypes.h"
+#include "sim/core/simtypes.h"
 
-/* A pipeline's statistics record (sim/stats.h, which pipeline.c uses). */
+/* A pipeline's statistics record (sim/out/stats.h, which pipeline.c uses). */
 typedef struct SimStageStats SimStageStats;
 
 /* The most commit groups a thread-scope wait can leave outstanding:

@@ -17,7 +17,7 @@
  * everything other threads did before arriving at barrier e. */
 #pragma once
 
-#include "sim/simtypes.h"
+#include "sim/core/simtypes.h"
 
 typedef struct RaceState RaceState;
 

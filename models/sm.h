@@ -7,10 +7,10 @@
 #pragma once
 
 #include "models/arch.h"
-#include "sim/engine.h"
-#include "sim/program.h"
-#include "sim/stats.h"
-#include "sim/timeline.h"
+#include "sim/core/engine.h"
+#include "sim/lang/program.h"
+#include "sim/out/stats.h"
+#include "sim/out/timeline.h"
 
 typedef struct {
     SimEngineKind engine;

@@ -14,11 +14,11 @@
 #include "models/scheduler.h"
 #include "models/sm.h"
 #include "models/smem.h"
-#include "sim/engine.h"
-#include "sim/expr_eval.h"
-#include "sim/program.h"
-#include "sim/stats.h"
-#include "sim/timeline.h"
+#include "sim/core/engine.h"
+#include "sim/lang/expr_eval.h"
+#include "sim/lang/program.h"
+#include "sim/out/stats.h"
+#include "sim/out/timeline.h"
 
 #include "models/warp.h"
 

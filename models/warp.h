@@ -18,10 +18,10 @@
  * (state, role, line, since), which sm.c's sm_account() keeps. */
 #pragma once
 
-#include "sim/engine.h"
-#include "sim/expr_eval.h"
-#include "sim/program.h"
-#include "sim/stats.h"
+#include "sim/core/engine.h"
+#include "sim/lang/expr_eval.h"
+#include "sim/lang/program.h"
+#include "sim/out/stats.h"
 
 typedef struct Sm Sm;
 typedef struct Block Block;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_catalogue.sh: docs/errors.md lists every message smpipe can print.
-# Takes the format string of every error call in sim/*.c and models/*.c
+# Takes the format string of every error call in sim/*/*.c and models/*.c
 # (g_set_error, trace_set_error, fail, failf, comp_failf, warp_fail, RULE, gen_fail,
 # sm_warn, and fprintf(stderr, "smpipe ...")): its string literals joined,
 # a macro between them (G_GINT64_FORMAT) or a printf conversion standing for
@@ -80,7 +80,7 @@ function call(name, i,   depth, arg, c, fmt, got, line, nalt, alt, k) {
     }
     if (!got) return
     alt[++nalt] = fmt
-    f = file; sub(/^.*\//, "", f); f = (file ~ /\/models\/[^\/]*$/ ? "models/" : "sim/") f
+    f = file; if (match(file, /(sim|models)\/.*$/)) f = substr(file, RSTART)
     for (k = 1; k <= nalt; k++) {
         fmt = alt[k]
         if (name == "fprintf" && fmt !~ /^smpipe/) continue
@@ -93,7 +93,7 @@ function call(name, i,   depth, arg, c, fmt, got, line, nalt, alt, k) {
         printf "%s:%d\t%s\n", f, line, fmt
     }
 }
-' "$src"/sim/*.c "$src"/models/*.c)
+' "$src"/sim/*/*.c "$src"/models/*.c)
 if [ -z "$formats" ]; then
     echo "FAIL: no error calls found in $src/sim and $src/models"
     exit 1

@@ -4,7 +4,7 @@
  * recommendation rule on hand-made tables whose answer is known. */
 #include "test_util.h"
 
-#include "sim/sweep.h"
+#include "sim/drivers/sweep.h"
 
 /* The values of a list joined by spaces, or "ERROR: message". */
 static char *list(const char *text, bool integers)

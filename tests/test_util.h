@@ -4,8 +4,8 @@
 #include <check.h>
 #include <glib.h>
 
-#include "sim/runner.h"
-#include "sim/report.h"
+#include "sim/drivers/runner.h"
+#include "sim/out/report.h"
 
 /* Runs a Check suite and returns the process exit status. */
 static inline int run_suite(Suite *s)
