@@ -63,11 +63,11 @@ uint32_t race_current_group(RaceState *r, int32_t block, int64_t tid);
 void race_copies_arrive_on(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, int32_t mbar,
                            uint32_t phase);
 void race_barrier_observed(RaceState *r, int32_t block, int64_t tid, int32_t mbar, uint64_t phases);
-/* Thread tid arrives at the block barrier / passes it (generation gen). */
 /* Lanes of warp tid0 passed a __syncwarp (tile 32) or a sync of tiles of
  * `tile` lanes: the copies of commit groups that a lane waited for before
  * it are visible to the other lanes of its tile. */
 void race_warp_sync(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, int tile);
+/* Thread tid arrives at the block barrier / passes it (generation gen). */
 void race_block_arrive(RaceState *r, int32_t block, int64_t tid);
 void race_block_pass(RaceState *r, int32_t block, int64_t tid, uint64_t gen);
 /* The block barrier completed (generation gen): snapshot what is visible. */
