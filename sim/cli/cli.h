@@ -2,9 +2,9 @@
 #pragma once
 
 #include "sim/core/fileio.h"
-#include "sim/out/report.h"
 #include "sim/drivers/runner.h"
 #include "sim/drivers/sweep.h"
+#include "sim/out/report.h"
 #include "sim/out/timeline.h"
 
 int cli_run(int argc, char **argv);

@@ -20,10 +20,11 @@
  *    kernel still records its end time. */
 #include "sim/drivers/cuda_gen.h"
 
+#include "models/arch_features.h"
 #include "models/sm.h"
 #include "sim/drivers/cuda_gen_internal.h"
-#include "sim/out/jsonw.h"
 #include "sim/lang/parser.h"
+#include "sim/out/jsonw.h"
 
 /* ------------------------------------------------------- compute classes */
 
@@ -107,7 +108,8 @@ bool cuda_gen_supported(const Program *prog, const ArchParams *arch, GError **er
             break;
         }
         default:
-            if (gen_is_tx_op((OpCode) op->code) && arch->sm_version < 90) {
+            if (gen_is_tx_op((OpCode) op->code) &&
+                !(op->code == OP_MEMCPY_TX ? arch_has_bulk_copy(arch) : arch_has_mbar_tx(arch))) {
                 trace_set_error(error, SIM_ERROR_INPUT, t, op->loc,
                                 "%s needs compute capability 9.0; the architecture %s is sm_%" G_GINT64_FORMAT,
                                 op_code_name((OpCode) op->code), arch->name, arch->sm_version);

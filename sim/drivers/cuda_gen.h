@@ -15,8 +15,8 @@
 #pragma once
 
 #include "models/arch.h"
-#include "sim/lang/program.h"
 #include "sim/drivers/runner.h"
+#include "sim/lang/program.h"
 
 /* The expected contents of one global buffer after the kernel. */
 typedef struct {
