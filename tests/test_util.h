@@ -148,7 +148,6 @@ static inline const SimStats *tr_stats(const TestRun *tr)
     return sm_stats(tr->run.sm);
 }
 
-/* Reads a file under the source tree; returns newly allocated text. */
 /* A hand-made memory path for the unit suites' fake-clock tests: latencies
  * 30/200/500 (L1/L2/DRAM), 128-byte lines of 32-byte sectors, 64 L1 lines,
  * 1 MiB of L2, one active SM, the given bandwidths (bytes per clock) and
@@ -192,6 +191,7 @@ static inline void test_report_info(const TestRun *tr, const char *trace, const 
     info->engine = engine;
 }
 
+/* Reads a file under the source tree; returns newly allocated text. */
 static inline char *read_source(const char *rel)
 {
     char *path = g_build_filename(SRCDIR, rel, NULL);
