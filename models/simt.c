@@ -161,3 +161,44 @@ void simt_block(Warp *w, Split *s, WaitKind kind, SimWarpState reason, int32_t o
     s->gen++;
     (void) w;
 }
+
+/* ----------------------------------------------------------- invariants */
+
+const char *simt_check(const Warp *w)
+{
+    LaneMask seen = 0;
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        const Split *s = &w->split[i];
+        if (s->status == SPLIT_FREE) {
+            continue;
+        }
+        if (s->mask == 0) {
+            return "a path in use has no lanes";
+        }
+        if (seen & s->mask) {
+            return "two paths share a lane";
+        }
+        seen |= s->mask;
+        if (s->frame >= 0) {
+            if (s->frame >= w->nframes || !w->frames[s->frame].used) {
+                return "a path's frame is not in use";
+            }
+            if (s->mask & ~w->frames[s->frame].mask) {
+                return "a path has lanes its frame does not";
+            }
+        }
+        if (s->status == SPLIT_PARKED && (s->frame < 0 || w->frames[s->frame].join != s->pc)) {
+            return "a parked path is not at its frame's join";
+        }
+    }
+    if (seen != w->live) {
+        return "the paths' lanes are not the live lanes";
+    }
+    for (int32_t f = 0; f < w->nframes; f++) {
+        const Frame *fr = &w->frames[f];
+        if (fr->used && fr->parent >= 0 && (fr->parent >= w->nframes || !w->frames[fr->parent].used)) {
+            return "a frame's parent is not in use";
+        }
+    }
+    return NULL;
+}

@@ -22,6 +22,18 @@ void simt_refocus(Warp *w);
 int32_t simt_goto(Warp *w, int32_t si, int32_t pc, SimCycle t);
 /* Re-examines every frame after lanes exited: merges may now complete. */
 void simt_recheck_merges(Warp *w, SimCycle t);
+/* The invariants of a warp's paths and frames, between two issues:
+ *  - every live lane is in exactly one path: the masks of the paths in use
+ *    are not empty, do not overlap, and together are the live lanes (none
+ *    when the warp has exited);
+ *  - a path's frame is -1 or a frame in use whose lanes include the
+ *    path's, and a frame's parent is -1 or a frame in use;
+ *  - a parked path is at its frame's join (a path never parks without a
+ *    frame).
+ * Returns NULL when they hold, else which one does not (a static string).
+ * SmOptions.check_invariants asserts them after every issue (the test
+ * suites do). */
+const char *simt_check(const Warp *w);
 /* Split s blocks from cycle t on a barrier or a collective (kind, obj,
  * value, token say which) and is charged `reason` until it is woken. */
 void simt_block(Warp *w, Split *s, WaitKind kind, SimWarpState reason, int32_t obj, uint64_t value,

@@ -415,6 +415,12 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         w->split[w->focus].wait_state = WS_DEPENDENCY;
     }
     simt_refocus(w);
+    if (sm->opt.check_invariants) {
+        const char *broken = simt_check(w);
+        if (broken != NULL) {
+            g_error("SIMT invariant broken in warp %d at cycle %" G_GUINT64_FORMAT ": %s", w->id, now, broken);
+        }
+    }
     w->busy_until = now + (SimCycle) used;
     sm_account(w, idle_state(w, w->busy_until), w->busy_until);
     sm_warp_schedule(sm, w);

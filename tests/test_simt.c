@@ -39,6 +39,9 @@ static void check_invariants(const Warp *w)
         }
     }
     ck_assert_msg(seen == w->live, "splits cover 0x%08x, live lanes 0x%08x", seen, w->live);
+    /* The model's own checker (SmOptions.check_invariants) agrees. */
+    const char *broken = simt_check(w);
+    ck_assert_msg(broken == NULL, "simt_check: %s", broken);
 }
 
 /* A branch at pc 0 whose taken side (the high lanes) goes to pc 5 and whose
@@ -152,6 +155,28 @@ START_TEST(refocus_prefers_the_earliest_runnable_then_a_blocked_path)
 }
 END_TEST
 
+/* simt_check finds each kind of broken state. */
+START_TEST(simt_check_reports_broken_invariants)
+{
+    Warp w;
+    stub_warp(&w);
+    ck_assert_ptr_null(simt_check(&w));
+    int32_t ni = diverge(&w);
+    ck_assert_ptr_null(simt_check(&w));
+    w.split[ni].mask |= 1u; /* lane 0 is the other path's too */
+    ck_assert_str_eq(simt_check(&w), "two paths share a lane");
+    w.split[ni].mask = HIGH & ~0x80000000u; /* lane 31 in no path */
+    ck_assert_str_eq(simt_check(&w), "the paths' lanes are not the live lanes");
+    w.split[ni].mask = HIGH;
+    w.split[ni].status = SPLIT_PARKED; /* at pc 5, its join is 10 */
+    ck_assert_str_eq(simt_check(&w), "a parked path is not at its frame's join");
+    w.split[ni].status = SPLIT_RUNNABLE;
+    w.frames[w.split[ni].frame].used = false;
+    ck_assert_str_eq(simt_check(&w), "a path's frame is not in use");
+    g_free(w.frames);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("simt");
@@ -162,6 +187,7 @@ int main(void)
     TCase *ts = tcase_create("slots");
     tcase_add_test(ts, split_slots_and_frames_are_reused);
     tcase_add_test(ts, refocus_prefers_the_earliest_runnable_then_a_blocked_path);
+    tcase_add_test(ts, simt_check_reports_broken_invariants);
     suite_add_tcase(s, ts);
     return run_suite(s);
 }

@@ -75,6 +75,7 @@ static inline bool run_text_arch_full(TestRun *tr, const char *path, const char 
     o.sm.max_cycles = max_cycles;
     o.sm.max_ops = max_ops;
     o.sm.functional = functional;
+    o.sm.check_invariants = true;
     bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
     g_ptr_array_free(sl, TRUE);
     if (!ok) {
@@ -129,6 +130,7 @@ static inline void run_arch_ok(TestRun *tr, const char *text, const char *arch, 
     o.sm.engine = SIM_ENGINE_EVENT;
     o.sm.race_check = true;
     o.sm.max_cycles = 100000000;
+    o.sm.check_invariants = true;
     bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
     g_ptr_array_free(sl, TRUE);
     ck_assert_msg(ok, "%s", err ? err->message : "");
