@@ -4,7 +4,7 @@
  * a default. */
 #include "models/arch.h"
 
-#include "sim/fileio.h"
+#include "sim/core/fileio.h"
 
 #include <errno.h>
 #include <math.h>
@@ -858,4 +858,21 @@ void arch_format_sources(const ArchParams *a, const ArchSources *sources, GStrin
                                    (int64_t) arch_key_number(a, key));
         }
     }
+}
+
+void arch_sha256(const ArchParams *a, char out[65])
+{
+    g_autoptr(GString) text = g_string_new(NULL);
+    arch_format(a, text);
+    g_autoptr(GString) values = g_string_new(NULL);
+    for (const char *line = text->str; *line != '\0';) {
+        const char *nl = strchr(line, '\n');
+        gsize n = nl ? (gsize) (nl - line) + 1 : strlen(line);
+        if (line[0] != '#') {
+            g_string_append_len(values, line, (gssize) n);
+        }
+        line += n;
+    }
+    g_autofree char *h = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *) values->str, values->len);
+    g_strlcpy(out, h, 65);
 }

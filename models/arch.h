@@ -7,7 +7,7 @@
  * the keys; `smpipe arch show NAME` prints them resolved. */
 #pragma once
 
-#include "sim/simtypes.h"
+#include "sim/core/simtypes.h"
 
 #define ARCH_MAX_CLASSES 12
 
@@ -125,6 +125,9 @@ bool arch_load_data(const char *path, const char *data, gsize len, const GPtrArr
 
 /* Writes the resolved parameters as an .ini file (arch show). */
 void arch_format(const ArchParams *a, GString *out);
+/* The SHA-256 (hex) of an architecture's resolved values: of arch_format's
+ * text without its comment lines, so that only values count. */
+void arch_sha256(const ArchParams *a, char out[65]);
 
 /* Where each key's value came from: the file that set it (a derived file or
  * one of its bases) or the --set assignment ("--set dram.latency=x2"). */

@@ -1,7 +1,11 @@
-/* barrier.c: mbarrier phases and the block barrier.  Semantics from the PTX
- * ISA's mbarrier section and bar.sync; costs are charged by the caller from
- * the architecture file. */
+/* barrier.c: mbarrier phases, the SM's mbarrier unit and the block barrier
+ * (see barrier.h).  Semantics from the PTX ISA's mbarrier section and
+ * bar.sync.  Numbers: arch/NAME.ini [barrier], measured by
+ * scripts/calib/sync.cu and mbarrier.cuh; the callers (sync.c,
+ * pipe_exec.c, cl_exec.c) charge them. */
 #include "models/barrier.h"
+
+#include "models/arch_features.h"
 
 SimCycle mbar_unit_take(MBarUnit *u, SimCycle t, int64_t interval)
 {
@@ -227,4 +231,20 @@ bool block_barrier_exit(BlockBarrier *b, int64_t count, SimCycle now, BarrierWak
 {
     b->expected -= count;
     return block_barrier_check(b, now, wake, ctx);
+}
+
+SimCycle block_barrier_cost(const ArchParams *a, int64_t warps)
+{
+    return (SimCycle) (a->syncthreads_base + a->syncthreads_per_warp * warps);
+}
+
+SimCycle mbar_resume_at(const ArchParams *a, SimCycle since, SimCycle done)
+{
+    if (arch_mbar_wait_suspends(a)) {
+        return done + (SimCycle) a->mbar_wake;
+    }
+    SimCycle period = (SimCycle) a->mbar_poll;
+    since = MIN(since, done);
+    SimCycle polls = (done - since + period - 1) / period;
+    return since + polls * period + (SimCycle) a->mbar_test;
 }

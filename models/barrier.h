@@ -26,7 +26,8 @@
  * waiters resumes 64 cycles after the first). */
 #pragma once
 
-#include "sim/simtypes.h"
+#include "models/arch.h"
+#include "sim/core/simtypes.h"
 
 /* The SM's shared mbarrier path: when the unit is next free, and
  * the completion whose waiters are being released (with how many have
@@ -128,3 +129,18 @@ void block_barrier_clear(BlockBarrier *b);
 bool block_barrier_arrive(BlockBarrier *b, int64_t count, SimCycle now, BarrierWakeFn wake, void *ctx);
 /* count threads exit: they no longer take part. */
 bool block_barrier_exit(BlockBarrier *b, int64_t count, SimCycle now, BarrierWakeFn wake, void *ctx);
+/* The cycles from the last arrival at bar.sync 0 until the block's threads
+ * run again, for a block of `warps` warps: barrier.syncthreads_base +
+ * barrier.syncthreads_per_warp per warp (scripts/calib/sync.cu).  The one
+ * place __syncthreads' cost is computed: a group sync and an OpenCL
+ * work-group function cost the same. */
+SimCycle block_barrier_cost(const ArchParams *a, int64_t warps);
+
+/* When a thread that began waiting on an mbarrier phase at `since` runs
+ * again, the phase having completed at `done`.  Where try_wait suspends
+ * (arch_mbar_wait_suspends: sm_90) the hardware resumes it
+ * barrier.mbarrier_wake cycles later (the mbarrier unit staggers several
+ * waiters: mbar_unit_wake).  Before sm_90 libcudacxx polls test_wait every
+ * barrier.mbarrier_poll cycles from `since`: the thread notices at its first
+ * poll at or after `done` and leaves barrier.wait_call cycles into it. */
+SimCycle mbar_resume_at(const ArchParams *a, SimCycle since, SimCycle done);

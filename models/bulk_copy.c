@@ -1,4 +1,6 @@
-/* bulk_copy.c: bulk copies as a stream of chunk requests. */
+/* bulk_copy.c: bulk copies (TMA) as a stream of chunk requests (see
+ * bulk_copy.h).  Numbers: arch/NAME.ini [bulk] issue_latency,
+ * bytes_per_clk and chunk_bytes, measured by scripts/calib/bulk.cu. */
 #include "models/bulk_copy.h"
 
 #include <math.h>

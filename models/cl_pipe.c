@@ -1,6 +1,13 @@
 /* cl_pipe.c: OpenCL pipe objects: reservations, in-order commits, the
- * written-packet bitmap and the occupancy statistics (see cl_pipe.h). */
+ * written-packet bitmap and the occupancy statistics (see cl_pipe.h).
+ * cl_exec.c runs the pipe built-ins as warps execute them, with their cost
+ * model.  Numbers: opencl.max_active_reservations (CL_DEVICE_PIPE_MAX_
+ * ACTIVE_RESERVATIONS); the objects have no timing of their own. */
 #include "models/cl_pipe.h"
+
+#include "sim/out/stats.h"
+
+#include <string.h>
 
 void cl_pipe_init(ClPipe *p, const char *name, int64_t capacity, int64_t packet_bytes, int32_t nblocks,
                   int64_t threads)

@@ -24,14 +24,16 @@
  * written since their write reservation, so that reading a reserved packet
  * nobody wrote can be reported (its contents are undefined).
  *
- * Timing is not modelled here: warp.c charges each header operation as an
+ * Timing is not modelled by ClPipe itself: cl_exec (cl_exec.c) charges each header operation as an
  * atomic (an L2 round trip through the memory path) and packets as global
  * loads and stores.  This unit keeps state and statistics only, so it can
  * be tested alone (tests/test_cl_pipe.c). */
 #pragma once
 
-#include "sim/stats.h"
-#include "sim/trace_ast.h"
+#include "sim/core/simtypes.h"
+
+/* A pipe's statistics record (sim/out/stats.h, which cl_pipe.c uses). */
+typedef struct SimClPipeStats SimClPipeStats;
 
 /* A reservation: open (not committed), or committed and waiting for an
  * older one of the same direction to commit too. */

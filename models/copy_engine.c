@@ -1,4 +1,7 @@
-/* copy_engine.c: cp.async coalescing, admission and completion. */
+/* copy_engine.c: cp.async coalescing, admission and completion (see
+ * copy_engine.h).  Numbers: arch/NAME.ini [cp_async] issue_cycles,
+ * max_inflight and extra_latency and the [l1] line and sector sizes,
+ * measured by scripts/calib/cpasync.cu. */
 #include "models/copy_engine.h"
 
 void copy_engine_init(CopyEngine *c, const ArchParams *a)

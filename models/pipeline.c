@@ -1,5 +1,16 @@
-/* pipeline.c: pipeline objects, make_pipeline's rules, and stage life. */
+/* pipeline.c: cuda::pipeline's objects (see pipeline.h): make_pipeline's
+ * rules, each thread's protocol state, stage life and occupancy, and the
+ * stage statistics the pipeline owns.  pipe_exec.c runs the protocol as
+ * warps execute it.
+ *
+ * Hardware behaviour: what libcudacxx's implementation keeps, on the
+ * mbarriers of barrier.c (block scope) or cp.async commit groups (thread
+ * scope).  It has no timing of its own: the costs are pipe_exec.c's. */
 #include "models/pipeline.h"
+
+#include "sim/out/stats.h"
+
+#include <string.h>
 
 void pipe_init(Pipe *p, bool block_scope, int32_t make_op, int64_t threads)
 {
@@ -20,6 +31,9 @@ void pipe_init(Pipe *p, bool block_scope, int32_t make_op, int64_t threads)
 
 void pipe_clear(Pipe *p)
 {
+    if (p->stats != NULL) {
+        sim_stage_stats_free(p->stats);
+    }
     g_free(p->head);
     g_free(p->tail);
     g_free(p->flags);
@@ -30,6 +44,18 @@ void pipe_clear(Pipe *p)
     g_free(p->life);
     g_free(p->occupancy_time);
     memset(p, 0, sizeof *p);
+}
+
+static void occupancy_move(Pipe *p, int64_t delta, SimCycle now)
+{
+    if (p->occupancy_time == NULL) {
+        return;
+    }
+    if (now > p->occupancy_since) {
+        p->occupancy_time[MIN(p->open_stages, p->stages)] += now - p->occupancy_since;
+    }
+    p->occupancy_since = MAX(now, p->occupancy_since);
+    p->open_stages += delta;
 }
 
 const char *pipe_block_make(Pipe *p, MBarrier *mbars, int32_t pstate, int64_t stages, int32_t mbar_base,
@@ -63,9 +89,14 @@ const char *pipe_block_make(Pipe *p, MBarrier *mbars, int32_t pstate, int64_t st
     p->refcount = size;
     p->live = true;
     g_free(p->life);
-    g_free(p->occupancy_time);
     p->life = g_new0(StageLife, stages);
-    p->occupancy_time = g_new0(uint64_t, stages + 1);
+    /* Occupancy runs from the first make to the end of the run: a remake
+     * (the same operation again, so the same stages) adds to it. */
+    if (p->occupancy_time == NULL) {
+        p->occupancy_time = g_new0(uint64_t, stages + 1);
+    } else {
+        occupancy_move(p, 0, now);
+    }
     p->open_stages = 0;
     p->occupancy_since = now;
     return NULL;
@@ -113,18 +144,6 @@ const char *pipe_check_role(Pipe *p, int64_t tid, uint8_t role_bits)
     return NULL;
 }
 
-static void occupancy_move(Pipe *p, int64_t delta, SimCycle now)
-{
-    if (p->occupancy_time == NULL) {
-        return;
-    }
-    if (now > p->occupancy_since) {
-        p->occupancy_time[MIN(p->open_stages, p->stages)] += now - p->occupancy_since;
-    }
-    p->occupancy_since = MAX(now, p->occupancy_since);
-    p->open_stages += delta;
-}
-
 void pipe_stage_open(Pipe *p, int64_t slot, SimCycle now)
 {
     StageLife *l = &p->life[slot];
@@ -151,4 +170,9 @@ void pipe_stage_close(Pipe *p, int64_t slot, SimCycle now)
 void pipe_finish(Pipe *p, SimCycle end)
 {
     occupancy_move(p, 0, end);
+    if (p->stats != NULL) {
+        for (int64_t k = 0; k <= p->stages; k++) {
+            p->stats->occupancy[k] += p->occupancy_time[k];
+        }
+    }
 }

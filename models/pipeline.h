@@ -26,12 +26,20 @@
  * it waits for more than needed).
  *
  * On top of the library's behaviour this unit keeps each thread's protocol
- * state so that misuse is reported (SPEC tags in pipeline.c). */
+ * state so that misuse is reported (SPEC tags in pipeline.c and
+ * pipe_exec.c, which runs the protocol as warps execute it). */
 #pragma once
 
 #include "models/barrier.h"
-#include "sim/program.h"
-#include "sim/stats.h"
+#include "sim/core/simtypes.h"
+
+/* A pipeline's statistics record (sim/out/stats.h, which pipeline.c uses). */
+typedef struct SimStageStats SimStageStats;
+
+/* The most commit groups a thread-scope wait can leave outstanding:
+ * libcudacxx's wait_group switch names 0..8 (consumer_wait and
+ * pipeline_consumer_wait_prior<N> both cap at it). */
+#define PIPE_WAIT_GROUP_MAX 8
 
 /* Per-thread flags. */
 enum {
@@ -82,7 +90,8 @@ typedef struct {
     uint64_t *occupancy_time; /* cycles with k stages open, k = 0..stages */
     int64_t open_stages;
     SimCycle occupancy_since;
-    SimStageStats *stats;   /* not owned */
+    SimStageStats *stats;   /* owned: made by its first block make_pipeline and
+                             * kept across remakes, so every instance counts */
 } Pipe;
 
 void pipe_init(Pipe *p, bool block_scope, int32_t make_op, int64_t threads);
@@ -116,5 +125,6 @@ const char *pipe_check_role(Pipe *p, int64_t tid, uint8_t role_bits);
 void pipe_stage_open(Pipe *p, int64_t slot, SimCycle now);
 void pipe_stage_close(Pipe *p, int64_t slot, SimCycle now);
 
-/* Finalises the occupancy time at the end of the run. */
+/* Finalises the occupancy time at the end of the run and adds it to the
+ * pipeline's stage statistics, if it has any.  Called once. */
 void pipe_finish(Pipe *p, SimCycle end);

@@ -1,4 +1,6 @@
-/* race.c: shadow state of shared memory for the race detector. */
+/* race.c: shadow state of shared memory for the race detector (see
+ * race.h).  It models no timing: it checks the program's synchronisation
+ * against the copies' completion order the other units compute. */
 #include "models/race.h"
 
 typedef struct {
@@ -39,7 +41,6 @@ typedef struct {
 } BlockShadow;
 
 struct RaceState {
-    const Program *prog;
     BlockShadow *blocks;
     int32_t nblocks;
     int32_t pipes, mbars;
@@ -47,17 +48,16 @@ struct RaceState {
 
 static void set_objects(RaceState *r, int32_t pipes, int32_t mbars);
 
-RaceState *race_new(const Program *prog, int32_t blocks, int32_t pipes, int32_t mbars)
+RaceState *race_new(int64_t block_threads, int64_t smem_bytes, int32_t blocks, int32_t pipes, int32_t mbars)
 {
     RaceState *r = g_new0(RaceState, 1);
-    r->prog = prog;
     r->nblocks = blocks;
     r->blocks = g_new0(BlockShadow, blocks);
     for (int32_t b = 0; b < blocks; b++) {
         BlockShadow *s = &r->blocks[b];
-        s->nwords = (prog->smem_bytes + 3) / 4;
+        s->nwords = (smem_bytes + 3) / 4;
         s->words = g_new0(WordShadow, MAX(s->nwords, 1));
-        s->threads = prog->block_threads;
+        s->threads = block_threads;
         s->epoch = g_new0(uint32_t, s->threads);
         s->group_commits = g_new0(uint32_t, s->threads);
         s->groups_done = g_new0(uint32_t, s->threads);

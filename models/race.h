@@ -17,7 +17,7 @@
  * everything other threads did before arriving at barrier e. */
 #pragma once
 
-#include "sim/program.h"
+#include "sim/core/simtypes.h"
 
 typedef struct RaceState RaceState;
 
@@ -34,9 +34,10 @@ typedef struct {
     SrcLoc loc;       /* the copy's line */
 } RaceTag;
 
-/* Shadow state for `blocks` blocks, each with `pipes` pipeline objects and
+/* Shadow state for `blocks` blocks of `block_threads` threads and
+ * `smem_bytes` of shared memory, each with `pipes` pipeline objects and
  * `mbars` mbarriers. */
-RaceState *race_new(const Program *prog, int32_t blocks, int32_t pipes, int32_t mbars);
+RaceState *race_new(int64_t block_threads, int64_t smem_bytes, int32_t blocks, int32_t pipes, int32_t mbars);
 void race_free(RaceState *r);
 
 /* An async copy by thread tid writes [off, off+size) of shared memory.
@@ -62,11 +63,11 @@ uint32_t race_current_group(RaceState *r, int32_t block, int64_t tid);
 void race_copies_arrive_on(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, int32_t mbar,
                            uint32_t phase);
 void race_barrier_observed(RaceState *r, int32_t block, int64_t tid, int32_t mbar, uint64_t phases);
-/* Thread tid arrives at the block barrier / passes it (generation gen). */
 /* Lanes of warp tid0 passed a __syncwarp (tile 32) or a sync of tiles of
  * `tile` lanes: the copies of commit groups that a lane waited for before
  * it are visible to the other lanes of its tile. */
 void race_warp_sync(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, int tile);
+/* Thread tid arrives at the block barrier / passes it (generation gen). */
 void race_block_arrive(RaceState *r, int32_t block, int64_t tid);
 void race_block_pass(RaceState *r, int32_t block, int64_t tid, uint64_t gen);
 /* The block barrier completed (generation gen): snapshot what is visible. */

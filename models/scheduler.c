@@ -1,4 +1,6 @@
-/* scheduler.c: ready lists and the LRR and GTO policies. */
+/* scheduler.c: a sub-partition scheduler's ready list and the LRR and GTO
+ * policies (see scheduler.h); the SM's arbitration (sm.c) uses them.
+ * Numbers: sched.policy and sm.subpartitions from arch/NAME.ini. */
 #include "models/scheduler.h"
 
 void scheduler_init(Scheduler *s, int32_t max_warps, int nclasses)
@@ -24,43 +26,11 @@ void scheduler_enqueue(Scheduler *s, int32_t warp)
     s->ready[s->nready++] = warp;
 }
 
-static int32_t take(Scheduler *s, int32_t i)
+/* Removes the ready warp at index i. */
+static void remove_at(Scheduler *s, int32_t i)
 {
-    int32_t w = s->ready[i];
     memmove(&s->ready[i], &s->ready[i + 1], (size_t) (s->nready - i - 1) * sizeof *s->ready);
     s->nready--;
-    s->last = w;
-    return w;
-}
-
-int32_t scheduler_pick(Scheduler *s, SchedPolicy policy)
-{
-    if (s->nready == 0) {
-        return -1;
-    }
-    if (policy == SCHED_GTO) {
-        /* Greedy: the last warp if it is ready again; then the oldest. */
-        for (int32_t i = 0; i < s->nready; i++) {
-            if (s->ready[i] == s->last) {
-                return take(s, i);
-            }
-        }
-        return take(s, 0);
-    }
-    /* Loose round-robin: the ready warp with the smallest id above the last
-     * issued one, wrapping around. */
-    int32_t best = -1;
-    int32_t wrap = -1;
-    for (int32_t i = 0; i < s->nready; i++) {
-        int32_t w = s->ready[i];
-        if (w > s->last && (best < 0 || w < s->ready[best])) {
-            best = i;
-        }
-        if (wrap < 0 || w < s->ready[wrap]) {
-            wrap = i;
-        }
-    }
-    return take(s, best >= 0 ? best : wrap);
 }
 
 int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out)
@@ -101,7 +71,8 @@ void scheduler_take(Scheduler *s, int32_t warp)
 {
     for (int32_t i = 0; i < s->nready; i++) {
         if (s->ready[i] == warp) {
-            take(s, i);
+            remove_at(s, i);
+            s->last = warp;
             return;
         }
     }
@@ -112,8 +83,7 @@ void scheduler_remove(Scheduler *s, int32_t warp)
 {
     for (int32_t i = 0; i < s->nready; i++) {
         if (s->ready[i] == warp) {
-            memmove(&s->ready[i], &s->ready[i + 1], (size_t) (s->nready - i - 1) * sizeof *s->ready);
-            s->nready--;
+            remove_at(s, i);
             return;
         }
     }

@@ -29,8 +29,6 @@ typedef struct {
 void scheduler_init(Scheduler *s, int32_t max_warps, int nclasses);
 void scheduler_clear(Scheduler *s);
 void scheduler_enqueue(Scheduler *s, int32_t warp);
-/* Removes and returns the warp to issue next, or -1 when none is ready. */
-int32_t scheduler_pick(Scheduler *s, SchedPolicy policy);
 /* The ready warps in the order the policy prefers them; returns the count
  * (out has room for nready). */
 int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out);

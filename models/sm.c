@@ -4,7 +4,12 @@
  * actions, and the deadlock report.  Numbers: arch/NAME.ini. */
 #include "models/sm_internal.h"
 
+#include "models/arch_features.h"
+#include "models/cl_exec.h"
+#include "models/pipe_exec.h"
 #include "models/race.h"
+#include "models/sync.h"
+#include "models/warp.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -267,9 +272,7 @@ void sm_schedule_action(Sm *sm, SimCycle at, ActionKind kind, int32_t block, int
     sim_engine_schedule(&sm->engine, MAX(at, sm->engine.now), ev_action, sm, (uint64_t) i);
 }
 
-/* Defined in warp.c: applies an async arrival or tx completion. */
-void warp_apply_action(Sm *sm, const Action *a, SimCycle now);
-
+/* An async arrival or tx completion lands (sync_apply_action). */
 static void ev_action(void *target, uint64_t idx, SimCycle now)
 {
     Sm *sm = target;
@@ -280,7 +283,7 @@ static void ev_action(void *target, uint64_t idx, SimCycle now)
     if (sm->engine.stop) {
         return;
     }
-    warp_apply_action(sm, &a, now);
+    sync_apply_action(sm, &a, now);
 }
 
 void sm_fail(Sm *sm, GError *err)
@@ -492,8 +495,8 @@ static bool check_fit(const Program *p, const ArchParams *a, GError **error)
     int64_t threads = p->block_threads * blocks;
     int64_t warps = p->warps * blocks;
     int64_t smem = sm_smem_per_block(p, a);
-    /* Registers are allocated per warp in units of 256. */
-    int64_t regs_per_warp = (a->regs_per_thread * 32 + 255) / 256 * 256;
+    int64_t granule = arch_register_granule(a);
+    int64_t regs_per_warp = (a->regs_per_thread * SIM_WARP_SIZE + granule - 1) / granule * granule;
     int64_t regs = regs_per_warp * warps;
     const char *what = NULL;
     int64_t need = 0, have = 0;
@@ -625,7 +628,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->opt.functional = opt->functional || prog->uses_expect;
     sm->tl = opt->timeline;
     sim_engine_init(&sm->engine, opt->engine);
-    sm->engine.live = warp_event_live;
+    sm->engine.live = pipe_event_live;
     sm->engine.max_cycles = opt->max_cycles;
     sm->nblocks = (int32_t) arch->blocks;
     sm->nwarps = (int32_t) (prog->warps * sm->nblocks);
@@ -826,7 +829,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     }
     sm->live_warps = sm->nwarps;
     if (opt->race_check) {
-        sm->race = race_new(prog, sm->nblocks, sm->npipes, nmbars);
+        sm->race = race_new(prog->block_threads, prog->smem_bytes, sm->nblocks, sm->npipes, nmbars);
     }
     return g_steal_pointer(&sm);
 }
@@ -1066,37 +1069,7 @@ static void finish_stats(Sm *sm, SimCycle end)
                 if (agg == NULL) {
                     agg = sim_stage_stats_new(pst->name, pst->stages);
                 }
-                SimStageStats *src = pp->stats;
-                agg->instances += src->instances;
-                for (int s = 0; s < STAGE_STEP__COUNT; s++) {
-                    SimDist *d = &agg->step[s];
-                    const SimDist *e = &src->step[s];
-                    if (e->count) {
-                        d->min = d->count ? MIN(d->min, e->min) : e->min;
-                        d->max = MAX(d->max, e->max);
-                        d->count += e->count;
-                        d->sum += e->sum;
-                        for (int k2 = 0; k2 <= 64; k2++) {
-                            d->bucket[k2] += e->bucket[k2];
-                        }
-                    }
-                }
-                {
-                    SimDist *d = &agg->exposed;
-                    const SimDist *e = &src->exposed;
-                    if (e->count) {
-                        d->min = d->count ? MIN(d->min, e->min) : e->min;
-                        d->max = MAX(d->max, e->max);
-                        d->count += e->count;
-                        d->sum += e->sum;
-                        for (int k2 = 0; k2 <= 64; k2++) {
-                            d->bucket[k2] += e->bucket[k2];
-                        }
-                    }
-                }
-                for (int64_t k2 = 0; k2 <= pst->stages; k2++) {
-                    agg->occupancy[k2] += pp->occupancy_time[k2];
-                }
+                sim_stage_stats_merge(agg, pp->stats);
             }
         }
         if (agg != NULL) {
@@ -1108,14 +1081,11 @@ static void finish_stats(Sm *sm, SimCycle end)
         cl_pipe_finish(&sm->clpipes[i], end);
         g_ptr_array_add(st->cl_pipes, cl_pipe_take_stats(&sm->clpipes[i]));
     }
-    warp_cl_finish(sm);
+    cl_pipes_finish(sm);
     /* Sorted by text, so that the order does not depend on which engine
      * or warp met a problem first. */
     g_ptr_array_sort(st->warnings, compare_strings);
 }
-
-/* Defined in warp.c: per-pipeline stage statistics storage. */
-void warp_free_stage_stats(Sm *sm);
 
 bool sm_run(Sm *sm, GError **error)
 {
@@ -1133,7 +1103,6 @@ bool sm_run(Sm *sm, GError **error)
         end = MAX(end, sm->warps[i].exit_cycle);
     }
     finish_stats(sm, end);
-    warp_free_stage_stats(sm);
     if (!ok) {
         g_propagate_error(error, err);
         return false;

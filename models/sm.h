@@ -7,10 +7,10 @@
 #pragma once
 
 #include "models/arch.h"
-#include "sim/engine.h"
-#include "sim/program.h"
-#include "sim/stats.h"
-#include "sim/timeline.h"
+#include "sim/core/engine.h"
+#include "sim/lang/program.h"
+#include "sim/out/stats.h"
+#include "sim/out/timeline.h"
 
 typedef struct {
     SimEngineKind engine;
@@ -20,6 +20,8 @@ typedef struct {
     bool functional;         /* track data values (for CUDA reference outputs); a
                               * program with expect statements always does */
     bool by_line;            /* warp-cycles per trace line and state (SimStats.line_state) */
+    bool check_invariants;   /* assert the SIMT invariants (simt_check) after every issue:
+                              * the test suites do; it costs time */
     SimTimeline *timeline;   /* may be NULL; not owned */
 } SmOptions;
 

@@ -1,6 +1,7 @@
 /* sm_internal.h: the state of a simulated SM, shared by sm.c (assembly,
- * scheduling, accounting), warp.c (the SIMT interpreter) and race.c.  Not
- * a public interface: sm.h is. */
+ * scheduling, accounting) and the interpreter's files (warp.h lists them).
+ * Not a public interface: sm.h is.  sm.c builds and frees everything here;
+ * the services below are the SM's, which the interpreter calls. */
 #pragma once
 
 #include "models/arch.h"
@@ -13,107 +14,15 @@
 #include "models/scheduler.h"
 #include "models/sm.h"
 #include "models/smem.h"
-#include "sim/engine.h"
-#include "sim/expr_eval.h"
-#include "sim/program.h"
-#include "sim/stats.h"
-#include "sim/timeline.h"
+#include "sim/core/engine.h"
+#include "sim/lang/expr_eval.h"
+#include "sim/lang/program.h"
+#include "sim/out/stats.h"
+#include "sim/out/timeline.h"
 
-#define MAX_SPLITS 40
-#define MAX_CHAINS 64
+#include "models/warp.h"
 
-typedef enum {
-    SPLIT_FREE,
-    SPLIT_RUNNABLE,  /* may issue from ready_at on */
-    SPLIT_BLOCKED,   /* waits on a barrier or a collective; woken by an event */
-    SPLIT_PARKED     /* reached its reconvergence point; waits for its siblings */
-} SplitStatus;
-
-typedef enum {
-    WAIT_NONE,
-    WAIT_MBAR,       /* obj = block mbarrier index, value = parity or token */
-    WAIT_BLOCK_BAR,
-    WAIT_COLLECTIVE, /* make_pipeline's group sync: obj = pipe slot */
-    WAIT_SYNCWARP,
-    WAIT_CL_GROUP    /* an OpenCL work-group pipe built-in: the block's cl_pc */
-} WaitKind;
-
-/* A path of a warp: lanes executing the same operation.  A converged warp
- * has one; divergence creates more, which merge at reconvergence points. */
-typedef struct {
-    SplitStatus status;
-    int32_t pc;              /* current operation */
-    LaneMask mask;           /* its lanes */
-    int32_t frame;           /* innermost reconvergence frame, or -1 */
-    SimCycle ready_at;       /* RUNNABLE: earliest cycle to issue */
-    SimWarpState wait_state; /* why it is not issuing (before ready_at, or blocked) */
-    WaitKind wait;
-    int32_t wait_obj;
-    uint64_t wait_value;
-    bool wait_token;
-    SimCycle blocked_since;
-    uint32_t gen;            /* bumped when blocked or woken: drops stale events */
-    int8_t role;             /* cached SimRole of its lanes, -1 = unknown */
-    /* Progress through a multi-instruction operation. */
-    int32_t step;            /* 0 = not started */
-    int64_t remaining;
-    int64_t count;
-    int64_t aux;
-    int64_t aux2;            /* compute: the interleaved operations after pc */
-    int32_t chain_next;      /* compute: the chain of the next instruction */
-    int32_t cls;             /* compute: the arch instruction class */
-} Split;
-
-/* A reconvergence frame: lanes `mask` entered the construct ending at join. */
-typedef struct {
-    int32_t join;
-    LaneMask mask;
-    int32_t parent;
-    bool used;
-} Frame;
-
-typedef struct {
-    LaneMask mask;
-    SimCycle done;
-} CpGroup;
-
-typedef struct Sm Sm;
-
-typedef struct {
-    Sm *sm;
-    int32_t id;              /* SM-wide */
-    int32_t block;
-    int32_t index;           /* warp index within the block */
-    int32_t smsp;
-    int64_t tid0;            /* thread index of lane 0 */
-    LaneMask exists;         /* lanes that are threads of the block */
-    LaneMask live;           /* not exited */
-    int64_t *vals;           /* variable slots */
-    Split split[MAX_SPLITS];
-    int32_t focus;           /* the split the warp runs */
-    Frame *frames;
-    int32_t nframes;
-    bool queued;             /* in its scheduler's ready list */
-    SimCycle busy_until;     /* end of its last issue */
-    SimWarpState state;      /* accounting: current state and since when */
-    SimRole role;
-    int32_t line;            /* accounting with by_line or a timeline: the trace line charged since `since` */
-    int32_t stage;           /* ... and the pipeline stage of that operation, or -1 (warp_op_place) */
-    const char *barrier;     /* ... and the barrier it names, or NULL (borrowed from the program) */
-    SimCycle since;
-    SimCycle exit_cycle;
-    SimCycle lane_open[SIM_WARP_SIZE];   /* uncommitted cp.async completion per lane */
-    SimCycle lane_copies[SIM_WARP_SIZE]; /* every cp.async of the lane completed by then */
-    GArray *groups;          /* CpGroup: committed cp.async groups, oldest first */
-    SimCycle chain[MAX_CHAINS];
-    SimCycle chains_done;    /* sched.chain_overlap: when the warp's compute chains in flight complete */
-    uint32_t *data;          /* functional model: [var][lane][4] words, or NULL */
-    LaneMask syncwarp_arrived;
-    int timeline_track;
-} Warp;
-
-
-typedef struct {
+struct Block {
     int32_t id;
     int32_t first_warp;
     int64_t threads;
@@ -134,7 +43,7 @@ typedef struct {
     int64_t cl_arg_tid;      /* the first arrival, or -1 */
     uint8_t *cl_dir;         /* per OpenCL pipe: 0 unused, 1 read, 2 written by this work-group */
     uint32_t *cl_dir_line;   /* per OpenCL pipe: the line that fixed cl_dir */
-} Block;
+};
 
 /* Work for an event that acts on a barrier later (async arrive, complete_tx). */
 typedef enum {
@@ -153,6 +62,26 @@ typedef struct {
     LaneMask lanes;          /* the threads whose copies these are (for messages) */
 } Action;
 
+/* The SM.  Who writes what (everything is built by sm_new and freed by
+ * sm_free, in sm.c):
+ *  - prog, arch, opt and the per-operation tables (class_map, pipe_slot,
+ *    op_divs, op_fuse, npipes): fixed after sm_new.
+ *  - engine: driven by sm_run; the interpreter schedules its own events
+ *    (a wait_for's time-out, pipe_exec.c) and the SM's (sm_schedule_action).
+ *  - smsp, order: sm.c's arbitration; each Scheduler's pipe_free belongs to
+ *    compute.c, which issues the instruction classes.
+ *  - warps, blocks: the interpreter (warp.h lists its files), except each
+ *    warp's accounting fields (sm_account) and `queued` (sm.c).
+ *  - smem, mem, cpa, bulk, mbar_unit: the units of models/, called by the
+ *    interpreter; clpipes and cl_next_rid: cl_exec.c; race: race.c.
+ *  - live_warps, smsp_live, end_cycle, ops_executed: warp.c (thread exit,
+ *    issue).
+ *  - the overlap intervals (copy_*, compute_marks, mark_head, marks_pending,
+ *    last_mark), actions, warned and the timeline tracks: sm.c, through
+ *    the services declared below.
+ *  - stats: counters incremented by every file; sm.c finalises them.
+ *  - data_global: the functional model's bytes (ldst.c, async_copy.c,
+ *    cl_exec.c). */
 struct Sm {
     const Program *prog;
     ArchParams arch;
@@ -205,7 +134,7 @@ struct Sm {
     /* Functional model: global memory bytes, or NULL. */
     uint8_t *data_global;
     int64_t data_global_bytes;
-    /* OpenCL pipes (cl_pipe.c), one per Program.pipes entry. */
+    /* OpenCL pipes (cl_pipe.c, run by cl_exec.c), one per Program.pipes entry. */
     ClPipe *clpipes;
     int32_t nclpipes;
     int64_t cl_next_rid;     /* the next reservation id (ids start at 1; 0 is invalid) */
@@ -231,28 +160,13 @@ char *sm_describe_lanes(const Warp *w, LaneMask m);
 char *sm_describe_mbar(const Sm *sm, int32_t block, int32_t mbar);
 SimRole sm_split_role(Sm *sm, Warp *w, Split *s);
 
-/* warp.c */
-typedef enum {
-    ISSUE_NOTHING,           /* nothing issued (waits, or its path parked/exited) */
-    ISSUE_DONE               /* issued; the split's next state is set */
-} IssueResult;
+/* The program's operation pc and variable i. */
+static inline const Op *sm_op(const Sm *sm, int32_t pc)
+{
+    return &g_array_index(sm->prog->ops, Op, pc);
+}
 
-/* The earliest cycle >= now at which the warp's next instruction could
- * issue, given its pipe and dependencies (now when nothing holds it). */
-SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now);
-/* Runs the warp's focus split from cycle now; returns the issue cycles used. */
-int64_t warp_issue(Sm *sm, Warp *w, SimCycle now);
-/* SimEngine.live: false for the time-out of a wait that has ended. */
-bool warp_event_live(const SimEvent *ev);
-/* Where the operation at pc of warp w's focus path works: the stage slot
- * of a block-scope pipeline call (-1 otherwise) and the name of the barrier
- * it names (NULL otherwise; borrowed from the program or static). */
-void warp_op_place(Sm *sm, const Warp *w, int32_t pc, int32_t *stage, const char **barrier);
-/* The barrier wake callback (BarrierWakeFn). */
-void warp_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now);
-/* Picks the split the warp should run (after its focus stopped). */
-void warp_refocus(Warp *w);
-/* Threads of mask leave: barriers, pipelines, merges. */
-void warp_lanes_exit(Sm *sm, Warp *w, int32_t split, LaneMask mask, SimCycle now);
-/* End of run: warnings about OpenCL reservations never committed. */
-void warp_cl_finish(Sm *sm);
+static inline const ProgVar *sm_var(const Sm *sm, int32_t i)
+{
+    return &g_array_index(sm->prog->vars, ProgVar, i);
+}

@@ -1,4 +1,7 @@
-/* smem.c: bank-conflict degree and the shared-memory port calendar. */
+/* smem.c: bank-conflict degree and the shared-memory port calendar (see
+ * smem.h).  Numbers: arch/NAME.ini smem.banks, smem.bank_bytes and
+ * smem.wavefront_bytes (the CUDA guide's 32 x 4 bytes, 128 a wavefront, on
+ * sm_80 and sm_90); the latency is the caller's (ldst.c). */
 #include "models/smem.h"
 
 void smem_init(Smem *s, int64_t banks, int64_t bank_bytes, int64_t wavefront_bytes)

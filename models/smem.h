@@ -14,7 +14,7 @@
  * architecture via microbenchmarking" (2018) for the wavefront model. */
 #pragma once
 
-#include "sim/simtypes.h"
+#include "sim/core/simtypes.h"
 
 #define SMEM_CALENDAR 65536  /* cycles of future port reservations kept */
 

@@ -3,7 +3,7 @@
 #include "test_util.h"
 
 #include "models/arch.h"
-#include "sim/fileio.h"
+#include "sim/core/fileio.h"
 
 #include <math.h>
 #include <stdio.h>

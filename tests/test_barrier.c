@@ -132,6 +132,32 @@ START_TEST(unit_serialises_operations_and_staggers_waiters)
 }
 END_TEST
 
+/* sm_80: libcudacxx polls test_wait every mbarrier_poll cycles from the
+ * start of the wait; the thread leaves wait_call cycles into the first poll
+ * at or after the phase's completion.  sm_90: try_wait resumes the thread
+ * mbarrier_wake cycles after the completion, whenever it began waiting. */
+START_TEST(resume_polls_on_sm80_and_is_woken_on_sm90)
+{
+    ArchParams a;
+    memset(&a, 0, sizeof a);
+    a.sm_version = 80;
+    a.mbar_poll = 60;
+    a.mbar_test = 7;
+    a.mbar_wake = 200;
+    ck_assert_uint_eq(mbar_resume_at(&a, 1000, 1000), 1000 + 7);        /* done at once: no poll */
+    ck_assert_uint_eq(mbar_resume_at(&a, 1000, 1001), 1060 + 7);        /* the next poll */
+    ck_assert_uint_eq(mbar_resume_at(&a, 1000, 1060), 1060 + 7);        /* exactly at a poll */
+    ck_assert_uint_eq(mbar_resume_at(&a, 1000, 1061), 1120 + 7);
+    ck_assert_uint_eq(mbar_resume_at(&a, 2000, 1500), 1500 + 7);        /* completed before the wait */
+    a.mbar_poll = 1;
+    ck_assert_uint_eq(mbar_resume_at(&a, 1000, 1033), 1033 + 7);
+    a.sm_version = 90;
+    a.mbar_poll = 60;
+    ck_assert_uint_eq(mbar_resume_at(&a, 1000, 1001), 1001 + 200);
+    ck_assert_uint_eq(mbar_resume_at(&a, 0, 5000), 5000 + 200);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("barrier");
@@ -140,6 +166,7 @@ int main(void)
     tcase_add_test(tc, transaction_count_holds_the_phase);
     tcase_add_test(tc, async_pending_and_misuse);
     tcase_add_test(tc, unit_serialises_operations_and_staggers_waiters);
+    tcase_add_test(tc, resume_polls_on_sm80_and_is_woken_on_sm90);
     suite_add_tcase(s, tc);
     TCase *tb = tcase_create("block");
     tcase_add_test(tb, block_barrier_counts_threads_and_exits);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_catalogue.sh: docs/errors.md lists every message smpipe can print.
-# Takes the format string of every error call in sim/*.c and models/*.c
-# (g_set_error, trace_set_error, fail, failf, fail_op, RULE, gen_fail,
+# Takes the format string of every error call in sim/*/*.c and models/*.c
+# (g_set_error, trace_set_error, fail, failf, comp_failf, warp_fail, RULE, gen_fail,
 # sm_warn, and fprintf(stderr, "smpipe ...")): its string literals joined,
 # a macro between them (G_GINT64_FORMAT) or a printf conversion standing for
 # any text, cut at its first newline.  Each must match one line of the
@@ -16,7 +16,7 @@ formats=$(awk '
 # The format argument of each call, as FILE:LINE<TAB>FORMAT.
 BEGIN {
     argn["g_set_error"] = 4; argn["trace_set_error"] = 5; argn["fail"] = 3
-    argn["failf"] = 3; argn["fail_op"] = 6; argn["RULE"] = 5; argn["gen_fail"] = 3
+    argn["failf"] = 3; argn["comp_failf"] = 3; argn["warp_fail"] = 6; argn["RULE"] = 5; argn["gen_fail"] = 3
     argn["sm_warn"] = 3; argn["fprintf"] = 2
 }
 FNR == 1 { if (NR > 1) scan(); text = ""; nlines = 0; file = FILENAME }
@@ -80,7 +80,7 @@ function call(name, i,   depth, arg, c, fmt, got, line, nalt, alt, k) {
     }
     if (!got) return
     alt[++nalt] = fmt
-    f = file; sub(/^.*\//, "", f); f = (file ~ /\/models\/[^\/]*$/ ? "models/" : "sim/") f
+    f = file; if (match(file, /(sim|models)\/.*$/)) f = substr(file, RSTART)
     for (k = 1; k <= nalt; k++) {
         fmt = alt[k]
         if (name == "fprintf" && fmt !~ /^smpipe/) continue
@@ -93,7 +93,7 @@ function call(name, i,   depth, arg, c, fmt, got, line, nalt, alt, k) {
         printf "%s:%d\t%s\n", f, line, fmt
     }
 }
-' "$src"/sim/*.c "$src"/models/*.c)
+' "$src"/sim/*/*.c "$src"/models/*.c)
 if [ -z "$formats" ]; then
     echo "FAIL: no error calls found in $src/sim and $src/models"
     exit 1

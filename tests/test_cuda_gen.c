@@ -6,9 +6,9 @@
 #include "test_util.h"
 
 #include "models/sm.h"
-#include "sim/calibrate.h"
-#include "sim/cuda_gen.h"
-#include "sim/validate.h"
+#include "sim/drivers/calibrate.h"
+#include "sim/drivers/cuda_gen.h"
+#include "sim/drivers/validate.h"
 
 static const char *bundled[] = {
     "traces/with_staging.trace",

@@ -7,18 +7,7 @@
  * run fails. */
 static void run_on(TestRun *tr, const char *text, const char *arch)
 {
-    GError *err = NULL;
-    memset(tr, 0, sizeof *tr);
-    tr->trace = trace_parse_string("test.trace", text, strlen(text), &err);
-    ck_assert_msg(tr->trace != NULL, "%s", err ? err->message : "");
-    SimRunOptions o;
-    memset(&o, 0, sizeof o);
-    o.arch = arch;
-    o.sm.engine = SIM_ENGINE_EVENT;
-    o.sm.race_check = true;
-    o.sm.max_cycles = 100000000;
-    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
-    ck_assert_msg(ok, "%s", err ? err->message : "");
+    run_arch_ok(tr, text, arch, NULL);
 }
 
 static bool has_warning(const SimStats *s, const char *text)

@@ -1,7 +1,7 @@
 /* test_event_queue.c: the event heap's ordering and the two engine loops. */
 #include "test_util.h"
 
-#include "sim/engine.h"
+#include "sim/core/engine.h"
 
 /* A log of (cycle, tag) for handlers. */
 typedef struct {

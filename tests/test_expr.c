@@ -1,8 +1,8 @@
 /* test_expr.c: checked arithmetic and lane-parallel evaluation. */
 #include "test_util.h"
 
-#include "sim/expr_eval.h"
-#include "sim/parser.h"
+#include "sim/lang/expr_eval.h"
+#include "sim/lang/parser.h"
 
 START_TEST(arithmetic_is_checked)
 {

@@ -1,7 +1,7 @@
 /* test_parser.c: the trace language's syntax and its diagnostics. */
 #include "test_util.h"
 
-#include "sim/parser.h"
+#include "sim/lang/parser.h"
 
 #define HDR "smpipe 1\nblock 32\n"
 

@@ -132,6 +132,94 @@ START_TEST(occupancy_time)
 }
 END_TEST
 
+/* Ten commit groups of a thread-scope pipeline, the second one much longer
+ * than the others, then WAIT and a long computation on the first stage's
+ * data: the run's end shows which groups WAIT waited for. */
+static SimCycle ten_groups_then(const char *wait)
+{
+    g_autofree char *text = g_strdup_printf(
+        "smpipe 1\nblock 32\nshared int s[32 * 80]\nglobal int g[32 * 80]\nvar p = make_pipeline()\n"
+        "p.producer_acquire()\nmemcpy_async(thread, s + threadIdx.x, g + threadIdx.x, 4, p)\np.producer_commit()\n"
+        "p.producer_acquire()\nfor k in 1 .. 65\n"
+        "    memcpy_async(thread, s + k * 32 + threadIdx.x, g + k * 32 + threadIdx.x, 4, p)\nend\n"
+        "p.producer_commit()\nfor i in 2 .. 10\n    p.producer_acquire()\n"
+        "    memcpy_async(thread, s + (64 + i) * 32 + threadIdx.x, g + (64 + i) * 32 + threadIdx.x, 4, p)\n"
+        "    p.producer_commit()\nend\n%s\nvar x = load(s + threadIdx.x)\nx = compute(x, 3000)\n", wait);
+    TestRun tr;
+    run_arch_ok(&tr, text, NULL, NULL);
+    SimCycle c = tr_stats(&tr)->cycles;
+    test_run_clear(&tr);
+    return c;
+}
+
+/* libcudacxx's consumer_wait is wait_group min(head - tail - 1, 8): with
+ * ten groups outstanding it waits for the oldest two, as
+ * cooperative_groups::wait_prior<8> (wait_group 8, uncapped) does, and not
+ * for the oldest one or three. */
+START_TEST(thread_consumer_wait_caps_wait_group_at_8)
+{
+    SimCycle eight = ten_groups_then("wait_prior<8>(thread)");
+    ck_assert_uint_ne(ten_groups_then("wait_prior<7>(thread)"), eight);
+    ck_assert_uint_eq(ten_groups_then("p.consumer_wait()"), eight);
+}
+END_TEST
+
+/* pipeline_consumer_wait_prior<N> is wait_group min(N, 8). */
+START_TEST(thread_wait_prior_caps_at_8)
+{
+    SimCycle eight = ten_groups_then("wait_prior<8>(thread)");
+    ck_assert_uint_eq(ten_groups_then("pipeline_consumer_wait_prior<9>(p)"), eight);
+    ck_assert_uint_eq(ten_groups_then("pipeline_consumer_wait_prior<8>(p)"), eight);
+    ck_assert_uint_eq(ten_groups_then("pipeline_consumer_wait_prior<7>(p)"),
+                      ten_groups_then("wait_prior<7>(thread)"));
+}
+END_TEST
+
+/* A block pipeline made, used once and quit `times` times on one shared
+ * state. */
+static void remade(TestRun *tr, int times)
+{
+    g_autofree char *text = g_strdup_printf(
+        "smpipe 1\nblock 32\nshared int s[64]\nglobal int g[64]\nshared pipeline_shared_state<block, 2> st\n"
+        "for i in 0 .. %d\n    var p = make_pipeline(block, st)\n    p.producer_acquire()\n"
+        "    memcpy_async(block, s, g, sizeof(int) * 32, p)\n    p.producer_commit()\n    p.consumer_wait()\n"
+        "    var x = load(s + threadIdx.x)\n    p.consumer_release()\n    p.quit()\nend\n", times);
+    run_arch_ok(tr, text, NULL, NULL);
+}
+
+static uint64_t occupancy_cycles(const SimStageStats *st)
+{
+    uint64_t sum = 0;
+    for (int64_t k = 0; k <= st->stages; k++) {
+        sum += st->occupancy[k];
+    }
+    return sum;
+}
+
+/* The statistics of a shared state add up every pipeline made on it: a
+ * remade pipeline keeps its predecessors' stage instances and occupancy
+ * (before, the third make dropped the first two's statistics, which leaked,
+ * and the run reported 1 stage instance). */
+START_TEST(remade_pipeline_keeps_its_statistics)
+{
+    TestRun one, three;
+    remade(&one, 1);
+    remade(&three, 3);
+    ck_assert_uint_eq(tr_stats(&one)->stages->len, 1);
+    ck_assert_uint_eq(tr_stats(&three)->stages->len, 1);
+    const SimStageStats *a = g_ptr_array_index(tr_stats(&one)->stages, 0);
+    const SimStageStats *b = g_ptr_array_index(tr_stats(&three)->stages, 0);
+    ck_assert_uint_eq(a->instances, 1);
+    ck_assert_uint_eq(b->instances, 3);
+    ck_assert_uint_eq(b->step[STAGE_STEP_FILL].count, 3);
+    /* Both runs make their first pipeline at the same cycle, and the
+     * occupancy runs from there to the end. */
+    ck_assert_uint_eq(occupancy_cycles(b) - occupancy_cycles(a), tr_stats(&three)->cycles - tr_stats(&one)->cycles);
+    test_run_clear(&one);
+    test_run_clear(&three);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pipeline");
@@ -141,5 +229,12 @@ int main(void)
     tcase_add_test(tc, roles_fixed_by_first_use);
     tcase_add_test(tc, occupancy_time);
     suite_add_tcase(s, tc);
+    TCase *tw = tcase_create("thread scope waits");
+    tcase_add_test(tw, thread_consumer_wait_caps_wait_group_at_8);
+    tcase_add_test(tw, thread_wait_prior_caps_at_8);
+    suite_add_tcase(s, tw);
+    TCase *tst = tcase_create("statistics");
+    tcase_add_test(tst, remade_pipeline_keeps_its_statistics);
+    suite_add_tcase(s, tst);
     return run_suite(s);
 }

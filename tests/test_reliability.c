@@ -3,7 +3,7 @@
  * "Limits"), kept so that it cannot come back. */
 #include "test_util.h"
 
-#include "sim/expr_eval.h"
+#include "sim/lang/expr_eval.h"
 
 #include <glib/gstdio.h>
 

@@ -1,7 +1,20 @@
-/* test_scheduler.c: the LRR and GTO policies. */
+/* test_scheduler.c: the LRR and GTO policies, as the SM's arbitration uses
+ * them (models/sm.c: scheduler_order, then scheduler_take of the first
+ * warp that can issue). */
 #include "test_util.h"
 
 #include "models/scheduler.h"
+
+/* The policy's first choice, taken as arbitration takes it. */
+static int32_t first(Scheduler *s, SchedPolicy policy)
+{
+    int32_t order[8];
+    if (scheduler_order(s, policy, order) == 0) {
+        return -1;
+    }
+    scheduler_take(s, order[0]);
+    return order[0];
+}
 
 START_TEST(loose_round_robin)
 {
@@ -9,13 +22,21 @@ START_TEST(loose_round_robin)
     scheduler_init(&s, 8, 1);
     scheduler_enqueue(&s, 4);
     scheduler_enqueue(&s, 0);
-    scheduler_enqueue(&s, 8 - 2);
-    ck_assert_int_eq(scheduler_pick(&s, SCHED_LRR), 0);  /* smallest id after -1 */
+    scheduler_enqueue(&s, 6);
+    int32_t order[8];
+    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, order), 3);
+    ck_assert_int_eq(order[0], 0);  /* ascending ids after the last (-1) */
+    ck_assert_int_eq(order[1], 4);
+    ck_assert_int_eq(order[2], 6);
+    ck_assert_int_eq(first(&s, SCHED_LRR), 0);
     scheduler_enqueue(&s, 0);
-    ck_assert_int_eq(scheduler_pick(&s, SCHED_LRR), 4);  /* next after 0 */
-    ck_assert_int_eq(scheduler_pick(&s, SCHED_LRR), 6);
-    ck_assert_int_eq(scheduler_pick(&s, SCHED_LRR), 0);  /* wraps */
-    ck_assert_int_eq(scheduler_pick(&s, SCHED_LRR), -1);
+    ck_assert_int_eq(first(&s, SCHED_LRR), 4);  /* next after 0 */
+    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, order), 2);
+    ck_assert_int_eq(order[0], 6);
+    ck_assert_int_eq(order[1], 0);              /* wraps */
+    ck_assert_int_eq(first(&s, SCHED_LRR), 6);
+    ck_assert_int_eq(first(&s, SCHED_LRR), 0);
+    ck_assert_int_eq(first(&s, SCHED_LRR), -1);
     scheduler_clear(&s);
 }
 END_TEST
@@ -26,12 +47,25 @@ START_TEST(greedy_then_oldest)
     scheduler_init(&s, 8, 1);
     scheduler_enqueue(&s, 5);
     scheduler_enqueue(&s, 2);
-    ck_assert_int_eq(scheduler_pick(&s, SCHED_GTO), 5);  /* oldest first */
+    ck_assert_int_eq(first(&s, SCHED_GTO), 5);  /* oldest first */
     scheduler_enqueue(&s, 7);
     scheduler_enqueue(&s, 5);
-    ck_assert_int_eq(scheduler_pick(&s, SCHED_GTO), 5);  /* greedy: the last one again */
-    ck_assert_int_eq(scheduler_pick(&s, SCHED_GTO), 2);  /* then the oldest */
-    ck_assert_int_eq(scheduler_pick(&s, SCHED_GTO), 7);
+    int32_t order[8];
+    ck_assert_int_eq(scheduler_order(&s, SCHED_GTO, order), 3);
+    ck_assert_int_eq(order[0], 5);              /* greedy: the last one again */
+    ck_assert_int_eq(order[1], 2);              /* then by age */
+    ck_assert_int_eq(order[2], 7);
+    /* Arbitration may pass over the first choice (its pipe is busy): the
+     * one it takes becomes the last issued. */
+    scheduler_take(&s, 2);
+    ck_assert_int_eq(s.last, 2);
+    scheduler_enqueue(&s, 2);
+    ck_assert_int_eq(first(&s, SCHED_GTO), 2);
+    ck_assert_int_eq(first(&s, SCHED_GTO), 7);  /* the last is not ready: the oldest */
+    /* A warp removed without issuing does not become the last. */
+    scheduler_remove(&s, 5);
+    ck_assert_int_eq(s.nready, 0);
+    ck_assert_int_eq(s.last, 7);
     scheduler_clear(&s);
 }
 END_TEST

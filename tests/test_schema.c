@@ -12,7 +12,7 @@
  * and its JSON validated, without --by and with --by warp and --by role. */
 #include "test_util.h"
 
-#include "sim/cli.h"
+#include "sim/cli/cli.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>

@@ -1,8 +1,8 @@
 /* test_sensitivity.c: the perturbed values, elasticities and ranking of
- * `smpipe sensitivity` (sim/sensitivity.c), on their own. */
+ * `smpipe sensitivity` (sim/drivers/sensitivity.c), on their own. */
 #include "test_util.h"
 
-#include "sim/sensitivity.h"
+#include "sim/drivers/sensitivity.h"
 
 START_TEST(integer_steps_round_and_widen)
 {

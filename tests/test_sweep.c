@@ -4,8 +4,8 @@
  * recommendation rule on hand-made tables whose answer is known. */
 #include "test_util.h"
 
-#include "sim/csv.h"
-#include "sim/sweep.h"
+#include "sim/out/csv.h"
+#include "sim/drivers/sweep.h"
 
 /* The values of a list joined by spaces, or "ERROR: message". */
 static char *list(const char *text, bool integers)

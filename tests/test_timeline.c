@@ -1,10 +1,10 @@
-/* test_timeline.c: the timeline sink (sim/timeline.c) alone, and the
+/* test_timeline.c: the timeline sink (sim/out/timeline.c) alone, and the
  * Chrome/Perfetto JSON and picture data of every bundled trace: well-formed
  * tracks (slices nest, in order), counters, metadata, windows, determinism,
  * and agreement with the statistics. */
 #include "test_util.h"
 
-#include "sim/timeline.h"
+#include "sim/out/timeline.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>

@@ -6,7 +6,9 @@
  *  - the guide kernels compute the same results for every stage count from
  *    1 to 16 (functional model), and with_staging_unified the right ones;
  *  - the two GEMM-like traces compute the same C for every stage count;
- *  - the statistics match the committed golden files (tests/golden);
+ *  - the statistics match the committed golden files (tests/golden), each
+ *    trace on each architecture a test case of its own, so that one
+ *    difference does not hide the others;
  *  - a whole-GPU launch (launch.grid) simulates one SM with its share of
  *    the memory system. */
 #include "test_util.h"
@@ -34,11 +36,13 @@ static const char *traces[] = {
  * blanked, no provenance: the golden files hold statistics, which an edit
  * of a comment in a trace or of the version must not change; test_report
  * checks the provenance) or NULL with *msg set. */
-static char *run_json(const char *rel, const char *const *sets, SimEngineKind engine, bool functional, TestRun *keep)
+static char *run_json_arch(const char *rel, const char *arch, const char *const *sets, SimEngineKind engine,
+                           bool functional, TestRun *keep)
 {
     char *text = read_source(rel);
     TestRun tr;
-    ck_assert_msg(run_text_full(&tr, rel, text, sets, engine, 100000000, 0, functional), "%s: %s", rel, tr.msg);
+    ck_assert_msg(run_text_arch_full(&tr, rel, text, arch, sets, engine, 100000000, 0, functional), "%s: %s", rel,
+                  tr.msg);
     GArray *values = g_array_new(FALSE, FALSE, sizeof(int64_t));
     ReportInfo info;
     test_report_info(&tr, rel, "-", values, &info);
@@ -56,6 +60,12 @@ static char *run_json(const char *rel, const char *const *sets, SimEngineKind en
         test_run_clear(&tr);
     }
     return g_string_free(j, FALSE);
+}
+
+/* The same on h100. */
+static char *run_json(const char *rel, const char *const *sets, SimEngineKind engine, bool functional, TestRun *keep)
+{
+    return run_json_arch(rel, NULL, sets, engine, functional, keep);
 }
 
 START_TEST(states_sum_to_warps_times_cycles)
@@ -335,23 +345,33 @@ START_TEST(divisions_cost_issue_cycles_and_latency)
 }
 END_TEST
 
+/* The architectures every trace's golden statistics are kept for: h100's
+ * in tests/golden/TRACE.json (the default architecture), the others' in
+ * tests/golden/ARCH/TRACE.json. */
+static const char *golden_archs[] = { "h100", "a100", "h200" };
+#define N_GOLDEN_ARCHS ((int) G_N_ELEMENTS(golden_archs))
+
+/* Golden run _i: trace _i / N_GOLDEN_ARCHS on architecture _i % N_GOLDEN_ARCHS. */
 START_TEST(golden_statistics)
 {
-    for (int i = 0; traces[i]; i++) {
-        char *json = run_json(traces[i], NULL, SIM_ENGINE_EVENT, false, NULL);
-        g_autofree char *base = g_path_get_basename(traces[i]);
-        g_autofree char *rel = g_strdup_printf("tests/golden/%s.json", base);
-        g_autofree char *path = g_build_filename(SRCDIR, rel, NULL);
-        if (g_getenv("SMPIPE_UPDATE_GOLDEN") != NULL) {
-            ck_assert(g_file_set_contents(path, json, -1, NULL));
-        }
-        char *expect = read_source(rel);
-        ck_assert_msg(strcmp(expect, json) == 0,
-                      "%s: statistics differ from %s (if the model changed on purpose, regenerate with"
-                      " SMPIPE_UPDATE_GOLDEN=1 meson test -C build traces)", traces[i], rel);
-        g_free(expect);
-        g_free(json);
+    const char *trace = traces[_i / N_GOLDEN_ARCHS];
+    const char *arch = golden_archs[_i % N_GOLDEN_ARCHS];
+    char *json = run_json_arch(trace, arch, NULL, SIM_ENGINE_EVENT, false, NULL);
+    g_autofree char *base = g_path_get_basename(trace);
+    g_autofree char *rel = strcmp(arch, "h100") == 0 ? g_strdup_printf("tests/golden/%s.json", base)
+                                                     : g_strdup_printf("tests/golden/%s/%s.json", arch, base);
+    g_autofree char *path = g_build_filename(SRCDIR, rel, NULL);
+    if (g_getenv("SMPIPE_UPDATE_GOLDEN") != NULL) {
+        g_autofree char *dir = g_path_get_dirname(path);
+        ck_assert(g_mkdir_with_parents(dir, 0755) == 0);
+        ck_assert(g_file_set_contents(path, json, -1, NULL));
     }
+    char *expect = read_source(rel);
+    ck_assert_msg(strcmp(expect, json) == 0,
+                  "%s on %s: statistics differ from %s (if the model changed on purpose, regenerate with"
+                  " SMPIPE_UPDATE_GOLDEN=1 meson test -C build traces)", trace, arch, rel);
+    g_free(expect);
+    g_free(json);
 }
 END_TEST
 
@@ -369,7 +389,19 @@ int main(void)
     tcase_add_test(tc, mbarrier_unit_makes_the_protocol_grow_with_warps);
     tcase_add_test(tc, independent_chains_overlap);
     tcase_add_test(tc, divisions_cost_issue_cycles_and_latency);
-    tcase_add_test(tc, golden_statistics);
     suite_add_tcase(s, tc);
+    /* One test case per trace and architecture. */
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    for (int i = 0; traces[i]; i++) {
+        for (int a = 0; a < N_GOLDEN_ARCHS; a++) {
+            g_autofree char *base = g_path_get_basename(traces[i]);
+            char *name = g_strdup_printf("golden %s on %s", base, golden_archs[a]);
+            g_ptr_array_add(names, name);
+            TCase *g = tcase_create(name);
+            tcase_set_timeout(g, 600);
+            tcase_add_loop_test(g, golden_statistics, i * N_GOLDEN_ARCHS + a, i * N_GOLDEN_ARCHS + a + 1);
+            suite_add_tcase(s, g);
+        }
+    }
     return run_suite(s);
 }

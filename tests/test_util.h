@@ -4,8 +4,8 @@
 #include <check.h>
 #include <glib.h>
 
-#include "sim/runner.h"
-#include "sim/report.h"
+#include "sim/drivers/runner.h"
+#include "sim/out/report.h"
 
 /* Runs a Check suite and returns the process exit status. */
 static inline int run_suite(Suite *s)
@@ -45,11 +45,13 @@ typedef struct {
     int status;     /* exit status the CLI would give */
 } TestRun;
 
-/* Runs a trace text (named path in messages) with NULL-terminated
- * "name=value" sets, an engine, the two limits (0 = none) and, when asked,
- * the functional model (the data the program moves). */
-static inline bool run_text_full(TestRun *tr, const char *path, const char *text, const char *const *sets,
-                                 SimEngineKind engine, SimCycle max_cycles, uint64_t max_ops, bool functional)
+/* Runs a trace text (named path in messages) on an architecture (NULL:
+ * h100) with NULL-terminated "name=value" sets, an engine, the two limits
+ * (0 = none) and, when asked, the functional model (the data the program
+ * moves). */
+static inline bool run_text_arch_full(TestRun *tr, const char *path, const char *text, const char *arch,
+                                      const char *const *sets, SimEngineKind engine, SimCycle max_cycles,
+                                      uint64_t max_ops, bool functional)
 {
     GError *err = NULL;
     memset(tr, 0, sizeof *tr);
@@ -66,12 +68,14 @@ static inline bool run_text_full(TestRun *tr, const char *path, const char *text
     }
     SimRunOptions o;
     memset(&o, 0, sizeof o);
+    o.arch = arch;
     o.sets = sl;
     o.sm.engine = engine;
     o.sm.race_check = true;
     o.sm.max_cycles = max_cycles;
     o.sm.max_ops = max_ops;
     o.sm.functional = functional;
+    o.sm.check_invariants = true;
     bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
     g_ptr_array_free(sl, TRUE);
     if (!ok) {
@@ -80,6 +84,13 @@ static inline bool run_text_full(TestRun *tr, const char *path, const char *text
         g_error_free(err);
     }
     return ok;
+}
+
+/* The same on h100. */
+static inline bool run_text_full(TestRun *tr, const char *path, const char *text, const char *const *sets,
+                                 SimEngineKind engine, SimCycle max_cycles, uint64_t max_ops, bool functional)
+{
+    return run_text_arch_full(tr, path, text, NULL, sets, engine, max_cycles, max_ops, functional);
 }
 
 /* The same as test.trace, without the functional model. */
@@ -100,6 +111,31 @@ static inline bool run_text(TestRun *tr, const char *text, const char *const *se
     return run_text_engine(tr, text, sets, SIM_ENGINE_EVENT);
 }
 
+/* Runs a trace text on an architecture (NULL: h100) with NULL-terminated
+ * "name=value" sets; fails the test if the run fails. */
+static inline void run_arch_ok(TestRun *tr, const char *text, const char *arch, const char *const *sets)
+{
+    GError *err = NULL;
+    memset(tr, 0, sizeof *tr);
+    tr->trace = trace_parse_string("test.trace", text, strlen(text), &err);
+    ck_assert_msg(tr->trace != NULL, "%s", err ? err->message : "");
+    GPtrArray *sl = g_ptr_array_new();
+    for (int i = 0; sets && sets[i]; i++) {
+        g_ptr_array_add(sl, (gpointer) sets[i]);
+    }
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.arch = arch;
+    o.sets = sl;
+    o.sm.engine = SIM_ENGINE_EVENT;
+    o.sm.race_check = true;
+    o.sm.max_cycles = 100000000;
+    o.sm.check_invariants = true;
+    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
+    g_ptr_array_free(sl, TRUE);
+    ck_assert_msg(ok, "%s", err ? err->message : "");
+}
+
 static inline void test_run_clear(TestRun *tr)
 {
     sim_run_clear(&tr->run);
@@ -114,7 +150,6 @@ static inline const SimStats *tr_stats(const TestRun *tr)
     return sm_stats(tr->run.sm);
 }
 
-/* Reads a file under the source tree; returns newly allocated text. */
 /* A hand-made memory path for the unit suites' fake-clock tests: latencies
  * 30/200/500 (L1/L2/DRAM), 128-byte lines of 32-byte sectors, 64 L1 lines,
  * 1 MiB of L2, one active SM, the given bandwidths (bytes per clock) and
@@ -158,6 +193,7 @@ static inline void test_report_info(const TestRun *tr, const char *trace, const 
     info->engine = engine;
 }
 
+/* Reads a file under the source tree; returns newly allocated text. */
 static inline char *read_source(const char *rel)
 {
     char *path = g_build_filename(SRCDIR, rel, NULL);

@@ -1,5 +1,5 @@
 /* fuzz_expr.c: libFuzzer harness of the expression compiler and the
- * lane-parallel evaluator (sim/expr_eval.c).
+ * lane-parallel evaluator (sim/lang/expr_eval.c).
  *
  * Input: 16 bytes of evaluation context (active lanes, warp, block, a seed
  * for the variables' values), then one line of trace-language expression,
@@ -16,8 +16,8 @@
  * arithmetic. */
 #include "fuzz_common.h"
 
-#include "sim/expr_eval.h"
-#include "sim/parser.h"
+#include "sim/lang/expr_eval.h"
+#include "sim/lang/parser.h"
 
 static const char prelude[] =
     "smpipe 1\n"

@@ -8,8 +8,8 @@
  * same message, the same JSON statistics). */
 #include "fuzz_common.h"
 
-#include "sim/report.h"
-#include "sim/runner.h"
+#include "sim/out/report.h"
+#include "sim/drivers/runner.h"
 
 /* Small bounds keep one input well under libFuzzer's time-out. */
 #define FUZZ_MAX_CYCLES 20000

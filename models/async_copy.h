@@ -1,0 +1,24 @@
+/* async_copy.h: memcpy_async as the interpreter issues it (async_copy.c):
+ * the choice between cp.async, a bulk copy and a synchronous copy, and the
+ * per-warp cp.async commit groups that wait_group waits on. */
+#pragma once
+
+#include "models/sm_internal.h"
+
+/* cp.async.mbarrier.arrive (no .noinc) by lanes m: the barrier's pending
+ * count grows now, and one arrival per thread comes when that thread's
+ * earlier cp.asyncs have completed (all lanes' at the latest of them). */
+MBarStatus async_copies_arrive(Sm *sm, Warp *w, LaneMask m, int32_t mbar, SimCycle t, SrcLoc loc);
+/* The ready time of lanes A waiting for all but their `prior` newest
+ * commit groups (cp.async.wait_group prior). */
+SimCycle async_groups_ready(Warp *w, LaneMask a, int64_t prior, SimCycle now);
+/* cp.async.commit_group by lanes m.  On sm_80 (cp_async.warp_shared_groups)
+ * the batch sequence is shared by the warp: a converged commit closes one
+ * group for every lane, a diverged one advances the sequence once per
+ * committing thread, so every lane's later wait_group counts them all and
+ * waits for more than it needs (libcudacxx-notes.md). */
+void async_commit_group(Sm *sm, Warp *w, LaneMask m);
+/* The race detector learns that lanes m waited for all but their `prior`
+ * newest commit groups. */
+void async_race_groups_done(Sm *sm, Warp *w, LaneMask m, int64_t prior);
+StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost);

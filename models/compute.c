@@ -1,0 +1,247 @@
+/* compute.c: compute statements as chains of dependent instructions
+ * (see compute.h).
+ *
+ * Hardware behaviour: compute(CLASS, n) issues n instructions of an
+ * arithmetic class, each depending on the previous one of its chain; a
+ * sub-partition's pipe of that class accepts one every `interval` cycles
+ * and a result is ready `latency` cycles after issue.  With
+ * sched.chain_overlap the compiler interleaves independent chains.
+ *
+ * Numbers: arch/NAME.ini [inst.CLASS] latency and interval, measured by
+ * scripts/calib/inst.cu. */
+#include "models/compute.h"
+
+#include "models/ldst.h"
+#include "models/simt.h"
+
+/* --------------------------------------------------------------- compute */
+
+/* Functional model of compute(x, n): n steps x = x * A + B on each word.
+ * compute(CLASS, n, x [, y [, z]]) (COMPUTE_OPERANDS) is one step whatever
+ * CLASS and n: word k of the result is x[k] * A + B + y[k'] + z[k''] modulo
+ * 2^32, k' and k'' being k modulo the words of y and z (an absent operand
+ * adds 0).  All operands are read before the result is written, so the
+ * result may be one of them. */
+static void compute_values(Sm *sm, Warp *w, const Op *op, LaneMask m, int64_t count)
+{
+    if (!sm->opt.functional || op->var < 0 || op->obj < 0) {
+        return;
+    }
+    int64_t words = MAX((int64_t) 1, sm_var(sm, op->var)->type.elem.size / 4);
+    int64_t iters = count / words;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        uint32_t *src = (m & (1u << l)) ? ldst_data_var(sm, w, op->obj, l) : NULL;
+        uint32_t *dst = ldst_data_var(sm, w, op->var, l);
+        if (src == NULL || dst == NULL) {
+            continue;
+        }
+        uint32_t out[4] = { 0, 0, 0, 0 };
+        for (int64_t k = 0; k < words && k < 4; k++) {
+            uint32_t x = src[k];
+            if (op->sub == COMPUTE_OPERANDS) {
+                x = x * SM_COMPUTE_A + SM_COMPUTE_B;
+                for (int i = 0; i < 2; i++) {
+                    if (op->in[i] >= 0) {
+                        int64_t in_words = MAX((int64_t) 1, sm_var(sm, op->in[i])->type.elem.size / 4);
+                        x += ldst_data_var(sm, w, op->in[i], l)[k % in_words];
+                    }
+                }
+            } else {
+                for (int64_t it = 0; it < iters; it++) {
+                    x = x * SM_COMPUTE_A + SM_COMPUTE_B;
+                }
+            }
+            out[k] = x;
+        }
+        memcpy(dst, out, (size_t) MIN(words, (int64_t) 4) * sizeof(uint32_t));
+    }
+}
+
+/* The largest instruction count of op's lanes into *count; false (with a
+ * rule error) when a lane's count is negative. */
+static bool compute_count(Sm *sm, Warp *w, LaneMask m, const Op *op, int64_t *count, int64_t *chains)
+{
+    SimLaneValue n, ilp;
+    if (!warp_eval(sm, w, m, op, op->e[0], &n) || !warp_eval(sm, w, m, op, op->e[1], &ilp)) {
+        return false;
+    }
+    *count = 0;
+    *chains = 1;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (m & (1u << l)) {
+            /* Checked per lane: the maximum started at 0, so a negative
+             * count used to pass silently as 0 (reliability review). */
+            if (sim_lane_value(&n, l) < 0) {
+                RULE(sm, w, 1u << l, op, "compute: negative instruction count %" G_GINT64_FORMAT,
+                     sim_lane_value(&n, l));
+                return false;
+            }
+            *count = MAX(*count, sim_lane_value(&n, l));
+            *chains = MAX(*chains, sim_lane_value(&ilp, l));
+        }
+    }
+    *chains = MIN(*chains, (int64_t) MAX_CHAINS);
+    return true;
+}
+
+/* When the last of op's input values is ready (0 without inputs). */
+static SimCycle input_ready(Sm *sm, const Warp *w, const Op *op)
+{
+    SimCycle ready = op->obj >= 0 ? (SimCycle) w->vals[sm_var(sm, op->obj)->slot] : 0;
+    for (int i = 0; i < 2; i++) {
+        if (op->in[i] >= 0) {
+            ready = MAX(ready, (SimCycle) w->vals[sm_var(sm, op->in[i])->slot]);
+        }
+    }
+    return ready;
+}
+
+/* After the last instruction: each statement's result is ready when the
+ * last of its chains is, and the split moves past the statements. */
+static void compute_done(Sm *sm, Warp *w, Split *s, LaneMask m)
+{
+    int64_t per_chain = s->count / s->aux;
+    int64_t first = 0;
+    for (int32_t j = 0; j <= s->aux2; j++) {
+        const Op *op = sm_op(sm, s->pc + j);
+        int64_t chains = s->aux2 == 0 ? s->aux : op->e[1]->value;
+        SimCycle done = 0;
+        for (int64_t k = first; k < first + chains; k++) {
+            done = MAX(done, w->chain[k]);
+        }
+        first += chains;
+        w->chains_done = MAX(w->chains_done, done);
+        if (op->var >= 0) {
+            w->vals[sm_var(sm, op->var)->slot] = (int64_t) done;
+            compute_values(sm, w, op, m, s->aux2 == 0 ? s->count : per_chain * chains);
+        }
+    }
+    s->pc += 1 + (int32_t) s->aux2;
+    s->aux2 = 0;
+    s->step = 0;
+}
+
+/* Starts compute statements: the one at pc and the independent ones that
+ * interleave with it (sm->op_fuse) when they have as many instructions per
+ * chain, their chains side by side in w->chain. */
+static bool compute_start(Sm *sm, Warp *w, Split *s, const Op *op)
+{
+    LaneMask m = s->mask;
+    int64_t count, chains;
+    if (!compute_count(sm, w, m, op, &count, &chains)) {
+        return false;
+    }
+    SimCycle input = input_ready(sm, w, op);
+    for (int64_t c = 0; c < chains; c++) {
+        w->chain[c] = input;
+    }
+    s->aux2 = 0;
+    for (int32_t j = 1; count > 0 && j <= sm->op_fuse[s->pc]; j++) {
+        const Op *next = sm_op(sm, s->pc + j);
+        int64_t next_count, next_chains;
+        if (!compute_count(sm, w, m, next, &next_count, &next_chains)) {
+            return false;
+        }
+        if (next_count * chains != count * next_chains) {
+            break;
+        }
+        SimCycle in = input_ready(sm, w, next);
+        for (int64_t c = chains; c < chains + next_chains; c++) {
+            w->chain[c] = in;
+        }
+        count += next_count;
+        chains += next_chains;
+        s->aux2 = j;
+    }
+    s->count = count;
+    s->remaining = count;
+    s->aux = chains;
+    s->chain_next = 0;
+    s->step = 1;
+    return true;
+}
+
+/* When chain c's next instruction may issue.  In order, once its operand
+ * (the chain's previous instruction or its input) is ready.  With
+ * sched.chain_overlap the warp does not wait: ptxas unrolls and interleaves
+ * the independent chains of a straight-line region, so one warp issues them
+ * back to back (scripts/calib/contend.cu ilp.ffma.C*.W1: 4.9 cycles a link
+ * for one chain, 2.5, 1.5 and 1.25 for 2, 4 and 8 chains), and each chain
+ * still completes a latency per link after its input (chain[c]); the warp
+ * waits for them where the region ends (chains_drain). */
+static SimCycle link_dep(const Sm *sm, const Warp *w, int64_t c)
+{
+    return sm->arch.chain_overlap ? 0 : w->chain[c];
+}
+
+StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    LaneMask m = s->mask;
+    int cls = sm->class_map[op->value];
+    const InstClass *ic = &sm->arch.classes[cls];
+    SimCycle *pipe_free = &sm->smsp[w->smsp].pipe_free[cls];
+    if (s->step == 0) {
+        if (!compute_start(sm, w, s, op)) {
+            return STEP_STOP;
+        }
+        s->cls = cls;
+        if (s->count == 0) {
+            compute_done(sm, w, s, m);
+            return STEP_CONTINUE;
+        }
+    }
+    int32_t c = s->chain_next;
+    SimCycle earliest = MAX(link_dep(sm, w, c), *pipe_free);
+    if (earliest > t) {
+        s->ready_at = earliest;
+        s->wait_state = w->chain[c] >= *pipe_free ? (w->chain[c] > t + 100 ? WS_MEMORY : WS_DEPENDENCY)
+                                                  : WS_MATH_THROTTLE;
+        return STEP_WAIT;
+    }
+    w->chain[c] = MAX(w->chain[c], t) + (SimCycle) ic->latency;
+    *pipe_free = t + (SimCycle) ic->interval;
+    s->chain_next = c + 1 == s->aux ? 0 : c + 1;
+    s->remaining--;
+    sm->stats.instructions++;
+    sm->stats.compute_instructions++;
+    sm_note_compute(sm, w->smsp, t);
+    *cost = 1;
+    if (s->remaining == 0) {
+        compute_done(sm, w, s, m);
+        s->ready_at = t + 1;
+        s->wait_state = WS_DEPENDENCY;
+        return STEP_ISSUED;
+    }
+    int32_t next_c = s->chain_next;
+    SimCycle next = MAX(t + 1, MAX(link_dep(sm, w, next_c), *pipe_free));
+    s->ready_at = next;
+    s->wait_state = w->chain[next_c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE;
+    if (sm->smsp_live[w->smsp] == 1) {
+        /* Alone on its scheduler, nothing can take these issue slots: issue
+         * the rest of the chain now, at the cycles it would issue anyway. */
+        SimCycle last = t;
+        while (s->remaining > 0) {
+            c = s->chain_next;
+            SimCycle at = MAX(last + 1, MAX(link_dep(sm, w, c), *pipe_free));
+            if (at > last + 1) {
+                sm_account(w, w->chain[c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE, last + 1);
+            }
+            sm_account(w, WS_ISSUING, at);
+            w->chain[c] = MAX(w->chain[c], at) + (SimCycle) ic->latency;
+            *pipe_free = at + (SimCycle) ic->interval;
+            s->chain_next = c + 1 == s->aux ? 0 : c + 1;
+            s->remaining--;
+            sm->stats.instructions++;
+            sm->stats.compute_instructions++;
+            sm_note_compute(sm, w->smsp, at);
+            last = at;
+        }
+        compute_done(sm, w, s, m);
+        *cost = (int64_t) (last + 1 - t);
+        s->ready_at = last + 1;
+        s->wait_state = WS_DEPENDENCY;
+    }
+    return STEP_ISSUED;
+}
+

@@ -1,0 +1,34 @@
+/* ldst.h: a warp's loads and stores (ldst.c): bounds checks, the memory
+ * path and shared-memory banks, and the functional memory model (the
+ * bytes of each buffer, for expect statements and CUDA reference data). */
+#pragma once
+
+#include "models/sm_internal.h"
+
+/* Checks lanes' accesses [addr, addr+size) stay inside the buffer their
+ * pointer points into. */
+bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
+                       int64_t size, const char *what);
+/* Functional model: the bytes at addr of a memory space, or NULL when the
+ * model is off. */
+uint8_t *ldst_data_at(Sm *sm, Warp *w, MemSpace space, int64_t addr);
+/* Functional model: the 32-bit words a data variable holds in a lane. */
+uint32_t *ldst_data_var(Sm *sm, Warp *w, int32_t var, int lane);
+/* Reads `size` bytes at lanes' global addresses through the memory path;
+ * returns when the last arrives. */
+SimCycle ldst_global_read(Sm *sm, SimCycle t, const int64_t *addr, LaneMask m, int64_t size);
+/* Writes `size` bytes at lanes' global addresses (st.global): one request
+ * per line. */
+void ldst_global_write(Sm *sm, SimCycle t, const int64_t *addr, LaneMask m, int64_t size);
+/* Loads the element ptr points to in each lane (shared or global); returns
+ * when it is in registers.  *replays: bank-conflict replays. */
+SimCycle ldst_ptr_load(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
+                       int64_t size, SimCycle t, int64_t *replays);
+/* Stores each lane's packet to the element ptr points to. */
+void ldst_ptr_store(Sm *sm, Warp *w, LaneMask m, const ExprNode *ptr, const int64_t *addr, int64_t size,
+                    SimCycle t, int64_t *replays);
+StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost);
+StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost);
+/* expect p[i] == v: the element's bytes are those that p[i] = v writes
+ * (program_element_bytes), on the functional model. */
+StepResult ldst_exec_expect(Sm *sm, Warp *w, LaneMask m, const Op *op);

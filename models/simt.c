@@ -1,0 +1,204 @@
+/* simt.c: divergence and reconvergence (see simt.h).
+ *
+ * Hardware behaviour: independent thread scheduling (Volta and later): the
+ * warp runs one path until it blocks or reaches its reconvergence point,
+ * then another; paths reconverge at the immediate post-dominator of the
+ * branch.  No timing of its own: a diverged path costs what its
+ * instructions cost, and the other side waits (warp state `divergent`). */
+#include "models/simt.h"
+
+/* --------------------------------------------------------- divergence */
+
+int32_t simt_frame_new(Warp *w, int32_t join, LaneMask mask, int32_t parent)
+{
+    for (int32_t i = 0; i < w->nframes; i++) {
+        if (!w->frames[i].used) {
+            w->frames[i] = (Frame) { join, mask, parent, true };
+            return i;
+        }
+    }
+    w->frames = g_renew(Frame, w->frames, w->nframes + 1);
+    w->frames[w->nframes] = (Frame) { join, mask, parent, true };
+    return w->nframes++;
+}
+
+int32_t simt_split_new(Warp *w)
+{
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        if (w->split[i].status == SPLIT_FREE) {
+            /* gen survives reuse: an event armed for the slot's previous
+             * split must not match the new one. */
+            uint32_t gen = w->split[i].gen;
+            memset(&w->split[i], 0, sizeof w->split[i]);
+            w->split[i].gen = gen + 1;
+            w->split[i].role = -1;
+            w->split[i].frame = -1;
+            return i;
+        }
+    }
+    return -1;
+}
+
+void simt_refocus(Warp *w)
+{
+    Split *f = &w->split[w->focus];
+    if (f->status == SPLIT_RUNNABLE) {
+        return;
+    }
+    int32_t best = -1;
+    for (int32_t i = MAX_SPLITS - 1; i >= 0; i--) {
+        const Split *s = &w->split[i];
+        if (s->status == SPLIT_RUNNABLE && (best < 0 || s->ready_at < w->split[best].ready_at)) {
+            best = i;
+        }
+    }
+    if (best >= 0) {
+        w->focus = best;
+        return;
+    }
+    if (f->status != SPLIT_FREE) {
+        return;
+    }
+    /* The focus vanished (merged or exited): prefer a blocked path, whose
+     * reason explains the wait, over one parked at reconvergence. */
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        if (w->split[i].status == SPLIT_BLOCKED) {
+            w->focus = i;
+            return;
+        }
+    }
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        if (w->split[i].status != SPLIT_FREE) {
+            w->focus = i;
+            return;
+        }
+    }
+}
+
+/* Merges the paths parked at frame f's join if every live lane of the
+ * frame has arrived.  Returns the merged split or -1. */
+static int32_t try_merge(Warp *w, int32_t f)
+{
+    Frame *fr = &w->frames[f];
+    LaneMask arrived = 0;
+    int32_t keep = -1;
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        Split *s = &w->split[i];
+        if (s->status == SPLIT_PARKED && s->frame == f) {
+            arrived |= s->mask;
+            if (keep < 0) {
+                keep = i;
+            }
+        }
+    }
+    if (keep < 0 || (fr->mask & w->live & ~arrived) != 0) {
+        return -1;
+    }
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        Split *s = &w->split[i];
+        if (i != keep && s->status == SPLIT_PARKED && s->frame == f) {
+            s->status = SPLIT_FREE;
+        }
+    }
+    Split *k = &w->split[keep];
+    k->mask = arrived;
+    k->status = SPLIT_RUNNABLE;
+    k->frame = fr->parent;
+    k->role = -1;
+    k->step = 0;
+    fr->used = false;
+    return keep;
+}
+
+int32_t simt_goto(Warp *w, int32_t si, int32_t pc, SimCycle t)
+{
+    Split *s = &w->split[si];
+    s->pc = pc;
+    s->step = 0;
+    while (s->frame >= 0 && w->frames[s->frame].join == s->pc) {
+        s->status = SPLIT_PARKED;
+        int32_t m = try_merge(w, s->frame);
+        if (m < 0) {
+            return si;
+        }
+        si = m;
+        s = &w->split[si];
+        s->ready_at = MAX(s->ready_at, t);
+    }
+    return si;
+}
+
+void simt_recheck_merges(Warp *w, SimCycle t)
+{
+    bool again = true;
+    while (again) {
+        again = false;
+        for (int32_t f = 0; f < w->nframes; f++) {
+            if (!w->frames[f].used) {
+                continue;
+            }
+            int32_t m = try_merge(w, f);
+            if (m >= 0) {
+                simt_goto(w, m, w->split[m].pc, t);
+                again = true;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------- blocking */
+
+void simt_block(Warp *w, Split *s, WaitKind kind, SimWarpState reason, int32_t obj, uint64_t value,
+                bool token, SimCycle t)
+{
+    s->status = SPLIT_BLOCKED;
+    s->wait = kind;
+    s->wait_state = reason;
+    s->wait_obj = obj;
+    s->wait_value = value;
+    s->wait_token = token;
+    s->blocked_since = t;
+    s->gen++;
+    (void) w;
+}
+
+/* ----------------------------------------------------------- invariants */
+
+const char *simt_check(const Warp *w)
+{
+    LaneMask seen = 0;
+    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+        const Split *s = &w->split[i];
+        if (s->status == SPLIT_FREE) {
+            continue;
+        }
+        if (s->mask == 0) {
+            return "a path in use has no lanes";
+        }
+        if (seen & s->mask) {
+            return "two paths share a lane";
+        }
+        seen |= s->mask;
+        if (s->frame >= 0) {
+            if (s->frame >= w->nframes || !w->frames[s->frame].used) {
+                return "a path's frame is not in use";
+            }
+            if (s->mask & ~w->frames[s->frame].mask) {
+                return "a path has lanes its frame does not";
+            }
+        }
+        if (s->status == SPLIT_PARKED && (s->frame < 0 || w->frames[s->frame].join != s->pc)) {
+            return "a parked path is not at its frame's join";
+        }
+    }
+    if (seen != w->live) {
+        return "the paths' lanes are not the live lanes";
+    }
+    for (int32_t f = 0; f < w->nframes; f++) {
+        const Frame *fr = &w->frames[f];
+        if (fr->used && fr->parent >= 0 && (fr->parent >= w->nframes || !w->frames[fr->parent].used)) {
+            return "a frame's parent is not in use";
+        }
+    }
+    return NULL;
+}

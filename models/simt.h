@@ -1,0 +1,40 @@
+/* simt.h: divergence and reconvergence of a warp's lanes (simt.c).
+ *
+ * A warp's lanes that take different sides of a branch become paths
+ * (Split) that issue in turn; a reconvergence frame (Frame) records the
+ * lanes that entered a construct and its join, the immediate
+ * post-dominator the compiler recorded (the BSSY/BSYNC pairs).  Paths that
+ * reach their join park there until every live lane of the frame has
+ * arrived, then merge into one. */
+#pragma once
+
+#include "models/warp.h"
+
+/* A new reconvergence frame: lanes mask entered a construct ending at join;
+ * returns its index. */
+int32_t simt_frame_new(Warp *w, int32_t join, LaneMask mask, int32_t parent);
+/* A free split slot, cleared (its generation kept growing), or -1. */
+int32_t simt_split_new(Warp *w);
+/* Picks the split the warp should run (after its focus stopped). */
+void simt_refocus(Warp *w);
+/* Moves split si to pc; if that is its reconvergence point it parks there
+ * and may merge.  Returns the split now holding its lanes. */
+int32_t simt_goto(Warp *w, int32_t si, int32_t pc, SimCycle t);
+/* Re-examines every frame after lanes exited: merges may now complete. */
+void simt_recheck_merges(Warp *w, SimCycle t);
+/* The invariants of a warp's paths and frames, between two issues:
+ *  - every live lane is in exactly one path: the masks of the paths in use
+ *    are not empty, do not overlap, and together are the live lanes (none
+ *    when the warp has exited);
+ *  - a path's frame is -1 or a frame in use whose lanes include the
+ *    path's, and a frame's parent is -1 or a frame in use;
+ *  - a parked path is at its frame's join (a path never parks without a
+ *    frame).
+ * Returns NULL when they hold, else which one does not (a static string).
+ * SmOptions.check_invariants asserts them after every issue (the test
+ * suites do). */
+const char *simt_check(const Warp *w);
+/* Split s blocks from cycle t on a barrier or a collective (kind, obj,
+ * value, token say which) and is charged `reason` until it is woken. */
+void simt_block(Warp *w, Split *s, WaitKind kind, SimWarpState reason, int32_t obj, uint64_t value,
+                bool token, SimCycle t);

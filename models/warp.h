@@ -1,0 +1,188 @@
+/* warp.h: a warp of the SM and the SIMT interpreter that runs it.
+ *
+ * A Warp holds its lanes' variables, its paths (Split: lanes executing the
+ * same operation) and reconvergence frames, its accounting state and its
+ * cp.async bookkeeping.  The interpreter is split by operation family, each
+ * in its own file pair:
+ *   warp.c        issue loop and dispatch, control flow, thread exit, the
+ *                 helpers every family uses (errors, operands, variables)
+ *   simt.c        divergence and reconvergence (splits and frames)
+ *   sync.c        mbarrier operations, __syncthreads, __syncwarp, cg waits
+ *   pipe_exec.c   cuda::pipeline's protocol (make_pipeline, acquire, ...)
+ *   async_copy.c  memcpy_async dispatch and cp.async commit groups
+ *   ldst.c        loads, stores and expect with the functional memory
+ *   compute.c     compute chains
+ *   cl_exec.c     OpenCL pipe built-ins
+ * The SM (sm.c, sm_internal.h) owns the warps and schedules them; a warp's
+ * fields are written only by the interpreter, except the accounting fields
+ * (state, role, line, since), which sm.c's sm_account() keeps. */
+#pragma once
+
+#include "sim/core/engine.h"
+#include "sim/lang/expr_eval.h"
+#include "sim/lang/program.h"
+#include "sim/out/stats.h"
+
+typedef struct Sm Sm;
+typedef struct Block Block;
+typedef struct Warp Warp;
+
+#define MAX_SPLITS 40
+#define MAX_CHAINS 64
+
+typedef enum {
+    SPLIT_FREE,
+    SPLIT_RUNNABLE,  /* may issue from ready_at on */
+    SPLIT_BLOCKED,   /* waits on a barrier or a collective; woken by an event */
+    SPLIT_PARKED     /* reached its reconvergence point; waits for its siblings */
+} SplitStatus;
+
+typedef enum {
+    WAIT_NONE,
+    WAIT_MBAR,       /* obj = block mbarrier index, value = parity or token */
+    WAIT_BLOCK_BAR,
+    WAIT_COLLECTIVE, /* make_pipeline's group sync: obj = pipe slot */
+    WAIT_SYNCWARP,
+    WAIT_CL_GROUP    /* an OpenCL work-group pipe built-in: the block's cl_pc */
+} WaitKind;
+
+/* A path of a warp: lanes executing the same operation.  A converged warp
+ * has one; divergence creates more, which merge at reconvergence points. */
+typedef struct {
+    SplitStatus status;
+    int32_t pc;              /* current operation */
+    LaneMask mask;           /* its lanes */
+    int32_t frame;           /* innermost reconvergence frame, or -1 */
+    SimCycle ready_at;       /* RUNNABLE: earliest cycle to issue */
+    SimWarpState wait_state; /* why it is not issuing (before ready_at, or blocked) */
+    WaitKind wait;
+    int32_t wait_obj;
+    uint64_t wait_value;
+    bool wait_token;
+    SimCycle blocked_since;
+    uint32_t gen;            /* bumped when blocked or woken: drops stale events */
+    int8_t role;             /* cached SimRole of its lanes, -1 = unknown */
+    /* Progress through a multi-instruction operation. */
+    int32_t step;            /* 0 = not started */
+    int64_t remaining;
+    int64_t count;
+    int64_t aux;
+    int64_t aux2;            /* compute: the interleaved operations after pc */
+    int32_t chain_next;      /* compute: the chain of the next instruction */
+    int32_t cls;             /* compute: the arch instruction class */
+} Split;
+
+/* A reconvergence frame: lanes `mask` entered the construct ending at join. */
+typedef struct {
+    int32_t join;
+    LaneMask mask;
+    int32_t parent;
+    bool used;
+} Frame;
+
+typedef struct {
+    LaneMask mask;
+    SimCycle done;
+} CpGroup;
+
+struct Warp {
+    Sm *sm;
+    int32_t id;              /* SM-wide */
+    int32_t block;
+    int32_t index;           /* warp index within the block */
+    int32_t smsp;
+    int64_t tid0;            /* thread index of lane 0 */
+    LaneMask exists;         /* lanes that are threads of the block */
+    LaneMask live;           /* not exited */
+    int64_t *vals;           /* variable slots */
+    Split split[MAX_SPLITS];
+    int32_t focus;           /* the split the warp runs */
+    Frame *frames;
+    int32_t nframes;
+    bool queued;             /* in its scheduler's ready list */
+    SimCycle busy_until;     /* end of its last issue */
+    SimWarpState state;      /* accounting: current state and since when */
+    SimRole role;
+    int32_t line;            /* accounting with by_line or a timeline: the trace line charged since `since` */
+    int32_t stage;           /* ... and the pipeline stage of that operation, or -1 (warp_op_place) */
+    const char *barrier;     /* ... and the barrier it names, or NULL (borrowed from the program) */
+    SimCycle since;
+    SimCycle exit_cycle;
+    SimCycle lane_open[SIM_WARP_SIZE];   /* uncommitted cp.async completion per lane */
+    SimCycle lane_copies[SIM_WARP_SIZE]; /* every cp.async of the lane completed by then */
+    GArray *groups;          /* CpGroup: committed cp.async groups, oldest first */
+    SimCycle chain[MAX_CHAINS];
+    SimCycle chains_done;    /* sched.chain_overlap: when the warp's compute chains in flight complete */
+    uint32_t *data;          /* functional model: [var][lane][4] words, or NULL */
+    LaneMask syncwarp_arrived;
+    int timeline_track;
+};
+
+/* How one interpreted step ended.  Every family's exec function (name_exec*)
+ * runs one step of the operation split `si` of warp w is at, at cycle t: it
+ * returns how the step ended and sets *cost to the issue slots it used. */
+typedef enum {
+    STEP_CONTINUE,  /* a control operation ran; go on with the warp's focus */
+    STEP_ISSUED,    /* an instruction issued; the split's next state is set */
+    STEP_WAIT,      /* nothing issued: the split waits (ready_at or blocked) */
+    STEP_STOP       /* the run failed */
+} StepResult;
+
+static inline int lane_count(LaneMask m)
+{
+    return __builtin_popcount(m);
+}
+
+/* The lowest lane of m (0 for an empty mask). */
+static inline int lane_lowest(LaneMask m)
+{
+    return m ? __builtin_ctz(m) : 0;
+}
+
+/* The lanes of the tiles of `lanes` threads (a power of two up to 32) that
+ * mask m touches. */
+static inline LaneMask lane_tiles(LaneMask m, int64_t lanes)
+{
+    LaneMask one = lanes >= SIM_WARP_SIZE ? ~(LaneMask) 0 : ((LaneMask) 1 << lanes) - 1;
+    LaneMask out = 0;
+    for (int64_t l = 0; l < SIM_WARP_SIZE; l += lanes) {
+        if (m & (one << l)) {
+            out |= one << l;
+        }
+    }
+    return out;
+}
+
+/* ------------------------------------------------- for sm.c (warp.c) */
+
+/* The earliest cycle >= now at which the warp's next instruction could
+ * issue, given its pipe and dependencies (now when nothing holds it). */
+SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now);
+/* Where the operation at pc of warp w's focus path works: the stage slot
+ * of a block-scope pipeline call (-1 otherwise) and the name of the barrier
+ * it names (NULL otherwise; borrowed from the program or static). */
+void warp_op_place(Sm *sm, const Warp *w, int32_t pc, int32_t *stage, const char **barrier);
+/* The name of user barrier mbar (borrowed from the program), or NULL for a
+ * pipeline's. */
+const char *warp_barrier_name(const Sm *sm, int32_t mbar);
+/* The timeline track of block b's barrier phases (instant events). */
+int warp_barrier_track(Sm *sm, int32_t block);
+/* Runs the warp's focus split from cycle now; returns the issue cycles used. */
+int64_t warp_issue(Sm *sm, Warp *w, SimCycle now);
+/* Threads of mask leave: barriers, pipelines, merges. */
+void warp_lanes_exit(Sm *sm, Warp *w, int32_t split, LaneMask mask, SimCycle now);
+
+/* ------------------------------- for the operation families (warp.c) */
+
+/* Fails the run with a rule violation by lanes of w at loc (SM-owned error,
+ * sm_fail).  Always returns STEP_STOP. */
+StepResult warp_fail(Sm *sm, Warp *w, LaneMask lanes, SrcLoc loc, int code, const char *fmt, ...)
+    G_GNUC_PRINTF(6, 7);
+#define RULE(sm, w, m, op, ...) warp_fail((sm), (w), (m), (op)->loc, SIM_ERROR_PROGRAM, __VA_ARGS__)
+/* Evaluates n for lanes m into *out; false (run failed) on an arithmetic error. */
+bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, SimLaneValue *out);
+/* The value of a uniform-per-warp operand: all lanes of m must agree. */
+bool warp_eval_same(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, const char *what, int64_t *out);
+/* Stores lanes m of val (or one value) into variable v. */
+void warp_store_var(Warp *w, const ProgVar *v, LaneMask m, const SimLaneValue *val);
+void warp_store_lanes(Warp *w, const ProgVar *v, LaneMask m, int64_t value);

@@ -1,0 +1,164 @@
+/* engine.c: the two dispatch loops of SimEngine. */
+#include "sim/core/engine.h"
+
+void sim_engine_init(SimEngine *e, SimEngineKind kind)
+{
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    sim_event_queue_init(&e->queue);
+    if (kind == SIM_ENGINE_STEPPED) {
+        e->stepped = g_array_new(FALSE, FALSE, sizeof(SimEvent));
+    }
+}
+
+void sim_engine_clear(SimEngine *e)
+{
+    sim_event_queue_clear(&e->queue);
+    if (e->stepped) {
+        g_array_free(e->stepped, TRUE);
+        e->stepped = NULL;
+    }
+    g_clear_error(&e->error);
+}
+
+void sim_engine_schedule(SimEngine *e, SimCycle cycle, SimEventFn fn,
+                         void *target, uint64_t arg)
+{
+    g_assert(cycle >= e->now);
+    if (e->kind == SIM_ENGINE_EVENT) {
+        sim_event_queue_push(&e->queue, cycle, fn, target, arg);
+    } else {
+        SimEvent ev = { cycle, e->next_seq++, fn, target, arg };
+        g_array_append_val(e->stepped, ev);
+        e->stepped_live++;
+    }
+}
+
+void sim_engine_fail(SimEngine *e, GError *err)
+{
+    if (e->error == NULL) {
+        e->error = err;
+    } else {
+        g_error_free(err);
+    }
+    e->stop = true;
+}
+
+static bool watchdog(SimEngine *e, SimCycle next, GError **error)
+{
+    if (e->max_cycles != 0 && next > e->max_cycles) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_LIMIT,
+                    "watchdog: the program is still running at cycle %" G_GUINT64_FORMAT
+                    " (--max-cycles=%" G_GUINT64_FORMAT "); raise --max-cycles if it is"
+                    " just long, or look for a loop that never ends",
+                    e->max_cycles, e->max_cycles);
+        e->now = e->max_cycles;
+        return false;
+    }
+    return true;
+}
+
+static bool run_event(SimEngine *e, GError **error)
+{
+    SimEvent ev;
+    while (!e->stop && sim_event_queue_len(&e->queue) > 0) {
+        if (e->live != NULL && !e->live(&e->queue.heap[0])) {
+            sim_event_queue_pop(&e->queue, &ev);
+            continue;
+        }
+        if (!watchdog(e, sim_event_queue_peek_cycle(&e->queue), error)) {
+            return false;
+        }
+        sim_event_queue_pop(&e->queue, &ev);
+        e->now = ev.cycle;
+        e->dispatched++;
+        ev.fn(ev.target, ev.arg, e->now);
+    }
+    return true;
+}
+
+/* Reference loop: one cycle per iteration; at each cycle, every live event
+ * due now is handled in insertion order, including events that handlers add
+ * for the same cycle (they are appended, so the scan reaches them). */
+static bool run_stepped(SimEngine *e, GError **error)
+{
+    while (!e->stop && e->stepped_live > 0) {
+        if (!watchdog(e, e->now, error)) {
+            return false;
+        }
+        for (guint i = 0; i < e->stepped->len && !e->stop; i++) {
+            SimEvent *ev = &g_array_index(e->stepped, SimEvent, i);
+            if (ev->fn == NULL || ev->cycle != e->now) {
+                continue;
+            }
+            if (e->live != NULL && !e->live(ev)) {
+                ev->fn = NULL;
+                e->stepped_live--;
+                continue;
+            }
+            SimEvent copy = *ev;
+            ev->fn = NULL; /* removed before its handler runs */
+            e->stepped_live--;
+            e->dispatched++;
+            copy.fn(copy.target, copy.arg, e->now);
+        }
+        /* Compact: drop handled entries, keeping insertion order. */
+        guint w = 0;
+        for (guint i = 0; i < e->stepped->len; i++) {
+            SimEvent *ev = &g_array_index(e->stepped, SimEvent, i);
+            if (ev->fn != NULL && e->live != NULL && !e->live(ev)) {
+                ev->fn = NULL;
+                e->stepped_live--;
+            }
+            if (ev->fn != NULL) {
+                g_array_index(e->stepped, SimEvent, w++) = *ev;
+            }
+        }
+        g_array_set_size(e->stepped, w);
+        if (!e->stop && e->stepped_live > 0) {
+            e->now++;
+        }
+    }
+    return true;
+}
+
+bool sim_engine_run(SimEngine *e, GError **error)
+{
+    bool ok = e->kind == SIM_ENGINE_EVENT ? run_event(e, error) : run_stepped(e, error);
+    if (!ok) {
+        return false;
+    }
+    if (e->error != NULL) {
+        g_propagate_error(error, e->error);
+        e->error = NULL;
+        return false;
+    }
+    return true;
+}
+
+bool sim_engine_pending_at(const SimEngine *e, SimCycle at)
+{
+    if (e->kind == SIM_ENGINE_EVENT) {
+        return sim_event_queue_peek_cycle(&e->queue) == at;
+    }
+    for (guint i = 0; i < e->stepped->len; i++) {
+        const SimEvent *ev = &g_array_index(e->stepped, SimEvent, i);
+        if (ev->fn != NULL && ev->cycle == at) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool sim_engine_kind_parse(const char *s, SimEngineKind *out)
+{
+    if (g_strcmp0(s, "event") == 0) {
+        *out = SIM_ENGINE_EVENT;
+        return true;
+    }
+    if (g_strcmp0(s, "stepped") == 0) {
+        *out = SIM_ENGINE_STEPPED;
+        return true;
+    }
+    return false;
+}

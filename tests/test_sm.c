@@ -1,0 +1,108 @@
+/* test_sm.c: the SM (models/sm.c) through its public interface (sm.h):
+ * the occupancy check names the resource that does not fit, shared memory
+ * per block includes the system's reserve, the deadlock report names the
+ * waiting threads, their line and what they wait for, and every
+ * warp-cycle is in exactly one state. */
+#include "test_util.h"
+
+#include "models/sm.h"
+
+/* Runs text with one "key=value" set; returns the error message (to free)
+ * or NULL when the run succeeds. */
+static char *run_error(const char *text, const char *set, int *status)
+{
+    const char *sets[] = { set, NULL };
+    TestRun tr;
+    bool ok = run_text(&tr, text, set ? sets : NULL);
+    char *msg = ok ? NULL : g_strdup(tr.msg);
+    *status = tr.status;
+    test_run_clear(&tr);
+    return msg;
+}
+
+#define BIG_BLOCK "smpipe 1\nblock 1024\n__syncthreads()\n"
+
+START_TEST(occupancy_names_the_limit)
+{
+    int status;
+    g_autofree char *ok = run_error(BIG_BLOCK, "sm.blocks=2", &status);
+    ck_assert_ptr_null(ok);
+    /* h100: 2048 threads. */
+    g_autofree char *threads = run_error(BIG_BLOCK, "sm.blocks=3", &status);
+    ck_assert_ptr_nonnull(threads);
+    ck_assert_msg(strstr(threads, "sm.blocks=3 blocks of 1024 threads need 3072 threads, but the SM of h100 holds"
+                                  " 2048") != NULL, "%s", threads);
+    ck_assert_int_eq(status, SIM_EXIT_BAD_INPUT);
+    /* 120000 bytes + 1024 reserved per block: one fits, two do not. */
+    const char *smem = "smpipe 1\nblock 32\nshared char s[120000]\n__syncthreads()\n";
+    g_autofree char *one = run_error(smem, "sm.blocks=1", &status);
+    ck_assert_ptr_null(one);
+    g_autofree char *two = run_error(smem, "sm.blocks=2", &status);
+    ck_assert_ptr_nonnull(two);
+    ck_assert_msg(strstr(two, "need 242048 bytes of shared memory") != NULL, "%s", two);
+}
+END_TEST
+
+START_TEST(shared_memory_per_block_includes_the_reserve)
+{
+    TestRun tr;
+    ck_assert(run_text(&tr, "smpipe 1\nblock 32\nshared int s[100]\n__syncthreads()\n", NULL));
+    ck_assert_int_eq(sm_smem_per_block(tr.run.prog, &tr.run.arch), 400 + tr.run.arch.smem_reserved);
+    test_run_clear(&tr);
+}
+END_TEST
+
+/* A barrier that expects 64 arrivals from a block of 32 threads. */
+#define NEVER_COMPLETES                                                                                                \
+    "smpipe 1\nblock 32\nbarrier bar\nif threadIdx.x == 0\n    init(bar, 64)\nend\n__syncthreads()\n"               \
+    "bar.arrive_and_wait()\n"
+
+START_TEST(deadlock_report_names_the_waiters)
+{
+    int status;
+    g_autofree char *msg = run_error(NEVER_COMPLETES, NULL, &status);
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_int_eq(status, SIM_EXIT_INVALID_PROGRAM);
+    ck_assert_msg(g_str_has_prefix(msg, "deadlock at cycle "), "%s", msg);
+    ck_assert_msg(strstr(msg, "1 warp(s) still have live threads and nothing pending can wake them") != NULL, "%s",
+                  msg);
+    ck_assert_msg(strstr(msg, "test.trace:8") != NULL, "the waiters' line: %s", msg);
+    ck_assert_msg(strstr(msg, "bar.arrive_and_wait()") != NULL, "the line's text: %s", msg);
+}
+END_TEST
+
+/* Divergent warps, a barrier and compute: warps x cycles warp-cycles, each
+ * in one state. */
+START_TEST(every_warp_cycle_in_one_state)
+{
+    TestRun tr;
+    ck_assert(run_text(&tr,
+                       "smpipe 1\nblock 96\nshared int s[96]\nif threadIdx.x % 3 == 0\n    var x = load(s + threadIdx.x)\n"
+                       "    x = compute(x, 20)\n    s[threadIdx.x] = x\nelse\n    compute(imad, 50)\nend\n"
+                       "__syncthreads()\n",
+                       NULL));
+    const SimStats *st = tr_stats(&tr);
+    uint64_t sum = 0;
+    for (int k = 0; k < WS__COUNT; k++) {
+        sum += st->state_total[k];
+    }
+    ck_assert_uint_eq(sum, (uint64_t) st->warps * st->cycles);
+    test_run_clear(&tr);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sm");
+    TCase *ta = tcase_create("assembly");
+    tcase_add_test(ta, occupancy_names_the_limit);
+    tcase_add_test(ta, shared_memory_per_block_includes_the_reserve);
+    suite_add_tcase(s, ta);
+    TCase *tr = tcase_create("diagnosis");
+    tcase_add_test(tr, deadlock_report_names_the_waiters);
+    suite_add_tcase(s, tr);
+    TCase *tc = tcase_create("accounting");
+    tcase_add_test(tc, every_warp_cycle_in_one_state);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
