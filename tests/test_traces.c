@@ -312,6 +312,15 @@ START_TEST(independent_chains_overlap)
     int64_t o0 = text_cycles(one, in_order), o1 = text_cycles(one, overlap);
     ck_assert_msg(e0 > 1600 * 3 && e1 < 1600 * 3 / 2, "eight chains: in order %" PRId64 ", overlapped %" PRId64, e0, e1);
     ck_assert_msg(o1 >= o0 - 10 && o1 <= o0 + 10, "one chain: in order %" PRId64 ", overlapped %" PRId64, o0, o1);
+    /* A warp ends when its last chain has completed: a program ending in a
+     * dependent chain of 100 IMADs (latency 4) takes about 400 cycles,
+     * overlapped or not (it took 199 when the exit did not wait). */
+    const char *tail = "smpipe 1\nblock 32\ncompute(imad, 100)\n";
+    const char *tail_overlap[] = { "inst.imad.latency=4", "sched.chain_overlap=true", NULL };
+    const char *tail_in_order[] = { "inst.imad.latency=4", "sched.chain_overlap=false", NULL };
+    int64_t t1 = text_cycles(tail, tail_overlap), t0 = text_cycles(tail, tail_in_order);
+    ck_assert_msg(t1 >= 396 && t0 >= 396 && t1 <= t0 + 10, "a trailing chain: overlapped %" PRId64 ", in order %"
+                  PRId64, t1, t0);
 }
 END_TEST
 
