@@ -236,6 +236,18 @@ StepResult sync_exec_mbarrier(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
     }
 }
 
+void sync_block_barrier_done(Sm *sm, int32_t block, uint64_t gen, SimCycle t)
+{
+    sm->stats.syncthreads++;
+    if (sm->tl != NULL) {
+        SimSliceArgs args = SIM_SLICE_ARGS_INIT;
+        args.barrier = "__syncthreads";
+        args.phase = (int64_t) gen;
+        sim_timeline_instant(sm->tl, warp_barrier_track(sm, block), "__syncthreads: every thread arrived", t, &args);
+    }
+    sync_race_block_complete(sm, block);
+}
+
 void sync_race_block_complete(Sm *sm, int32_t block)
 {
     if (sm->race == NULL) {
@@ -268,15 +280,7 @@ static StepResult block_sync_arrive(Sm *sm, Warp *w, int32_t si, SimCycle t, int
     uint64_t gen = b->bar.generation;
     block_barrier_arrive(&b->bar, lane_count(s->mask), t, sync_barrier_wake, sm);
     if (b->bar.generation != gen) {
-        sm->stats.syncthreads++;
-        if (sm->tl != NULL) {
-            SimSliceArgs args = SIM_SLICE_ARGS_INIT;
-            args.barrier = "__syncthreads";
-            args.phase = (int64_t) gen;
-            sim_timeline_instant(sm->tl, warp_barrier_track(sm, w->block), "__syncthreads: every thread arrived", t,
-                                 &args);
-        }
-        sync_race_block_complete(sm, w->block);
+        sync_block_barrier_done(sm, w->block, gen, t);
     }
     *cost = 1;
     return STEP_ISSUED;

@@ -22,6 +22,10 @@ SimCycle sync_wait_call_cost(const Sm *sm, const Warp *w, LaneMask m, SimCycle t
 /* For the race detector: block `block`'s barrier completed a generation (a
  * __syncthreads, or make_pipeline's group sync). */
 void sync_race_block_complete(Sm *sm, int32_t block);
+/* A __syncthreads of block `block` completed generation gen at cycle t,
+ * by the last arrival or by the exit of the last threads it waited for:
+ * the statistic, the timeline's instant and the race detector's order. */
+void sync_block_barrier_done(Sm *sm, int32_t block, uint64_t gen, SimCycle t);
 /* Lanes of w exited (w->live is updated): threads that exit no longer hold
  * a __syncwarp or a tile's sync back. */
 void sync_lanes_exit(Sm *sm, Warp *w, SimCycle now);

@@ -107,7 +107,12 @@ void warp_lanes_exit(Sm *sm, Warp *w, int32_t si, LaneMask m, SimCycle now)
     }
     pipe_lanes_exit(sm, w, m, now);
     cl_lanes_exit(sm, w, m);
+    uint64_t gen = b->bar.generation;
     block_barrier_exit(&b->bar, n, now, sync_barrier_wake, sm);
+    if (b->bar.generation != gen) {
+        /* The exiting threads were the last the __syncthreads waited for. */
+        sync_block_barrier_done(sm, w->block, gen, now);
+    }
     simt_recheck_merges(w, now);
     sync_lanes_exit(sm, w, now);
     pipe_collective_check(sm, b, now);

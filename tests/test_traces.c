@@ -361,6 +361,22 @@ static const char *golden_archs[] = { "h100", "a100", "h200" };
 #define N_GOLDEN_ARCHS ((int) G_N_ELEMENTS(golden_archs))
 
 /* Golden run _i: trace _i / N_GOLDEN_ARCHS on architecture _i % N_GOLDEN_ARCHS. */
+/* A __syncthreads completed by the exit of the last threads it waited for
+ * counts like one completed by an arrival (it read 0 before). */
+START_TEST(syncthreads_completed_by_exits_counts)
+{
+    const char *text =
+        "smpipe 1\nblock 64\nshared int s[64]\nglobal int g[64]\nstore(s + threadIdx.x, threadIdx.x)\n"
+        "if (threadIdx.x >= 32)\n    var x = load(s + threadIdx.x)\n    x = compute(x, 50)\n"
+        "    store(g + threadIdx.x, x)\n    return\nend\n__syncthreads()\n"
+        "var v = load(s + 63 - threadIdx.x)\nstore(g + threadIdx.x, v)\n";
+    TestRun tr;
+    ck_assert_msg(run_text_full(&tr, "test.trace", text, NULL, SIM_ENGINE_EVENT, 100000000, 0, false), "%s", tr.msg);
+    ck_assert_uint_eq(tr_stats(&tr)->syncthreads, 1);
+    test_run_clear(&tr);
+}
+END_TEST
+
 START_TEST(golden_statistics)
 {
     const char *trace = traces[_i / N_GOLDEN_ARCHS];
@@ -398,6 +414,7 @@ int main(void)
     tcase_add_test(tc, mbarrier_unit_makes_the_protocol_grow_with_warps);
     tcase_add_test(tc, independent_chains_overlap);
     tcase_add_test(tc, divisions_cost_issue_cycles_and_latency);
+    tcase_add_test(tc, syncthreads_completed_by_exits_counts);
     suite_add_tcase(s, tc);
     /* One test case per trace and architecture. */
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
