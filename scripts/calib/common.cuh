@@ -70,6 +70,27 @@ static inline void info(const char* fmt, ...) {
   fflush(stdout);
 }
 
+// The span of one block's w warps (first start to last end), median of 7
+// launches: launch() runs the kernel, which writes each warp's clock64 start
+// and end to d_out[2 * warp] and d_out[2 * warp + 1]; h holds 2 * w values.
+template <class Launch>
+static double warps_span(Launch launch, int w, unsigned long long* d_out,
+                         std::vector<unsigned long long>& h) {
+  std::vector<double> per;
+  for (int r = 0; r < 7; ++r) {
+    launch();
+    CKL();
+    CK(cudaMemcpy(h.data(), d_out, sizeof(unsigned long long) * 2 * w, cudaMemcpyDeviceToHost));
+    unsigned long long lo = ~0ull, hi = 0;
+    for (int i = 0; i < w; ++i) {
+      lo = std::min(lo, h[2 * i]);
+      hi = std::max(hi, h[2 * i + 1]);
+    }
+    per.push_back((double)(hi - lo));
+  }
+  return median_of(per);
+}
+
 // least-squares fit y = a + b x
 static inline void linfit(const std::vector<double>& x, const std::vector<double>& y, double* a,
                           double* b) {

@@ -200,21 +200,10 @@ template <int C>
 static void ilp_row(float *d_sink, unsigned long long *d_out, std::vector<unsigned long long> &h)
 {
     for (int w : {1, 4, 8, 16, 32}) {
-        std::vector<double> per;
-        for (int r = 0; r < 7; ++r) {
-            k_ilp<C><<<1, 32 * w>>>(1.0f, d_sink, d_out);
-            CKL();
-            CK(cudaMemcpy(h.data(), d_out, sizeof(unsigned long long) * 2 * w, cudaMemcpyDeviceToHost));
-            unsigned long long lo = ~0ull, hi = 0;
-            for (int i = 0; i < w; ++i) {
-                lo = std::min(lo, h[2 * i]);
-                hi = std::max(hi, h[2 * i + 1]);
-            }
-            per.push_back((double) (hi - lo) / (256.0 * C * w));
-        }
+        double s = warps_span([&] { k_ilp<C><<<1, 32 * w>>>(1.0f, d_sink, d_out); }, w, d_out, h);
         char key[64];
         snprintf(key, sizeof key, "ilp.ffma.C%d.W%d", C, w);
-        result(key, median_of(per), "cycles", "1 block, %d warps, %d independent FFMA chains of 256 links per thread: span per warp-link, median of 7",
+        result(key, s / (256.0 * C * w), "cycles", "1 block, %d warps, %d independent FFMA chains of 256 links per thread: span per warp-link, median of 7",
                w, C);
     }
 }

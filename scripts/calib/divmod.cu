@@ -80,30 +80,11 @@ __global__ void k_imad(unsigned seed, unsigned *sink, unsigned long long *out)
     }
 }
 
-// Span of the block's warps (first start to last end), median of 7 launches.
-template <class Launch>
-static double span(Launch launch, int w, unsigned long long *d_out, std::vector<unsigned long long> &h)
-{
-    std::vector<double> per;
-    for (int r = 0; r < 7; ++r) {
-        launch();
-        CKL();
-        CK(cudaMemcpy(h.data(), d_out, sizeof(unsigned long long) * 2 * w, cudaMemcpyDeviceToHost));
-        unsigned long long lo = ~0ull, hi = 0;
-        for (int i = 0; i < w; ++i) {
-            lo = std::min(lo, h[2 * i]);
-            hi = std::max(hi, h[2 * i + 1]);
-        }
-        per.push_back((double) (hi - lo));
-    }
-    return median_of(per);
-}
-
 template <int MODE>
 static void mod_row(const char *name, const char *op, long long *d_sink, unsigned long long *d_out, std::vector<unsigned long long> &h)
 {
     for (int w : {1, 2, 4, 8, 16, 32}) {
-        double s = span([&] { k_mod<MODE><<<1, 32 * w>>>(1000003, 3, d_sink, d_out); }, w, d_out, h);
+        double s = warps_span([&] { k_mod<MODE><<<1, 32 * w>>>(1000003, 3, d_sink, d_out); }, w, d_out, h);
         double per_sched = w < 4 ? 1.0 : w / 4.0;
         char key[64];
         snprintf(key, sizeof key, "mod.%s.W%d", name, w);
@@ -117,7 +98,7 @@ template <int C>
 static void imad_row(unsigned *d_sink, unsigned long long *d_out, std::vector<unsigned long long> &h)
 {
     for (int w : {1, 2, 4, 8, 16, 32}) {
-        double s = span([&] { k_imad<C><<<1, 32 * w>>>(12345u, d_sink, d_out); }, w, d_out, h);
+        double s = warps_span([&] { k_imad<C><<<1, 32 * w>>>(12345u, d_sink, d_out); }, w, d_out, h);
         double per_sched = w < 4 ? 1.0 : w / 4.0;
         char key[64];
         snprintf(key, sizeof key, "imad.C%d.W%d", C, w);

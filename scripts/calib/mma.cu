@@ -62,22 +62,11 @@ template <int C>
 static void row(float *d_sink, unsigned long long *d_out, std::vector<unsigned long long> &h)
 {
     for (int w : {1, 2, 4, 8, 16, 32}) {
-        std::vector<double> per;
-        for (int r = 0; r < 7; ++r) {
-            k_hmma<C><<<1, 32 * w>>>(12345u, d_sink, d_out);
-            CKL();
-            CK(cudaMemcpy(h.data(), d_out, sizeof(unsigned long long) * 2 * w, cudaMemcpyDeviceToHost));
-            unsigned long long lo = ~0ull, hi = 0;
-            for (int i = 0; i < w; ++i) {
-                lo = std::min(lo, h[2 * i]);
-                hi = std::max(hi, h[2 * i + 1]);
-            }
-            per.push_back((double) (hi - lo));
-        }
+        double s = warps_span([&] { k_hmma<C><<<1, 32 * w>>>(12345u, d_sink, d_out); }, w, d_out, h);
         double per_sched = w < 4 ? 1.0 : w / 4.0;
         char key[64];
         snprintf(key, sizeof key, "hmma.C%d.W%d", C, w);
-        result(key, median_of(per) / (kLinks * C * per_sched), "cycles",
+        result(key, s / (kLinks * C * per_sched), "cycles",
                "1 block, %d warps, %d independent m16n8k16 f16->f32 mma.sync chains of %d links per warp: span per warp-link per sub-partition, median of 7",
                w, C, kLinks);
     }
