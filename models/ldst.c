@@ -101,6 +101,22 @@ SimCycle ldst_global_read(Sm *sm, SimCycle t, const int64_t *addr, LaneMask m, i
     return done;
 }
 
+/* Each lane's address of the pointer expression ptr (a load's or store's),
+ * checked against its buffer; false when evaluation or the check failed
+ * (the run has failed). */
+static bool lane_addresses(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const char *what,
+                           int64_t addr[SIM_WARP_SIZE])
+{
+    SimLaneValue a;
+    if (!warp_eval(sm, w, m, op, ptr, &a)) {
+        return false;
+    }
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        addr[l] = sim_lane_value(&a, l);
+    }
+    return ldst_check_bounds(sm, w, op, m, ptr, addr, ptr->type.elem.size, what);
+}
+
 StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
@@ -108,15 +124,8 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     const ExprNode *ptr = op->e[0];
     const ProgBuffer *buf = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
     int64_t size = ptr->type.elem.size;
-    SimLaneValue a;
-    if (!warp_eval(sm, w, m, op, ptr, &a)) {
-        return STEP_STOP;
-    }
     int64_t addr[SIM_WARP_SIZE];
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        addr[l] = sim_lane_value(&a, l);
-    }
-    if (!ldst_check_bounds(sm, w, op, m, ptr, addr, size, "load")) {
+    if (!lane_addresses(sm, w, op, m, ptr, "load", addr)) {
         return STEP_STOP;
     }
     SimCycle ready;
@@ -292,15 +301,8 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
     const ExprNode *ptr = op->e[0];
     const ProgBuffer *buf = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
     int64_t size = ptr->type.elem.size;
-    SimLaneValue a;
-    if (!warp_eval(sm, w, m, op, ptr, &a)) {
-        return STEP_STOP;
-    }
     int64_t addr[SIM_WARP_SIZE];
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        addr[l] = sim_lane_value(&a, l);
-    }
-    if (!ldst_check_bounds(sm, w, op, m, ptr, addr, size, "store")) {
+    if (!lane_addresses(sm, w, op, m, ptr, "store", addr)) {
         return STEP_STOP;
     }
     int64_t replays = store_issue(sm, w, buf, t, addr, m, size);
