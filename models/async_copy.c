@@ -88,10 +88,20 @@ void async_commit_group(Sm *sm, Warp *w, LaneMask m)
         for (int i = 0; i < n; i++) {
             g_array_append_val(w->groups, g);
         }
+        w->group_commits += (uint64_t) n;
         return;
     }
     CpGroup g = { m, done };
     g_array_append_val(w->groups, g);
+    w->group_commits++;
+}
+
+void async_groups_flow(Sm *sm, Warp *w, int64_t prior, SimCycle t)
+{
+    if (sm->tl != NULL && w->group_commits > (uint64_t) prior) {
+        sim_timeline_flow_end_through(sm->tl, FLOW_GROUP, w->id, 0, w->group_commits - (uint64_t) prior - 1,
+                                      w->timeline_track, t);
+    }
 }
 
 void async_race_groups_done(Sm *sm, Warp *w, LaneMask m, int64_t prior)
@@ -521,6 +531,9 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
                 /* It fills the stage instance this thread commits next. */
                 sim_timeline_flow_start(sm->tl, FLOW_STAGE, w->block, sm->pipe_slot[op->obj], p->commits[tid], track,
                                         r.done);
+            } else if (track > 0 && (p != NULL || op->aux == SYNC_NONE)) {
+                /* It joins the cp.async group the warp commits next. */
+                sim_timeline_flow_start(sm->tl, FLOW_GROUP, w->id, 0, w->group_commits, track, r.done);
             } else if (track > 0 && op->aux == SYNC_BARRIER) {
                 sim_timeline_flow_start(sm->tl, FLOW_BARRIER, w->block, op->obj, b->mbars[op->obj].phase, track,
                                         r.done);

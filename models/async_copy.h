@@ -21,4 +21,8 @@ void async_commit_group(Sm *sm, Warp *w, LaneMask m);
 /* The race detector learns that lanes m waited for all but their `prior`
  * newest commit groups. */
 void async_race_groups_done(Sm *sm, Warp *w, LaneMask m, int64_t prior);
+/* The timeline's arrows from the copies of every group but the `prior`
+ * newest the warp committed to the wait passing at cycle t
+ * (cp.async.wait_group prior). */
+void async_groups_flow(Sm *sm, Warp *w, int64_t prior, SimCycle t);
 StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost);

@@ -547,6 +547,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
                 }
             }
             async_race_groups_done(sm, w, m, s->aux);
+            async_groups_flow(sm, w, s->aux, t);
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
                 if (m & (1u << l)) {
                     int64_t tid = w->tid0 + l;
@@ -749,6 +750,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
             }
         }
         async_race_groups_done(sm, w, m, op->value);
+        async_groups_flow(sm, w, op->value, t);
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             if (m & (1u << l)) {
                 int64_t tid = w->tid0 + l;

@@ -111,6 +111,7 @@ struct Warp {
     SimCycle lane_open[SIM_WARP_SIZE];   /* uncommitted cp.async completion per lane */
     SimCycle lane_copies[SIM_WARP_SIZE]; /* every cp.async of the lane completed by then */
     GArray *groups;          /* CpGroup: committed cp.async groups, oldest first */
+    uint64_t group_commits;  /* cp.async groups committed so far (numbers them for the timeline) */
     SimCycle chain[MAX_CHAINS];
     SimCycle chains_done;    /* sched.chain_overlap: when the warp's compute chains in flight complete */
     uint32_t *data;          /* functional model: [var][lane][4] words, or NULL */

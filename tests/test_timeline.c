@@ -431,10 +431,15 @@ static void check_trace(const char *rel, const char *const *sets)
     const SimStats *st = tr_stats(&tr);
     ck_assert_msg(f.saw_bytes || st->cp_async_instructions + st->bulk_copies == 0, "%s: no bytes in flight counter",
                   rel);
-    /* Bulk copies and block-scope pipelines' copies are waited for: arrows
-     * join them to their waits, and consumers waiting name their stage. */
+    /* Bulk copies and pipelines' copies (block scope: stages; thread
+     * scope: cp.async groups) are waited for: arrows join them to their
+     * waits, and consumers waiting name their stage. */
     bool block_pipes = tr.run.prog->pstates->len > 0;
-    if (st->bulk_copies > 0 || (block_pipes && st->cp_async_instructions > 0)) {
+    bool thread_pipes = false;
+    for (guint i = 0; i < tr.run.prog->ops->len; i++) {
+        thread_pipes |= g_array_index(tr.run.prog->ops, Op, i).code == OP_MAKE_PIPE_THREAD;
+    }
+    if (st->bulk_copies > 0 || ((block_pipes || thread_pipes) && st->cp_async_instructions > 0)) {
         ck_assert_msg(f.flows > 0, "%s: no flow from a copy to its wait", rel);
     }
     if (block_pipes && st->state_total[WS_CONSUMER_WAIT] > 0) {
@@ -766,6 +771,13 @@ START_TEST(sink_joins_flows_and_marks_phases)
     sim_timeline_flow_end(t, FLOW_BARRIER, 0, 2, 5, warp, 25);
     sim_timeline_flow_end(t, FLOW_BARRIER, 0, 2, 4, warp, 26);
     sim_timeline_flow_end(t, FLOW_STAGE, 0, 3, 1, warp, 30);
+    /* cp.async groups 0 to 2 of warp 0; wait_group 1 takes 0 and 1 at
+     * once, the next wait group 2. */
+    sim_timeline_flow_start(t, FLOW_GROUP, 0, 3, 0, lane, 40);
+    sim_timeline_flow_start(t, FLOW_GROUP, 0, 3, 1, lane, 41);
+    sim_timeline_flow_start(t, FLOW_GROUP, 0, 3, 2, lane, 42);
+    sim_timeline_flow_end_through(t, FLOW_GROUP, 0, 3, 1, warp, 45);
+    sim_timeline_flow_end(t, FLOW_GROUP, 0, 3, 2, warp, 50);
     SimSliceArgs p = SIM_SLICE_ARGS_INIT;
     p.barrier = "bar";
     p.phase = 2;
@@ -792,8 +804,16 @@ START_TEST(sink_joins_flows_and_marks_phases)
         ck_assert_msg(hit != NULL, "missing or out of order: %s\nin:\n%s", want[i], text);
         at = hit + strlen(want[i]);
     }
-    ck_assert_int_eq(count_of(text, "\"ph\":\"s\""), 3);
-    ck_assert_int_eq(count_of(text, "\"ph\":\"f\""), 3);
+    /* The groups' arrows: two into the wait_group at 45, one into the
+     * wait at 50. */
+    ck_assert(strstr(text, "\"ph\":\"s\",\"id\":4,\"pid\":0,\"tid\":1,\"cat\":\"flow\",\"name\":\"copy to wait\","
+                           "\"ts\":0.039000") != NULL);
+    ck_assert(strstr(text, "\"ph\":\"f\",\"bp\":\"e\",\"id\":5,\"pid\":0,\"tid\":2,\"cat\":\"flow\","
+                           "\"name\":\"copy to wait\",\"ts\":0.045000") != NULL);
+    ck_assert(strstr(text, "\"ph\":\"f\",\"bp\":\"e\",\"id\":6,\"pid\":0,\"tid\":2,\"cat\":\"flow\","
+                           "\"name\":\"copy to wait\",\"ts\":0.050000") != NULL);
+    ck_assert_int_eq(count_of(text, "\"ph\":\"s\""), 6);
+    ck_assert_int_eq(count_of(text, "\"ph\":\"f\""), 6);
     /* Valid JSON. */
     JsonParser *parser = load_json(json);
     g_object_unref(parser);

@@ -544,8 +544,8 @@ static void json_flow(SimTimeline *t, const char *ph, uint64_t id, int track, Si
     fputs(n->str, t->json);
 }
 
-void sim_timeline_flow_end(SimTimeline *t, SimFlowKind kind, int32_t block, int32_t obj, uint64_t instance,
-                           int track, SimCycle at)
+static void flow_end(SimTimeline *t, SimFlowKind kind, int32_t block, int32_t obj, uint64_t instance, bool through,
+                     int track, SimCycle at)
 {
     if (t->json == NULL) {
         return;
@@ -560,7 +560,7 @@ void sim_timeline_flow_end(SimTimeline *t, SimFlowKind kind, int32_t block, int3
     guint kept = 0;
     for (guint i = 0; i < a->len; i++) {
         FlowSource f = g_array_index(a, FlowSource, i);
-        if (f.instance == instance && in_window) {
+        if ((f.instance == instance || (through && f.instance < instance)) && in_window) {
             uint64_t id = ++t->next_flow;
             json_flow(t, "s", id, f.track, f.done - 1);
             json_flow(t, "f", id, track, MAX(at, f.done));
@@ -569,6 +569,18 @@ void sim_timeline_flow_end(SimTimeline *t, SimFlowKind kind, int32_t block, int3
         }
     }
     g_array_set_size(a, kept);
+}
+
+void sim_timeline_flow_end(SimTimeline *t, SimFlowKind kind, int32_t block, int32_t obj, uint64_t instance,
+                           int track, SimCycle at)
+{
+    flow_end(t, kind, block, obj, instance, false, track, at);
+}
+
+void sim_timeline_flow_end_through(SimTimeline *t, SimFlowKind kind, int32_t block, int32_t obj, uint64_t instance,
+                                   int track, SimCycle at)
+{
+    flow_end(t, kind, block, obj, instance, true, track, at);
 }
 
 void sim_timeline_instant(SimTimeline *t, int track, const char *name, SimCycle at, const SimSliceArgs *args)

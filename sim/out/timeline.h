@@ -43,7 +43,9 @@ typedef struct {
  * by the object both name (a stage instance, a barrier phase) in a block. */
 typedef enum {
     FLOW_STAGE,              /* obj: pipeline slot; instance: stage instance (commits) */
-    FLOW_BARRIER             /* obj: mbarrier; instance: its phase */
+    FLOW_BARRIER,            /* obj: mbarrier; instance: its phase */
+    FLOW_GROUP               /* a warp's cp.async commit groups (thread-scope pipelines, cooperative_groups):
+                              * block: the warp (SM-wide); obj: 0; instance: the group's number */
 } SimFlowKind;
 
 /* What to write.  Strings are borrowed for the duration of the call. */
@@ -90,6 +92,11 @@ void sim_timeline_flow_start(SimTimeline *t, SimFlowKind kind, int32_t block, in
  * goes to the first wait that passes on its object. */
 void sim_timeline_flow_end(SimTimeline *t, SimFlowKind kind, int32_t block, int32_t obj, uint64_t instance,
                            int track, SimCycle at);
+/* The same for a wait that completes every instance up to `instance` at
+ * once (cp.async.wait_group N: all but the N newest groups): an arrow from
+ * each copy kept for any of them. */
+void sim_timeline_flow_end_through(SimTimeline *t, SimFlowKind kind, int32_t block, int32_t obj, uint64_t instance,
+                                   int track, SimCycle at);
 
 /* An instant event `name` (copied) at cycle `at` on track `track`, e.g. a
  * barrier phase completing; args as for slices (may be NULL). */
