@@ -54,6 +54,8 @@ static const KeyDef keys[] = {
     { "sched", "div_latency", K_INT, F(div_latency), 0, 1000, "cycles from a division's first instruction until its result can be used" },
     { "sched", "pipe_call_issue", K_INT, F(pipe_call_issue), 1, 1000, "issue slots of a block-scope pipeline call (acquire, commit, wait, release): its SASS instructions" },
     { "sched", "memcpy_call_issue", K_INT, F(memcpy_call_issue), 0, 1000, "issue slots of memcpy_async's dispatch before its copy instructions: its SASS instructions" },
+    { "sched", "thread_wait_issue", K_INT, F(thread_wait_issue), 0, 1000, "instructions of a thread-scope consumer_wait beyond the wait itself (the library's wait_prior switch): its SASS instructions" },
+    { "sched", "int_cpi", K_DOUBLE, F(int_cpi), 1, 4, "cycles a sub-partition spends per instruction of integer and control code (statements, the library's calls): the ALU and FMA pipes take 2 cycles a warp-instruction each" },
     { "smem", "banks", K_INT, F(smem_banks), 1, 64, "shared-memory banks" },
     { "smem", "bank_bytes", K_INT, F(smem_bank_bytes), 1, 16, "bytes per bank" },
     { "smem", "latency", K_INT, F(smem_latency), 1, 1000, "shared-memory load latency (cycles)" },

@@ -51,6 +51,8 @@ typedef struct {
     int64_t div_latency;         /* cycles until a division's result can be used */
     int64_t pipe_call_issue;     /* issue slots of a block-scope pipeline call (library SASS) */
     int64_t memcpy_call_issue;   /* issue slots of memcpy_async's dispatch (library SASS) */
+    int64_t thread_wait_issue;   /* instructions of a thread-scope consumer_wait beyond the wait (library SASS) */
+    double int_cpi;              /* cycles a sub-partition takes per integer/control instruction */
 
     InstClass classes[ARCH_MAX_CLASSES];
     int nclasses;

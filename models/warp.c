@@ -21,6 +21,7 @@
 #include "models/sm_internal.h"
 #include "models/sync.h"
 
+#include <math.h>
 #include <stdarg.h>
 
 /* ---------------------------------------------------------------- errors */
@@ -156,16 +157,29 @@ static bool chains_drain(Sm *sm, Warp *w, Split *s, SimCycle t)
     }
 }
 
-/* Issue slots of the library code a call compiles to beyond the one the
+/* Cycles a sub-partition spends issuing n instructions of integer and
+ * control code: the ALU and FMA pipes each take a warp-instruction every
+ * 2 cycles, and a mix of both issues at sched.int_cpi (alu.cu). */
+static int64_t int_issue(const Sm *sm, int64_t n)
+{
+    return (int64_t) llround((double) n * sm->arch.int_cpi);
+}
+
+/* Instructions of the library code a call compiles to beyond the one the
  * operation itself counts: libcudacxx's block-scope pipeline calls (parity
- * and head bookkeeping, the clock read of the wait loop) and memcpy_async's
- * dispatch over a group.  Thread-scope pipeline calls are about one
- * instruction each; a thread's own memcpy_async was not counted. */
+ * and head bookkeeping, the clock read of the wait loop), a thread-scope
+ * consumer_wait's switch over the number of groups it may leave pending,
+ * and memcpy_async's dispatch over a group.  The other thread-scope calls
+ * are about one instruction each; a thread's own memcpy_async was not
+ * counted. */
 static int64_t library_issue(Sm *sm, Warp *w, const Op *op)
 {
     switch ((OpCode) op->code) {
     case OP_PIPE_ACQUIRE: case OP_PIPE_COMMIT: case OP_PIPE_WAIT: case OP_PIPE_RELEASE:
-        return pipe_of_op(sm, w, op)->block_scope ? sm->arch.pipe_call_issue - 1 : 0;
+        if (pipe_of_op(sm, w, op)->block_scope) {
+            return sm->arch.pipe_call_issue - 1;
+        }
+        return op->code == OP_PIPE_WAIT ? sm->arch.thread_wait_issue : 0;
     case OP_MEMCPY:
         /* Counted for the group form (memcpy_async(group, ...)). */
         return (GroupKind) op->sub != GROUP_THREAD ? sm->arch.memcpy_call_issue : 0;
@@ -191,7 +205,7 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
     if (starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
         (w->split[si].pc != pc || w->split[si].step != 0 || w->split[si].status != SPLIT_RUNNABLE)) {
         int64_t divs = sm->op_divs[pc];
-        *cost += divs * sm->arch.div_cycles + library_issue(sm, w, op);
+        *cost += divs * sm->arch.div_cycles + int_issue(sm, library_issue(sm, w, op));
         /* A division is a dependent multiply-high sequence: what follows
          * waits for its result, while the scheduler issues other warps. */
         Split *n = &w->split[si];
@@ -209,7 +223,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
     Split *s = &w->split[si];
     const Op *op = sm_op(sm, s->pc);
     LaneMask m = s->mask;
-    int64_t ctrl = sm->arch.control_issue;
+    int64_t ctrl = int_issue(sm, sm->arch.control_issue);
     *cost = 0;
     if (s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
         /* Arrived at its reconvergence point: wait for the other side. */

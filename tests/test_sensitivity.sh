@@ -55,9 +55,10 @@ check keys 0 "$smpipe" sensitivity "$trace" --keys 'l2.*,dram.latency' --stages 
   "dram.latency l2.bytes l2.bytes_per_clk l2.bytes_per_clk_sm l2.latency " ] && ok || fail "keys: $(cut -d, -f2 "$tmp/keys.csv")"
 check keys-none 2 "$smpipe" sensitivity "$trace" --keys 'nosuch.*'
 contains keys-none "$tmp/err" "matches no numeric architecture key"
-# The stage recommendation at each end, where it changes: with half the
-# DRAM latency fewer stages hide it, with half as much again more are needed.
-check stages-change 0 "$smpipe" sensitivity "$trace" --keys dram.latency --step 50 --csv "$tmp/st.csv"
+# The stage recommendation at each end, where it changes: with a quarter of the
+# DRAM latency fewer stages hide it, with three quarters as much again more
+# are needed.
+check stages-change 0 "$smpipe" sensitivity "$trace" --keys dram.latency --step 75 --csv "$tmp/st.csv"
 awk -F, 'NR == 2 { exit !($13 != "" && $23 != "" && $13 < $7 && $23 > $7) }' "$tmp/st.csv" && ok ||
     fail "stages-change: base, down and up stages: $(awk -F, 'NR == 2 { print $7, $13, $23 }' "$tmp/st.csv")"
 # The table's stages columns (7th and 11th words of the key's row) show them.

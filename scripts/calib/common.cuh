@@ -112,6 +112,17 @@ __device__ __forceinline__ unsigned long long clk() {
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
   return t;
 }
+// A warp's first-start and last-end clocks for warps_span: after every
+// thread of the block is done, lane 0 of each warp writes them to
+// out[2 * warp] and out[2 * warp + 1].
+__device__ __forceinline__ void warp_times(unsigned long long* out, unsigned long long t0,
+                                           unsigned long long t1) {
+  __syncthreads();
+  if (threadIdx.x % 32 == 0) {
+    out[2 * (threadIdx.x / 32)] = t0;
+    out[2 * (threadIdx.x / 32) + 1] = t1;
+  }
+}
 __device__ __forceinline__ unsigned long long gtimer() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");

@@ -189,11 +189,7 @@ __global__ void k_ilp(float seed, float *sink, unsigned long long *out)
         s += acc[c];
     }
     sink[threadIdx.x] = s;
-    __syncthreads();
-    if (threadIdx.x % 32 == 0) {
-        out[2 * (threadIdx.x / 32)] = t0;
-        out[2 * (threadIdx.x / 32) + 1] = t1;
-    }
+    warp_times(out, t0, t1);
 }
 
 template <int C>

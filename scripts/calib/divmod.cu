@@ -39,11 +39,7 @@ __global__ void k_mod(long long start, long long d, long long *sink, unsigned lo
     }
     unsigned long long t1 = clk();
     sink[blockDim.x * blockIdx.x + threadIdx.x] = x;
-    __syncthreads();
-    if (threadIdx.x % 32 == 0) {
-        out[2 * (threadIdx.x / 32)] = t0;
-        out[2 * (threadIdx.x / 32) + 1] = t1;
-    }
+    warp_times(out, t0, t1);
 }
 
 template <int C>
@@ -73,11 +69,7 @@ __global__ void k_imad(unsigned seed, unsigned *sink, unsigned long long *out)
         s ^= w[c];
     }
     sink[threadIdx.x] = s;
-    __syncthreads();
-    if (threadIdx.x % 32 == 0) {
-        out[2 * (threadIdx.x / 32)] = t0;
-        out[2 * (threadIdx.x / 32) + 1] = t1;
-    }
+    warp_times(out, t0, t1);
 }
 
 template <int MODE>

@@ -51,11 +51,7 @@ __global__ void k_hmma(unsigned seed, float *sink, unsigned long long *out)
         s += d[c][0] + d[c][1] + d[c][2] + d[c][3];
     }
     sink[threadIdx.x] = s;
-    __syncthreads();
-    if (threadIdx.x % 32 == 0) {
-        out[2 * (threadIdx.x / 32)] = t0;
-        out[2 * (threadIdx.x / 32) + 1] = t1;
-    }
+    warp_times(out, t0, t1);
 }
 
 template <int C>
