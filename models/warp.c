@@ -7,9 +7,13 @@
  * instruction or waits, dispatching each operation family to its unit
  * (warp.h lists them), and runs control flow (assign, branch, loop, exit).
  *
- * Numbers: sched.control_issue (issue slots of a control instruction),
- * sched.div_cycles (an emulated integer division) and sched.chain_overlap,
- * from arch/NAME.ini (measured by scripts/calib/inst.cu). */
+ * Numbers, from arch/NAME.ini: sched.control_issue (instructions of a
+ * control statement), sched.int_cpi (the cycles each integer instruction
+ * takes a sub-partition, scripts/calib/alu.cu), the library's instruction
+ * counts (sched.pipe_call_issue, memcpy_call_issue, thread_wait_issue, read
+ * from SASS listings), sched.div_cycles and div_latency (an emulated
+ * integer division, scripts/calib/divmod.cu) and sched.chain_overlap
+ * (scripts/calib/contend.cu). */
 #include "models/warp.h"
 
 #include "models/async_copy.h"
