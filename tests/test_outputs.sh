@@ -54,8 +54,13 @@ ls "$tmp" | grep -q '\.tmp' && fail "a failed run left a temporary file: $(ls "$
 # job of a script ignores it) removes its temporary timeline file.  The run
 # has no limits: it is killed after 20 s whatever happens.
 printf 'smpipe 1\nblock 256\nvar i = 0\nwhile true\n    compute(imad, 4)\n    i += 1\nend\n' >"$tmp/forever.trace"
+# A signal this script inherited as ignored (nohup: SIGHUP) stays ignored
+# in smpipe, as it should; the run gets the default action back through
+# env --default-signal (coreutils 8.31 and later) where it exists.
+reset=
+env --default-signal=HUP true 2>/dev/null && reset="env --default-signal=TERM,HUP"
 for sig in TERM HUP; do
-    "$smpipe" run "$tmp/forever.trace" --max-cycles 0 --max-ops 0 --json "$tmp/i.json" \
+    $reset "$smpipe" run "$tmp/forever.trace" --max-cycles 0 --max-ops 0 --json "$tmp/i.json" \
         --timeline "$tmp/i.timeline.json" >/dev/null 2>&1 &
     pid=$!
     (sleep 20; kill -s KILL "$pid") >/dev/null 2>&1 &
