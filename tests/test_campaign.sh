@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_campaign.sh: the validation figures of docs/validation.md are the
-# model's.  Every 20th folder of the committed campaign is re-simulated
+# model's.  Every 40th folder of the committed campaign is re-simulated
 # (scripts/campaign/tables.py --check) and must give the simulated cycles of
 # docs/validation/campaign/points.csv; the tables that CSV gives must be the
 # ones in docs/validation.md, and so must the whole-launch table
@@ -14,7 +14,7 @@ csv=$src/docs/validation/campaign/points.csv
 [ -f "$csv" ] || { echo "FAIL: no $csv"; exit 1; }
 tables=$(mktemp)
 trap 'rm -f "$tables"' EXIT
-python3 "$src/scripts/campaign/tables.py" --smpipe "$smpipe" --from-csv "$csv" --check 20 || exit 1
+python3 "$src/scripts/campaign/tables.py" --smpipe "$smpipe" --from-csv "$csv" --check 40 || exit 1
 python3 "$src/scripts/campaign/tables.py" --from-csv "$csv" > "$tables" || exit 1
 python3 "$src/scripts/campaign/launch.py" --csv "$csv" >> "$tables" || exit 1
 missing=$(grep -v '^$' "$tables" | grep -F -x -v -f "$src/docs/validation.md")
