@@ -11,6 +11,7 @@
 #include "models/sync.h"
 #include "models/warp.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -699,6 +700,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     /* Integer divisions and modulos an operation's expressions evaluate,
      * except by constant powers of two (a shift or a mask): the hardware
      * has no divider, so each costs sched.div_cycles issue slots. */
+    sm->control_cycles = (int64_t) llround((double) arch->control_issue * arch->int_cpi);
     sm->op_divs = g_new0(int32_t, MAX(prog->ops->len, 1u));
     for (guint i = 0; i < prog->ops->len; i++) {
         const Op *op = &g_array_index(prog->ops, Op, i);

@@ -166,7 +166,7 @@ static bool chains_drain(Sm *sm, Warp *w, Split *s, SimCycle t)
  * 2 cycles, and a mix of both issues at sched.int_cpi (alu.cu). */
 static int64_t int_issue(const Sm *sm, int64_t n)
 {
-    return (int64_t) llround((double) n * sm->arch.int_cpi);
+    return n == 0 ? 0 : (int64_t) llround((double) n * sm->arch.int_cpi);
 }
 
 /* Instructions of the library code a call compiles to beyond the one the
@@ -227,7 +227,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
     Split *s = &w->split[si];
     const Op *op = sm_op(sm, s->pc);
     LaneMask m = s->mask;
-    int64_t ctrl = int_issue(sm, sm->arch.control_issue);
+    int64_t ctrl = sm->control_cycles;
     *cost = 0;
     if (s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
         /* Arrived at its reconvergence point: wait for the other side. */
