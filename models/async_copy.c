@@ -43,7 +43,8 @@ MBarStatus async_copies_arrive(Sm *sm, Warp *w, LaneMask m, int32_t mbar, SimCyc
     return st;
 }
 
-SimCycle async_groups_ready(Warp *w, LaneMask a, int64_t prior, SimCycle now)
+/* The cycle every group but the prior newest of lanes a has landed. */
+static SimCycle groups_ready(Warp *w, LaneMask a, int64_t prior, SimCycle now)
 {
     /* Completed groups at the old end no longer matter. */
     guint drop = 0;
@@ -96,7 +97,9 @@ void async_commit_group(Sm *sm, Warp *w, LaneMask m)
     w->group_commits++;
 }
 
-void async_groups_flow(Sm *sm, Warp *w, int64_t prior, SimCycle t)
+/* The timeline's arrows from the copies of every group but the prior
+ * newest the warp committed to the wait passing at cycle t. */
+static void groups_flow(Sm *sm, Warp *w, int64_t prior, SimCycle t)
 {
     if (sm->tl != NULL && w->group_commits > (uint64_t) prior) {
         sim_timeline_flow_end_through(sm->tl, FLOW_GROUP, w->id, 0, w->group_commits - (uint64_t) prior - 1,
@@ -104,7 +107,8 @@ void async_groups_flow(Sm *sm, Warp *w, int64_t prior, SimCycle t)
     }
 }
 
-void async_race_groups_done(Sm *sm, Warp *w, LaneMask m, int64_t prior)
+/* The race detector learns which groups of lanes m a wait completed. */
+static void race_groups_done(Sm *sm, Warp *w, LaneMask m, int64_t prior)
 {
     if (sm->race == NULL) {
         return;
@@ -117,6 +121,17 @@ void async_race_groups_done(Sm *sm, Warp *w, LaneMask m, int64_t prior)
         }
     }
 }
+SimCycle async_wait_group_at(Sm *sm, Warp *w, LaneMask m, int64_t prior, SimCycle t)
+{
+    return MAX(groups_ready(w, m, prior, t), t + (SimCycle) sm->arch.cp_async_wait);
+}
+
+void async_wait_group_done(Sm *sm, Warp *w, LaneMask m, int64_t prior, SimCycle t)
+{
+    race_groups_done(sm, w, m, prior);
+    groups_flow(sm, w, prior, t);
+}
+
 /* ----------------------------------------------------------- memcpy_async */
 
 typedef enum {

@@ -9,20 +9,17 @@
  * count grows now, and one arrival per thread comes when that thread's
  * earlier cp.asyncs have completed (all lanes' at the latest of them). */
 MBarStatus async_copies_arrive(Sm *sm, Warp *w, LaneMask m, int32_t mbar, SimCycle t, SrcLoc loc);
-/* The ready time of lanes A waiting for all but their `prior` newest
- * commit groups (cp.async.wait_group prior). */
-SimCycle async_groups_ready(Warp *w, LaneMask a, int64_t prior, SimCycle now);
 /* cp.async.commit_group by lanes m.  On sm_80 (cp_async.warp_shared_groups)
  * the batch sequence is shared by the warp: a converged commit closes one
  * group for every lane, a diverged one advances the sequence once per
  * committing thread, so every lane's later wait_group counts them all and
  * waits for more than it needs (libcudacxx-notes.md). */
 void async_commit_group(Sm *sm, Warp *w, LaneMask m);
-/* The race detector learns that lanes m waited for all but their `prior`
- * newest commit groups. */
-void async_race_groups_done(Sm *sm, Warp *w, LaneMask m, int64_t prior);
-/* The timeline's arrows from the copies of every group but the `prior`
- * newest the warp committed to the wait passing at cycle t
- * (cp.async.wait_group prior). */
-void async_groups_flow(Sm *sm, Warp *w, int64_t prior, SimCycle t);
+/* cp.async.wait_group prior issued by lanes m at cycle t: the cycle it
+ * returns (every group but the prior newest landed, and the instruction's
+ * own cp_async.wait_cycles). */
+SimCycle async_wait_group_at(Sm *sm, Warp *w, LaneMask m, int64_t prior, SimCycle t);
+/* The wait passed at cycle t: the race detector and the timeline learn
+ * which groups it completed. */
+void async_wait_group_done(Sm *sm, Warp *w, LaneMask m, int64_t prior, SimCycle t);
 StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost);

@@ -380,6 +380,23 @@ static StepResult pipe_block_wait(Sm *sm, Warp *w, int32_t si, const Op *op, Pip
     }
     return STEP_CONTINUE;
 }
+/* Step 0 of a thread-scope wait, cp.async.wait_group prior (the library's
+ * switch over the count, then DEPBAR): true when the split blocks until
+ * the groups land, its step and prior (aux) recorded either way. */
+static bool thread_wait_begin(Sm *sm, Warp *w, Split *s, LaneMask m, int64_t prior, SimCycle t, int64_t *cost)
+{
+    SimCycle ready = async_wait_group_at(sm, w, m, prior, t);
+    s->step = 1;
+    s->aux = prior;
+    if (ready <= t + 1) {
+        return false;
+    }
+    s->ready_at = ready;
+    s->wait_state = WS_CONSUMER_WAIT;
+    *cost = 1;
+    return true;
+}
+
 StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
@@ -533,21 +550,11 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
              * its time-out and returns true. */
             if (s->step == 0) {
                 int64_t prior = (uint8_t) (p->head[w->tid0 + lane_lowest(m)] - p->tail[w->tid0 + lane_lowest(m)] - 1);
-                prior = MIN(prior, (int64_t) PIPE_WAIT_GROUP_MAX);
-                SimCycle ready = async_groups_ready(w, m, prior, t);
-                /* The library's switch over the count, then DEPBAR. */
-                ready = MAX(ready, t + (SimCycle) sm->arch.cp_async_wait);
-                s->step = 1;
-                s->aux = prior;
-                if (ready > t + 1) {
-                    s->ready_at = ready;
-                    s->wait_state = WS_CONSUMER_WAIT;
-                    *cost = 1;
+                if (thread_wait_begin(sm, w, s, m, MIN(prior, (int64_t) PIPE_WAIT_GROUP_MAX), t, cost)) {
                     return STEP_ISSUED;
                 }
             }
-            async_race_groups_done(sm, w, m, s->aux);
-            async_groups_flow(sm, w, s->aux, t);
+            async_wait_group_done(sm, w, m, s->aux, t);
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
                 if (m & (1u << l)) {
                     int64_t tid = w->tid0 + l;
@@ -738,19 +745,10 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
         if (p->block_scope) {
             return RULE(sm, w, m, op, "pipeline_consumer_wait_prior takes a pipeline<thread_scope_thread>");
         }
-        if (s->step == 0) {
-            SimCycle ready = async_groups_ready(w, m, MIN(op->value, (int64_t) PIPE_WAIT_GROUP_MAX), t);
-            ready = MAX(ready, t + (SimCycle) sm->arch.cp_async_wait);
-            s->step = 1;
-            if (ready > t + 1) {
-                s->ready_at = ready;
-                s->wait_state = WS_CONSUMER_WAIT;
-                *cost = 1;
-                return STEP_ISSUED;
-            }
+        if (s->step == 0 && thread_wait_begin(sm, w, s, m, MIN(op->value, (int64_t) PIPE_WAIT_GROUP_MAX), t, cost)) {
+            return STEP_ISSUED;
         }
-        async_race_groups_done(sm, w, m, op->value);
-        async_groups_flow(sm, w, op->value, t);
+        async_wait_group_done(sm, w, m, op->value, t);
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             if (m & (1u << l)) {
                 int64_t tid = w->tid0 + l;

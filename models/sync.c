@@ -382,10 +382,8 @@ StepResult sync_exec_cg_wait(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     switch (s->step) {
     case 0: {
         /* cp.async.wait_group N, then group.sync(). */
-        SimCycle ready = async_groups_ready(w, s->mask, op->value, t);
-        ready = MAX(ready, t + (SimCycle) sm->arch.cp_async_wait);
-        async_race_groups_done(sm, w, s->mask, op->value);
-        async_groups_flow(sm, w, op->value, MAX(ready, t + 1));
+        SimCycle ready = async_wait_group_at(sm, w, s->mask, op->value, t);
+        async_wait_group_done(sm, w, s->mask, op->value, MAX(ready, t + 1));
         s->step = op->sub == GROUP_BLOCK ? 1 : 3;
         *cost = 1;
         s->ready_at = MAX(ready, t + 1);
