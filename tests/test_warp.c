@@ -53,6 +53,55 @@ START_TEST(arithmetic_error_stops_at_its_line)
 }
 END_TEST
 
+static SimCycle cycles_with(const char *text, const char *set)
+{
+    const char *sets[] = { set, NULL };
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, text, sets), "%s", tr.msg ? tr.msg : "");
+    SimCycle c = tr_stats(&tr)->cycles;
+    test_run_clear(&tr);
+    return c;
+}
+
+/* Integer and control code takes sched.int_cpi cycles an instruction: a
+ * warp running nothing else is twice as slow at 2 as at 1 (the statements'
+ * own instructions, sched.control_issue each). */
+START_TEST(integer_code_issues_at_int_cpi)
+{
+    const char *text = "smpipe 1\nblock 32\nvar x = 0\nfor i in 0 .. 200\n    x = x + i\n    x = x - 1\nend\n";
+    SimCycle c1 = cycles_with(text, "sched.int_cpi=1");
+    SimCycle c2 = cycles_with(text, "sched.int_cpi=2");
+    ck_assert_msg(c2 >= c1 * 19 / 10 && c2 <= c1 * 2, "int_cpi 1: %" G_GUINT64_FORMAT " cycles, 2: %" G_GUINT64_FORMAT,
+                  c1, c2);
+}
+END_TEST
+
+/* A thread-scope consumer_wait pays the library's switch over the pending
+ * count (sched.thread_wait_issue instructions at int_cpi) in issue slots:
+ * one warp waiting 8 times issues 8 x 20 cycles more with 20 of them at
+ * int_cpi 1 than with none.  (They take the sub-partition, which other
+ * warps feel; the waiting warp's own wait, cp_async.wait_cycles, covers
+ * them.) */
+START_TEST(thread_scope_wait_pays_the_library_switch)
+{
+    const char *text = "smpipe 1\nblock 32\nshared int s[32 * 8]\nglobal int g[32 * 8]\nvar p = make_pipeline()\n"
+                       "for i in 0 .. 8\n    p.producer_acquire()\n"
+                       "    memcpy_async(thread, s + i * 32 + threadIdx.x, g + i * 32 + threadIdx.x, 4, p)\n"
+                       "    p.producer_commit()\nend\n"
+                       "for i in 0 .. 8\n    p.consumer_wait()\n    p.consumer_release()\nend\n";
+    const char *none[] = { "sched.int_cpi=1", "sched.thread_wait_issue=0", NULL };
+    const char *some[] = { "sched.int_cpi=1", "sched.thread_wait_issue=20", NULL };
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, text, none), "%s", tr.msg ? tr.msg : "");
+    uint64_t i0 = tr_stats(&tr)->state_total[WS_ISSUING];
+    test_run_clear(&tr);
+    ck_assert_msg(run_text(&tr, text, some), "%s", tr.msg ? tr.msg : "");
+    uint64_t i20 = tr_stats(&tr)->state_total[WS_ISSUING];
+    test_run_clear(&tr);
+    ck_assert_uint_eq(i20 - i0, 8 * 20);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("warp");
@@ -60,6 +109,8 @@ int main(void)
     tcase_add_test(tc, a_loop_costs_the_same_per_iteration);
     tcase_add_test(tc, returned_threads_leave_the_barrier);
     tcase_add_test(tc, arithmetic_error_stops_at_its_line);
+    tcase_add_test(tc, integer_code_issues_at_int_cpi);
+    tcase_add_test(tc, thread_scope_wait_pays_the_library_switch);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
