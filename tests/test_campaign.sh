@@ -4,8 +4,9 @@
 # (scripts/campaign/tables.py --check) and must give the simulated cycles of
 # docs/validation/campaign/points.csv; the tables that CSV gives must be the
 # ones in docs/validation.md, and so must the whole-launch table
-# (scripts/campaign/launch.py).  A model change that moves them fails here
-# until both are regenerated (docs/validation.md, "Regenerating").
+# (scripts/campaign/launch.py) and the replayed microbenchmarks
+# (scripts/calib/replay.py).  A model change that moves them fails here
+# until they are regenerated (the commands are in docs/validation.md).
 # Usage: test_campaign.sh SMPIPE SRCDIR
 set -u
 smpipe=$1
@@ -17,6 +18,8 @@ trap 'rm -f "$tables"' EXIT
 python3 "$src/scripts/campaign/tables.py" --smpipe "$smpipe" --from-csv "$csv" --check 40 || exit 1
 python3 "$src/scripts/campaign/tables.py" --from-csv "$csv" > "$tables" || exit 1
 python3 "$src/scripts/campaign/launch.py" --csv "$csv" >> "$tables" || exit 1
+python3 "$src/scripts/calib/replay.py" --smpipe "$smpipe" >> "$tables" || exit 1
+python3 "$src/scripts/calib/replay.py" --smpipe "$smpipe" --gpu h200 >> "$tables" || exit 1
 missing=$(grep -v '^$' "$tables" | grep -F -x -v -f "$src/docs/validation.md")
 if [ -n "$missing" ]; then
     echo "FAIL: docs/validation.md lacks these lines of the tables from points.csv:"

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Replays calibration microbenchmarks as traces and compares smpipe with
+the GPU: scripts/calib/replay/NAME.trace against
+docs/validation/campaign/microbench/NAME_GPU.txt.  A microbenchmark the model
+cannot replay points at a mechanism it lacks, independently of the campaign.
+
+    python3 scripts/calib/replay.py [--smpipe build/smpipe] [--gpu h100]
+
+Prints the markdown table of docs/validation.md ("Microbenchmarks replayed").
+loaded.cu: one block of W warps on every SM (launch.grid = the GPU's SMs),
+each warp keeping S groups of 512 bytes in flight; the rate in bytes read a
+cycle an SM is measured over the whole loop (the trace's cycles include the
+S copies that fill it, so the rate counts them too), the latency is
+W x S x 512 / rate by Little's law.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+MICRO = os.path.join(ROOT, "docs", "validation", "campaign", "microbench")
+ITERS = 96       # loaded.cu's kIters
+SMS = 132        # both GPUs
+
+
+def measured(gpu):
+    out = {}
+    with open(os.path.join(MICRO, "loaded_%s.txt" % gpu)) as fh:
+        for line in fh:
+            m = re.search(r"key=(\S+) value=(\S+)", line)
+            if m:
+                out[m.group(1)] = float(m.group(2))
+    return out
+
+
+def simulate(smpipe, gpu, w, s, write):
+    cmd = [smpipe, "run", os.path.join(ROOT, "scripts", "calib", "replay", "loaded.trace"), "-q", "--json", "-",
+           "--no-race-check", "--arch", gpu, "--set", "W=%d" % w, "--set", "S=%d" % s, "--set", "write=%d" % write,
+           "--set", "launch.grid=%d" % SMS, "--set", "mem.source=dram"]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("replay.py: %s failed:\n%s" % (" ".join(cmd), r.stderr))
+    return json.loads(r.stdout)["cycles"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
+    ap.add_argument("--gpu", default="h100")
+    a = ap.parse_args()
+    meas = measured(a.gpu)
+    print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    errs = {0: [], 1: []}
+    for write, name in ((0, "loaded"), (1, "loadedw")):
+        for s in (1, 2, 4, 8):
+            for w in (1, 2, 4, 8, 16, 32):
+                key = "%s.W%d.S%d" % (name, w, s)
+                if key + ".rate" not in meas:
+                    continue
+                rate = w * 512 * (s + ITERS) / simulate(a.smpipe, a.gpu, w, s, write)
+                m = meas[key + ".rate"]
+                err = 100.0 * (rate - m) / m
+                errs[write].append(err)
+                print("| `%s` | %d | %.2f | %.2f | %+.1f%% | %.0f | %.0f |"
+                      % (key, w * s * 512, m, rate, err, meas[key + ".latency"], w * s * 512 / rate))
+    print()
+    for write, what in ((0, "reads only"), (1, "reads and stores")):
+        e = errs[write]
+        print("%s %s: rate MAPE %.1f%%, signed %+.1f%% over %d cases." % (a.gpu.upper(), what,
+              sum(abs(x) for x in e) / len(e), sum(e) / len(e), len(e)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
