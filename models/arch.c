@@ -70,6 +70,8 @@ static const KeyDef keys[] = {
     { "l2", "bytes", K_INT, F(l2_bytes), 1024, (double) (INT64_C(1) << 40), "L2 capacity" },
     { "dram", "latency", K_INT, F(dram_latency), 1, 100000, "DRAM access latency (cycles)" },
     { "dram", "bytes_per_clk", K_DOUBLE, F(dram_bytes_per_clk), 0.1, 1e6, "DRAM bytes per SM cycle, whole chip" },
+    { "dram", "queue_cycles", K_DOUBLE, F(dram_queue_cycles), 0, 1e5, "loaded latency below the peak rate: a DRAM read waits queue_cycles x rho / (1 - rho) more at utilisation rho of the SM's share" },
+    { "dram", "write_delay", K_DOUBLE, F(dram_write_delay), 0, 1e5, "cycles a DRAM read waits more per byte a cycle the SM writes back (reads queue behind the stores' write-back)" },
     { "mem", "source", K_SOURCE, F(source), 0, 0, "where source data lives at start: dram or l2 (run option)" },
     { "mem", "active_sms", K_INT, F(active_sms), 1, 1024, "SMs sharing L2 and DRAM bandwidth (run option)" },
     { "cp_async", "warp_issue_cycles", K_INT, F(cp_async_warp_issue), 1, 1000, "cycles between two cp.async warp instructions of one warp" },

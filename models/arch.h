@@ -74,6 +74,8 @@ typedef struct {
 
     int64_t dram_latency;
     double dram_bytes_per_clk;    /* whole chip, in SM cycles */
+    double dram_queue_cycles;     /* loaded latency: x rho / (1 - rho) below the peak rate */
+    double dram_write_delay;      /* read latency per byte a cycle an SM writes back */
 
     MemSource source;
     int64_t active_sms;

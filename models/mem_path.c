@@ -169,6 +169,40 @@ double mem_path_busy_cycles(const BwServer *s)
     return (double) s->busy_fp / MEM_FP;
 }
 
+/* ------------------------------------------------------ loaded latency */
+
+/* Rates are measured over windows of this many cycles: long enough to
+ * average a stage's burst of copies, short enough to follow a phase. */
+#define DRAM_WINDOW 1024
+
+/* Moves the traffic window up to cycle t (requests arrive nearly in time
+ * order; one from before the window's start counts in it). */
+static void window_to(MemPath *m, SimCycle t)
+{
+    if (t < m->win_start + DRAM_WINDOW) {
+        return;
+    }
+    bool adjacent = t < m->win_start + 2 * DRAM_WINDOW;
+    m->read_rate = adjacent ? (double) m->win_read / DRAM_WINDOW : 0.0;
+    m->write_rate = adjacent ? (double) m->win_written / DRAM_WINDOW : 0.0;
+    m->win_start = t - (t - m->win_start) % DRAM_WINDOW;
+    m->win_read = 0;
+    m->win_written = 0;
+}
+
+/* What a DRAM read waits beyond dram.latency at the recent traffic:
+ * queueing below the peak rate (rho / (1 - rho), capped at rho = 0.95,
+ * beyond which the bandwidth server's own queue takes over) and the
+ * write-back traffic it queues behind.  Measured by scripts/calib/loaded.cu
+ * (replayed by scripts/calib/replay.py). */
+static SimCycle loaded_latency(const MemPath *m)
+{
+    double rho = m->dram_share > 0 ? (m->read_rate + m->write_rate) / m->dram_share : 0.0;
+    rho = MIN(rho, 0.95);
+    double extra = m->queue_cycles * rho / (1.0 - rho) + m->write_delay * m->write_rate;
+    return (SimCycle) llround(extra);
+}
+
 /* ----------------------------------------------------------------- path */
 
 void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
@@ -186,6 +220,9 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
     server_init(&m->link, a->l2_bytes_per_clk_sm);
     server_init(&m->l2, a->l2_bytes_per_clk / (double) a->active_sms);
     server_init(&m->dram, a->dram_bytes_per_clk / (double) a->active_sms);
+    m->dram_share = a->dram_bytes_per_clk / (double) a->active_sms;
+    m->queue_cycles = a->dram_queue_cycles;
+    m->write_delay = a->dram_write_delay;
     line_set_init(&m->l2_lines, (size_t) (share / a->line_bytes));
     m->l1_nlines = a->l1_lines;
     m->l1_tags = g_new0(uint64_t, m->l1_nlines);
@@ -226,7 +263,9 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
     } else {
         /* DRAM fills the whole line into L2. */
         uint64_t dstart = server_take(&m->dram, start, m->line_bytes);
-        ready = fp_ceil(dstart) + (SimCycle) m->dram_latency;
+        window_to(m, t);
+        m->win_read += (uint64_t) m->line_bytes;
+        ready = fp_ceil(dstart) + (SimCycle) m->dram_latency + loaded_latency(m);
         line_set_put(&m->l2_lines, line, ready);
         m->l2_misses++;
         m->bytes_dram += (uint64_t) m->line_bytes;
@@ -249,6 +288,8 @@ SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes)
     if (m->write_back) {
         /* The store completes in L2; its eviction later takes DRAM time. */
         server_take(&m->dram, start, bytes);
+        window_to(m, t);
+        m->win_written += (uint64_t) bytes;
         m->bytes_written_back += (uint64_t) bytes;
     }
     /* A write invalidates the line in L1 (L1 is write-through). */

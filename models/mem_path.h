@@ -13,6 +13,15 @@
  * unloaded round trips measured by pointer chasing.  A request for a line
  * already on its way from DRAM completes with it (miss merging).
  *
+ * Loaded latency: below the peak rate a DRAM read still queues among the
+ * whole chip's requests, dram.queue_cycles x rho / (1 - rho) at utilisation
+ * rho of the SM's share, and behind the write-back of stores, dram.write_delay
+ * cycles per byte a cycle written back; both from the traffic of the last
+ * complete window of 1024 cycles.  Measured by scripts/calib/loaded.cu: with
+ * every SM streaming, reads alone wait 100-150 cycles more at 70% of the peak
+ * rate, and with stores latency doubles at half of it (replayed as a trace
+ * by scripts/calib/replay.py).
+ *
  * Capacity: the SM's blocks get an equal share of L2, l2.bytes /
  * mem.active_sms (every busy SM runs the same kernel on its own data),
  * evicting the oldest line.  The program's global arrays (its footprint)
@@ -56,6 +65,13 @@ typedef struct {
     bool source_l2;      /* warm and the footprint fits: every read hits L2 */
     bool write_back;     /* the footprint does not fit: writes reach DRAM */
     BwServer link, l2, dram;
+    /* Loaded latency: DRAM bytes read and written back in the window from
+     * win_start, and the rates (bytes a cycle) of the last complete one. */
+    SimCycle win_start;
+    uint64_t win_read, win_written;
+    double read_rate, write_rate;
+    double dram_share;   /* the SM's share of dram.bytes_per_clk */
+    double queue_cycles, write_delay;
     LineSet l2_lines;
     uint64_t *l1_tags;   /* direct mapped: line + 1 */
     SimCycle *l1_ready;

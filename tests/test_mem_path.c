@@ -136,6 +136,45 @@ START_TEST(writes_are_written_back_when_the_footprint_does_not_fit)
 }
 END_TEST
 
+/* Loaded latency (dram.queue_cycles, dram.write_delay): a DRAM read pays
+ * for the traffic of the last complete 1024-cycle window.  Writing back
+ * 1 byte a cycle (over a footprint that does not fit) delays later reads
+ * by write_delay; reading at half the SM's share of DRAM bandwidth adds
+ * queue_cycles x 0.5 / (1 - 0.5); nothing before a window completes. */
+START_TEST(loaded_latency_follows_the_last_window)
+{
+    ArchParams a = arch();
+    a.dram_queue_cycles = 40;
+    a.dram_write_delay = 100;
+    MemPath m;
+    mem_path_init(&m, &a, (1 << 20) + 1);
+    /* 8 lines written back in the first window: 1024 bytes, 1 B/cycle. */
+    for (int i = 0; i < 8; i++) {
+        mem_path_write(&m, (SimCycle) (100 * i), (uint64_t) (1 << 16) + (uint64_t) i * 128, 128);
+    }
+    SimCycle r0 = mem_path_read(&m, 900, 0, 128, false);
+    ck_assert_uint_eq(r0, 900 + 500);                 /* first window: no rates yet */
+    SimCycle r1 = mem_path_read(&m, 1100, 128 * 100, 128, false);
+    /* The first window had 1024 B written back and 128 B read: rho =
+     * 1152 / 1024 / 32, 40 x rho / (1 - rho) = 1.46; 100 x 1.0 = 100. */
+    ck_assert_uint_eq(r1, 1100 + 500 + 101);
+    /* A window without traffic in between: the rates are back to 0. */
+    SimCycle r2 = mem_path_read(&m, 5000, 128 * 200, 128, false);
+    ck_assert_uint_eq(r2, 5000 + 500);
+    mem_path_clear(&m);
+
+    /* Reads alone at half the share (16 of 32 B/cycle) in one window. */
+    MemPath q;
+    mem_path_init(&q, &a, 0);
+    for (int i = 0; i < 128; i++) {
+        mem_path_read(&q, (SimCycle) (8 * i), 128 * (uint64_t) i, 128, false);
+    }
+    SimCycle rq = mem_path_read(&q, 1024, 128 * 1000, 128, false);
+    ck_assert_uint_eq(rq, 1024 + 500 + 40);
+    mem_path_clear(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mem_path");
@@ -147,6 +186,7 @@ int main(void)
     tcase_add_test(tc, line_set_evicts_oldest);
     tcase_add_test(tc, warm_only_when_the_footprint_fits_the_share);
     tcase_add_test(tc, writes_are_written_back_when_the_footprint_does_not_fit);
+    tcase_add_test(tc, loaded_latency_follows_the_last_window);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -4,7 +4,7 @@ the GPU: scripts/calib/replay/NAME.trace against
 docs/validation/campaign/microbench/NAME_GPU.txt.  A microbenchmark the model
 cannot replay points at a mechanism it lacks, independently of the campaign.
 
-    python3 scripts/calib/replay.py [--smpipe build/smpipe] [--gpu h100]
+    python3 scripts/calib/replay.py [--smpipe build/smpipe] [--gpu h100] [-- --set KEY=VALUE ...]
 
 Prints the markdown table of docs/validation.md ("Microbenchmarks replayed").
 loaded.cu: one block of W warps on every SM (launch.grid = the GPU's SMs),
@@ -36,10 +36,10 @@ def measured(gpu):
     return out
 
 
-def simulate(smpipe, gpu, w, s, write):
+def simulate(smpipe, gpu, w, s, write, extra):
     cmd = [smpipe, "run", os.path.join(ROOT, "scripts", "calib", "replay", "loaded.trace"), "-q", "--json", "-",
            "--no-race-check", "--arch", gpu, "--set", "W=%d" % w, "--set", "S=%d" % s, "--set", "write=%d" % write,
-           "--set", "launch.grid=%d" % SMS, "--set", "mem.source=dram"]
+           "--set", "launch.grid=%d" % SMS, "--set", "mem.source=dram"] + extra
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("replay.py: %s failed:\n%s" % (" ".join(cmd), r.stderr))
@@ -50,6 +50,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
     ap.add_argument("--gpu", default="h100")
+    ap.add_argument("extra", nargs="*", help="after --: more smpipe run arguments (--set KEY=VALUE to try a value)")
     a = ap.parse_args()
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
@@ -61,7 +62,7 @@ def main():
                 key = "%s.W%d.S%d" % (name, w, s)
                 if key + ".rate" not in meas:
                     continue
-                rate = w * 512 * (s + ITERS) / simulate(a.smpipe, a.gpu, w, s, write)
+                rate = w * 512 * (s + ITERS) / simulate(a.smpipe, a.gpu, w, s, write, a.extra)
                 m = meas[key + ".rate"]
                 err = 100.0 * (rate - m) / m
                 errs[write].append(err)
