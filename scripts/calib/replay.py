@@ -6,7 +6,9 @@ cannot replay points at a mechanism it lacks, independently of the campaign.
 
     python3 scripts/calib/replay.py [--smpipe build/smpipe] [--gpu h100] [-- --set KEY=VALUE ...]
 
-Prints the markdown table of docs/validation.md ("Microbenchmarks replayed").
+Prints the markdown tables of docs/validation.md ("Microbenchmarks replayed").
+contend.cu's pipe.batch: a block-scope pipeline's four calls without copies,
+B blocks of T threads on every SM, cycles a batch (replay/pipe_batch.trace).
 loaded.cu: one block of W warps on every SM (launch.grid = the GPU's SMs),
 each warp keeping S groups of 512 bytes in flight; the rate in bytes read a
 cycle an SM is measured over the whole loop (the trace's cycles include the
@@ -26,9 +28,9 @@ ITERS = 96       # loaded.cu's kIters
 SMS = 132        # both GPUs
 
 
-def measured(gpu):
+def measured(gpu, name="loaded"):
     out = {}
-    with open(os.path.join(MICRO, "loaded_%s.txt" % gpu)) as fh:
+    with open(os.path.join(MICRO, "%s_%s.txt" % (name, gpu))) as fh:
         for line in fh:
             m = re.search(r"key=(\S+) value=(\S+)", line)
             if m:
@@ -46,12 +48,41 @@ def simulate(smpipe, gpu, w, s, write, extra):
     return json.loads(r.stdout)["cycles"]
 
 
+def pipe_batch(smpipe, gpu, extra):
+    """The pipe.batch table; returns its errors."""
+    meas = measured(gpu, "contend")
+    print("| case | measured cycles a batch | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    for b in (1, 2, 4):
+        for t in (64, 128, 256, 512, 1024):
+            key = "pipe.batch.B%d.T%d" % (b, t)
+            if key not in meas:
+                continue
+            cmd = [smpipe, "run", os.path.join(ROOT, "scripts", "calib", "replay", "pipe_batch.trace"), "-q", "--json",
+                   "-", "--no-race-check", "--arch", gpu, "--set", "T=%d" % t, "--set", "sm.blocks=%d" % b,
+                   "--set", "launch.grid=%d" % (b * SMS)] + extra
+            r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit("replay.py: %s failed:\n%s" % (" ".join(cmd), r.stderr))
+            sim = json.loads(r.stdout)["cycles"] / 256.0
+            err = 100.0 * (sim - meas[key]) / meas[key]
+            errs.append(err)
+            print("| `%s` | %.0f | %.0f | %+.1f%% |" % (key, meas[key], sim, err))
+    print()
+    return errs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
     ap.add_argument("--gpu", default="h100")
     ap.add_argument("extra", nargs="*", help="after --: more smpipe run arguments (--set KEY=VALUE to try a value)")
     a = ap.parse_args()
+    e = pipe_batch(a.smpipe, a.gpu, a.extra)
+    print("%s pipe.batch: MAPE %.1f%%, signed %+.1f%% over %d cases." % (a.gpu.upper(), sum(abs(x) for x in e) / len(e),
+          sum(e) / len(e), len(e)))
+    print()
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
