@@ -38,13 +38,15 @@ def measured(gpu, name="loaded"):
     return out
 
 
-def simulate(smpipe, gpu, w, s, write, extra):
-    cmd = [smpipe, "run", os.path.join(ROOT, "scripts", "calib", "replay", "loaded.trace"), "-q", "--json", "-",
-           "--no-race-check", "--arch", gpu, "--set", "W=%d" % w, "--set", "S=%d" % s, "--set", "write=%d" % write,
-           "--set", "launch.grid=%d" % SMS, "--set", "mem.source=dram"] + extra
-    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+def cycles(smpipe, gpu, trace, sets, extra):
+    """The simulated cycles of scripts/calib/replay/TRACE with --set SETS."""
+    cmd = [smpipe, "run", os.path.join(ROOT, "scripts", "calib", "replay", trace), "-q", "--json", "-",
+           "--no-race-check", "--arch", gpu]
+    for kv in sets:
+        cmd += ["--set", kv]
+    r = subprocess.run(cmd + extra, cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
-        raise SystemExit("replay.py: %s failed:\n%s" % (" ".join(cmd), r.stderr))
+        raise SystemExit("replay.py: %s failed:\n%s" % (" ".join(cmd + extra), r.stderr))
     return json.loads(r.stdout)["cycles"]
 
 
@@ -59,13 +61,8 @@ def pipe_batch(smpipe, gpu, extra):
             key = "pipe.batch.B%d.T%d" % (b, t)
             if key not in meas:
                 continue
-            cmd = [smpipe, "run", os.path.join(ROOT, "scripts", "calib", "replay", "pipe_batch.trace"), "-q", "--json",
-                   "-", "--no-race-check", "--arch", gpu, "--set", "T=%d" % t, "--set", "sm.blocks=%d" % b,
-                   "--set", "launch.grid=%d" % (b * SMS)] + extra
-            r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-            if r.returncode != 0:
-                raise SystemExit("replay.py: %s failed:\n%s" % (" ".join(cmd), r.stderr))
-            sim = json.loads(r.stdout)["cycles"] / 256.0
+            sim = cycles(smpipe, gpu, "pipe_batch.trace",
+                         ["T=%d" % t, "sm.blocks=%d" % b, "launch.grid=%d" % (b * SMS)], extra) / 256.0
             err = 100.0 * (sim - meas[key]) / meas[key]
             errs.append(err)
             print("| `%s` | %.0f | %.0f | %+.1f%% |" % (key, meas[key], sim, err))
@@ -93,7 +90,8 @@ def main():
                 key = "%s.W%d.S%d" % (name, w, s)
                 if key + ".rate" not in meas:
                     continue
-                rate = w * 512 * (s + ITERS) / simulate(a.smpipe, a.gpu, w, s, write, a.extra)
+                sets = ["W=%d" % w, "S=%d" % s, "write=%d" % write, "launch.grid=%d" % SMS, "mem.source=dram"]
+                rate = w * 512 * (s + ITERS) / cycles(a.smpipe, a.gpu, "loaded.trace", sets, a.extra)
                 m = meas[key + ".rate"]
                 err = 100.0 * (rate - m) / m
                 errs[write].append(err)
