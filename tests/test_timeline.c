@@ -678,6 +678,17 @@ END_TEST
 /* The sink alone: counter changes dated in the future are written in cycle
  * order once the clock passes them; tracks are deduplicated; slices are
  * clipped to the window. */
+/* Each of want[0..n) appears in text, each after the one before. */
+static void assert_in_order(const char *text, const char *const *want, size_t n)
+{
+    const char *at = text;
+    for (size_t i = 0; i < n; i++) {
+        const char *hit = strstr(at, want[i]);
+        ck_assert_msg(hit != NULL, "missing or out of order: %s\nin:\n%s", want[i], text);
+        at = hit + strlen(want[i]);
+    }
+}
+
 START_TEST(sink_orders_counters_and_clips)
 {
     char *dir = tmpdir_new();
@@ -712,12 +723,7 @@ START_TEST(sink_orders_counters_and_clips)
         "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":0.012000,\"args\":{\"value\":0}}",
         "{\"ph\":\"C\",\"pid\":0,\"name\":\"bytes in flight\",\"ts\":0.020000,\"args\":{\"value\":3}}",
     };
-    const char *at = text;
-    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
-        const char *hit = strstr(at, want[i]);
-        ck_assert_msg(hit != NULL, "missing or out of order: %s\nin:\n%s", want[i], text);
-        at = hit + strlen(want[i]);
-    }
+    assert_in_order(text, want, G_N_ELEMENTS(want));
     ck_assert_msg(strstr(text, "\"cycle\":40") == NULL, "a slice after the window was written");
     ck_assert_msg(strstr(text, "\"clock_mhz\":1000.0") != NULL, "no clock in the metadata");
     /* The picture data holds the counter's nonzero stretches. */
@@ -798,12 +804,7 @@ START_TEST(sink_joins_flows_and_marks_phases)
         "{\"ph\":\"i\",\"s\":\"t\",\"pid\":0,\"tid\":3,\"cat\":\"barrier\",\"name\":\"barrier 'bar': phase completed\","
         "\"ts\":0.018000,\"args\":{\"cycle\":18,\"barrier\":\"bar\",\"phase\":2}}",
     };
-    const char *at = text;
-    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
-        const char *hit = strstr(at, want[i]);
-        ck_assert_msg(hit != NULL, "missing or out of order: %s\nin:\n%s", want[i], text);
-        at = hit + strlen(want[i]);
-    }
+    assert_in_order(text, want, G_N_ELEMENTS(want));
     /* The groups' arrows: two into the wait_group at 45, one into the
      * wait at 50. */
     ck_assert(strstr(text, "\"ph\":\"s\",\"id\":4,\"pid\":0,\"tid\":1,\"cat\":\"flow\",\"name\":\"copy to wait\","
