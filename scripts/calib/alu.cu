@@ -82,15 +82,11 @@ template <int MODE>
 static void alu_row(const char *name, const char *what, unsigned *d_sink, unsigned long long *d_out,
                     std::vector<unsigned long long> &h)
 {
-    for (int w : {1, 2, 4, 8, 16, 32}) {
-        double s = warps_span([&] { k_alu<MODE><<<1, 32 * w>>>(12345u, d_sink, d_out); }, w, d_out, h);
-        double per_sched = w < 4 ? 1.0 : w / 4.0;
-        char key[64];
-        snprintf(key, sizeof key, "alu.%s.W%d", name, w);
-        result(key, s / ((double) kLoops * kDepth * kChains * per_sched), "cycles",
-               "1 block, %d warps, %d independent chains of %s per thread: span per warp-instruction per sub-partition, median of 7",
-               w, kChains, what);
-    }
+    sched_row(strf("alu.%s", name),
+              strf("%d independent chains of %s per thread: span per warp-instruction per sub-partition, median of 7",
+                   kChains, what),
+              (double) kLoops * kDepth * kChains, [&](int w) { k_alu<MODE><<<1, 32 * w>>>(12345u, d_sink, d_out); },
+              d_out, h);
 }
 
 int main()

@@ -91,6 +91,33 @@ static double warps_span(Launch launch, int w, unsigned long long* d_out,
   return median_of(per);
 }
 
+// The RESULT rows of one block of 1 to 32 warps: launch(w) runs the block
+// with w warps (each recording its clocks with warp_times), and the span
+// (warps_span) is reported per `units` of work a warp and per sub-partition
+// (with fewer than four warps, one each): with eight warps a scheduler, the
+// cycles a unit takes when the issue slots are the limit.  Keys are
+// KEY_PREFIX.W<w>; notes read "1 block, <w> warps, <what>".
+template <class Launch>
+static void sched_row(const std::string& key_prefix, const std::string& what, double units, Launch launch,
+                      unsigned long long* d_out, std::vector<unsigned long long>& h) {
+  for (int w : {1, 2, 4, 8, 16, 32}) {
+    double s = warps_span([&] { launch(w); }, w, d_out, h);
+    double per_sched = w < 4 ? 1.0 : w / 4.0;
+    result(key_prefix + ".W" + std::to_string(w), s / (units * per_sched), "cycles",
+           "1 block, %d warps, %s", w, what.c_str());
+  }
+}
+
+// printf into a std::string (the notes and keys above).
+static inline std::string strf(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
 // least-squares fit y = a + b x
 static inline void linfit(const std::vector<double>& x, const std::vector<double>& y, double* a,
                           double* b) {

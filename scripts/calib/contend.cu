@@ -217,24 +217,14 @@ int main()
     CK(cudaMemset(d_src, 0, 4096));
     for (int own = 0; own <= 2; ++own) {
         for (int w : {1, 2, 4, 8, 16, 32}) {
-            std::vector<double> per;
-            for (int r = 0; r < 7; ++r) {
-                k_arrive<<<1, 32 * w>>>(own, d_src, d_out);
-                CKL();
-                CK(cudaMemcpy(h.data(), d_out, sizeof(unsigned long long) * 2 * w, cudaMemcpyDeviceToHost));
-                unsigned long long lo = ~0ull, hi = 0;
-                for (int i = 0; i < w; ++i) {
-                    lo = std::min(lo, h[2 * i]);
-                    hi = std::max(hi, h[2 * i + 1]);
-                }
-                per.push_back((double) (hi - lo) / (kIters * w));
-            }
+            // The median of 7 spans, each over kIters x w warp-iterations.
+            double span = warps_span([&] { k_arrive<<<1, 32 * w>>>(own, d_src, d_out); }, w, d_out, h);
             char key[64];
             static const char *const name[] = {"same", "own", "cp"};
             static const char *const what[] = {"mbarrier.arrive on one mbarrier", "mbarrier.arrive on one mbarrier per warp",
                                                "cp.async 4B + cp.async.mbarrier.arrive + mbarrier.arrive on one mbarrier"};
             snprintf(key, sizeof key, "mbar.arrive_%s.W%d", name[own], w);
-            result(key, median_of(per), "cycles", "1 block, %d warps, %d x %s per thread, span / warp-iterations, median of 7",
+            result(key, span / (kIters * w), "cycles", "1 block, %d warps, %d x %s per thread, span / warp-iterations, median of 7",
                    w, kIters, what[own]);
         }
     }

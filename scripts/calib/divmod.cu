@@ -75,29 +75,18 @@ __global__ void k_imad(unsigned seed, unsigned *sink, unsigned long long *out)
 template <int MODE>
 static void mod_row(const char *name, const char *op, long long *d_sink, unsigned long long *d_out, std::vector<unsigned long long> &h)
 {
-    for (int w : {1, 2, 4, 8, 16, 32}) {
-        double s = warps_span([&] { k_mod<MODE><<<1, 32 * w>>>(1000003, 3, d_sink, d_out); }, w, d_out, h);
-        double per_sched = w < 4 ? 1.0 : w / 4.0;
-        char key[64];
-        snprintf(key, sizeof key, "mod.%s.W%d", name, w);
-        result(key, s / (kIters * per_sched), "cycles",
-               "1 block, %d warps, dependent 64-bit x = x%s + i: span per warp-iteration per sub-partition, median of 7",
-               w, op);
-    }
+    sched_row(strf("mod.%s", name),
+              strf("dependent 64-bit x = x%s + i: span per warp-iteration per sub-partition, median of 7", op), kIters,
+              [&](int w) { k_mod<MODE><<<1, 32 * w>>>(1000003, 3, d_sink, d_out); }, d_out, h);
 }
 
 template <int C>
 static void imad_row(unsigned *d_sink, unsigned long long *d_out, std::vector<unsigned long long> &h)
 {
-    for (int w : {1, 2, 4, 8, 16, 32}) {
-        double s = warps_span([&] { k_imad<C><<<1, 32 * w>>>(12345u, d_sink, d_out); }, w, d_out, h);
-        double per_sched = w < 4 ? 1.0 : w / 4.0;
-        char key[64];
-        snprintf(key, sizeof key, "imad.C%d.W%d", C, w);
-        result(key, s / (256.0 * C * per_sched), "cycles",
-               "1 block, %d warps, %d independent mad.lo.u32 chains of 256 links per thread: span per warp-link per sub-partition, median of 7",
-               w, C);
-    }
+    sched_row(strf("imad.C%d", C),
+              strf("%d independent mad.lo.u32 chains of 256 links per thread: span per warp-link per sub-partition, median of 7",
+                   C),
+              256.0 * C, [&](int w) { k_imad<C><<<1, 32 * w>>>(12345u, d_sink, d_out); }, d_out, h);
 }
 
 int main()

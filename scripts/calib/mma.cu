@@ -57,15 +57,10 @@ __global__ void k_hmma(unsigned seed, float *sink, unsigned long long *out)
 template <int C>
 static void row(float *d_sink, unsigned long long *d_out, std::vector<unsigned long long> &h)
 {
-    for (int w : {1, 2, 4, 8, 16, 32}) {
-        double s = warps_span([&] { k_hmma<C><<<1, 32 * w>>>(12345u, d_sink, d_out); }, w, d_out, h);
-        double per_sched = w < 4 ? 1.0 : w / 4.0;
-        char key[64];
-        snprintf(key, sizeof key, "hmma.C%d.W%d", C, w);
-        result(key, s / (kLinks * C * per_sched), "cycles",
-               "1 block, %d warps, %d independent m16n8k16 f16->f32 mma.sync chains of %d links per warp: span per warp-link per sub-partition, median of 7",
-               w, C, kLinks);
-    }
+    sched_row(strf("hmma.C%d", C),
+              strf("%d independent m16n8k16 f16->f32 mma.sync chains of %d links per warp: span per warp-link per "
+                   "sub-partition, median of 7", C, kLinks),
+              (double) kLinks * C, [&](int w) { k_hmma<C><<<1, 32 * w>>>(12345u, d_sink, d_out); }, d_out, h);
 }
 
 int main()
