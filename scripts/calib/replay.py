@@ -14,6 +14,8 @@ each warp keeping S groups of 512 bytes in flight; the rate in bytes read a
 cycle an SM is measured over the whole loop (the trace's cycles include the
 S copies that fill it, so the rate counts them too), the latency is
 W x S x 512 / rate by Little's law.
+spec.cu (H100): the guide's with_specialized_staging_unified alone on an SM,
+512 batches, roles by lane (the guide) or by warp (replay/spec.trace).
 """
 import argparse
 import json
@@ -70,6 +72,37 @@ def pipe_batch(smpipe, gpu, extra):
     return errs
 
 
+def spec(smpipe, gpu, extra):
+    """The spec.cu table (the guide's partitioned pipeline, roles by lane and
+    by warp); returns its errors by roles, or None without a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "spec_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "spec")
+    print("| case | measured cycles a batch | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = {"lane": [], "warp": []}
+    for roles in ("lane", "warp"):
+        for s in (1, 2, 3, 4, 8):
+            for t in (128, 512):
+                for mode in ("cold", "warm"):
+                    key = "spec.%s.S%d.E4.T%d.%s.batch" % (roles, s, t, mode)
+                    if key not in meas:
+                        continue
+                    sets = ["by_warp=%d" % (roles == "warp"), "stages=%d" % s, "threads=%d" % t,
+                            "mem.source=%s" % ("dram" if mode == "cold" else "l2")]
+                    sim = cycles(smpipe, gpu, "spec.trace", sets, extra) / 512.0
+                    err = 100.0 * (sim - meas[key]) / meas[key]
+                    errs[roles].append(err)
+                    print("| `%s` | %.0f | %.0f | %+.1f%% |" % (key, meas[key], sim, err))
+    print()
+    for roles, what in (("lane", "roles by lane (the guide)"), ("warp", "roles by warp")):
+        e = errs[roles]
+        print("%s spec, %s: MAPE %.1f%%, signed %+.1f%% over %d cases." % (gpu.upper(), what,
+              sum(abs(x) for x in e) / len(e), sum(e) / len(e), len(e)))
+    print()
+    return errs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
@@ -80,6 +113,7 @@ def main():
     print("%s pipe.batch: MAPE %.1f%%, signed %+.1f%% over %d cases." % (a.gpu.upper(), sum(abs(x) for x in e) / len(e),
           sum(e) / len(e), len(e)))
     print()
+    spec(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
