@@ -88,6 +88,7 @@ typedef struct {
     int64_t cp_async_extra_latency;
     bool cp_async_warp_groups;    /* commit groups shared by the warp (sm_80) */
     bool chain_overlap;           /* independent compute chains overlap as ptxas schedules them */
+    bool wait_yields;             /* a path waiting on an mbarrier lets its warp's other paths run past their join */
 
     int64_t bulk_issue_latency;
     double bulk_bytes_per_clk;
@@ -99,6 +100,7 @@ typedef struct {
     int64_t mbar_arrive_interval; /* the SM's mbarrier unit: cycles between warp-wide arrives */
     int64_t mbar_wait_interval;   /* the same for a try_wait */
     int64_t mbar_wake_per_waiter; /* try_wait: each further waiter of a phase resumes this much later */
+    int64_t mbar_wake_diverged;   /* ... and a path whose warp holds another waiting path this much later */
     int64_t mbar_wake;            /* try_wait: phase completion to the thread running (sm_90) */
     int64_t mbar_poll;            /* test_wait polling period (sm_80) */
     int64_t mbar_test;            /* a wait call on a completed phase (barrier.wait_call) */

@@ -3,8 +3,11 @@
  * Hardware behaviour: independent thread scheduling (Volta and later): the
  * warp runs one path until it blocks or reaches its reconvergence point,
  * then another; paths reconverge at the immediate post-dominator of the
- * branch.  No timing of its own: a diverged path costs what its
- * instructions cost, and the other side waits (warp state `divergent`). */
+ * branch, except that with sched.wait_yields a path waiting on an mbarrier
+ * does not hold the others there (try_merge; measured by
+ * scripts/calib/spec.cu).  No timing of its own: a diverged path costs what
+ * its instructions cost, and the other side waits (warp state
+ * `divergent`). */
 #include "models/simt.h"
 
 /* --------------------------------------------------------- divergence */
@@ -75,8 +78,31 @@ void simt_refocus(Warp *w)
     }
 }
 
+/* True when every lane of `lanes` is on a path blocked in an mbarrier
+ * wait: a try_wait loop, whose YIELD lets the warp's other paths run. */
+static bool waiting_on_mbarriers(const Warp *w, LaneMask lanes)
+{
+    for (int32_t i = 0; i < MAX_SPLITS && lanes != 0; i++) {
+        const Split *s = &w->split[i];
+        if (s->status != SPLIT_FREE && (s->mask & lanes) != 0) {
+            if (s->status != SPLIT_BLOCKED || s->wait != WAIT_MBAR) {
+                return false;
+            }
+            lanes &= ~s->mask;
+        }
+    }
+    return lanes == 0;
+}
+
 /* Merges the paths parked at frame f's join if every live lane of the
- * frame has arrived.  Returns the merged split or -1. */
+ * frame has arrived.  With sched.wait_yields, when the lanes still missing
+ * all wait on mbarriers, the parked paths go on without them instead: they
+ * merge into one path that leaves the frame (whose mask keeps the missing
+ * lanes, which rejoin the parent frame when they reach the join alone).
+ * This is what spec.cu timestamps on the H100: the guide's producer lanes
+ * call the next producer_acquire while their warp's consumer lanes are still
+ * in consumer_wait, though BSSY/BSYNC enclose both.  Returns the merged
+ * split or -1. */
 static int32_t try_merge(Warp *w, int32_t f)
 {
     Frame *fr = &w->frames[f];
@@ -91,7 +117,8 @@ static int32_t try_merge(Warp *w, int32_t f)
             }
         }
     }
-    if (keep < 0 || (fr->mask & w->live & ~arrived) != 0) {
+    LaneMask missing = fr->mask & w->live & ~arrived;
+    if (keep < 0 || (missing != 0 && !(w->wait_yields && waiting_on_mbarriers(w, missing)))) {
         return -1;
     }
     for (int32_t i = 0; i < MAX_SPLITS; i++) {
@@ -106,7 +133,11 @@ static int32_t try_merge(Warp *w, int32_t f)
     k->frame = fr->parent;
     k->role = -1;
     k->step = 0;
-    fr->used = false;
+    if (missing != 0) {
+        fr->mask = missing;
+    } else {
+        fr->used = false;
+    }
     return keep;
 }
 
@@ -159,7 +190,10 @@ void simt_block(Warp *w, Split *s, WaitKind kind, SimWarpState reason, int32_t o
     s->wait_token = token;
     s->blocked_since = t;
     s->gen++;
-    (void) w;
+    if (kind == WAIT_MBAR && w->wait_yields) {
+        /* Paths parked for these lanes may now go on (try_merge). */
+        simt_recheck_merges(w, t);
+    }
 }
 
 /* ----------------------------------------------------------- invariants */

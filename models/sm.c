@@ -793,6 +793,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     for (int32_t i = 0; i < sm->nwarps; i++) {
         Warp *w = &sm->warps[i];
         w->sm = sm;
+        w->wait_yields = arch->wait_yields;
         w->id = i;
         w->block = (int32_t) (i / prog->warps);
         w->index = (int32_t) (i % prog->warps);

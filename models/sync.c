@@ -28,6 +28,19 @@ SimCycle sync_mbar_wait_at(Sm *sm, SimCycle t)
     return mbar_unit_take(&sm->mbar_unit, t, sm->arch.mbar_wait_interval);
 }
 
+/* A path whose warp holds another path suspended in a try_wait resumes
+ * barrier.mbarrier_wake_diverged later: the warp notices it when that
+ * try_wait gives the warp up (scripts/calib/divwait.cu). */
+static SimCycle diverged_wake(const Sm *sm, const Warp *w, int32_t si)
+{
+    for (int32_t j = 0; j < MAX_SPLITS; j++) {
+        if (j != si && w->split[j].status == SPLIT_BLOCKED && w->split[j].wait == WAIT_MBAR) {
+            return (SimCycle) sm->arch.mbar_wake_diverged;
+        }
+    }
+    return 0;
+}
+
 void sync_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now)
 {
     Sm *sm = ctx;
@@ -42,7 +55,7 @@ void sync_barrier_wake(void *ctx, const BarrierWaiter *waiter, SimCycle now)
     } else if (s->wait == WAIT_MBAR) {
         at = mbar_resume_at(&sm->arch, s->blocked_since, now);
         if (arch_mbar_wait_suspends(&sm->arch)) {
-            at += mbar_unit_wake(&sm->mbar_unit, now, sm->arch.mbar_wake_per_waiter);
+            at += mbar_unit_wake(&sm->mbar_unit, now, sm->arch.mbar_wake_per_waiter) + diverged_wake(sm, w, waiter->split);
         } else {
             sm->stats.poll_instructions += (at - s->blocked_since) / (SimCycle) sm->arch.mbar_poll;
         }

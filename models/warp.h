@@ -117,6 +117,7 @@ struct Warp {
     uint32_t *data;          /* functional model: [var][lane][4] words, or NULL */
     LaneMask syncwarp_arrived;
     int timeline_track;
+    bool wait_yields;        /* sched.wait_yields (simt.c's try_merge) */
 };
 
 /* How one interpreted step ended.  Every family's exec function (name_exec*)

@@ -58,6 +58,32 @@ START_TEST(uniformity)
 }
 END_TEST
 
+/* A lane-dependent branch around a pipeline wait lets a warp's paths run
+ * apart through the loops around it (sched.wait_yields): what those loops
+ * assign is kept per lane, the loop's own counter included; a loop around
+ * a branch without a wait stays uniform. */
+START_TEST(loops_whose_paths_run_apart_are_varying)
+{
+    char *msg;
+    Program *p = compile("smpipe 1\nblock 64\n"
+                         "shared cuda::pipeline_shared_state<cuda::thread_scope::thread_scope_block, 2> st\n"
+                         "var block = cooperative_groups::this_thread_block()\n"
+                         "var role = threadIdx.x % 2 == 0 ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer\n"
+                         "var pipe = cuda::make_pipeline(block, &st, role)\n"
+                         "var n = 0\n"
+                         "for b in 0 .. 4\n  n += 1\n"
+                         "  if (role == cuda::pipeline_role::consumer)\n    pipe.consumer_wait()\n"
+                         "    pipe.consumer_release()\n  end\nend\n"
+                         "var m = 0\nfor k in 0 .. 4\n  m += 1\n  if threadIdx.x < 5\n    m += 0\n  end\nend\n",
+                         NULL, &msg);
+    ck_assert_msg(p != NULL, "%s", msg);
+    ck_assert(var_named(p, "b")->varying);
+    ck_assert(var_named(p, "n")->varying);
+    ck_assert(!var_named(p, "k")->varying);
+    free_prog(p);
+}
+END_TEST
+
 START_TEST(block_and_grid_shapes)
 {
     /* block X, Y, Z and grid X, Y, Z; `grid` and `block` stay names of
@@ -278,6 +304,7 @@ int main(void)
     TCase *tc = tcase_create("compile");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, uniformity);
+    tcase_add_test(tc, loops_whose_paths_run_apart_are_varying);
     tcase_add_test(tc, block_and_grid_shapes);
     tcase_add_test(tc, compute_operands);
     tcase_add_test(tc, parameters_and_ranges);

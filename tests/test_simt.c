@@ -111,6 +111,50 @@ START_TEST(exited_lanes_release_a_merge)
 }
 END_TEST
 
+/* sched.wait_yields: a path blocked in an mbarrier wait does not hold the
+ * warp's other paths at the join (spec.cu on the H100); any other wait does,
+ * and so does every wait without the feature. */
+START_TEST(a_path_waiting_on_an_mbarrier_lets_the_others_pass)
+{
+    for (int yields = 0; yields <= 1; yields++) {
+        for (int kind = 0; kind <= 1; kind++) {
+            Warp w;
+            stub_warp(&w);
+            w.wait_yields = yields;
+            int32_t ni = diverge(&w);
+            /* The fall-through side parks, then the taken side blocks. */
+            ck_assert_int_eq(simt_goto(&w, 0, 10, 3), 0);
+            simt_block(&w, &w.split[ni], kind ? WAIT_MBAR : WAIT_BLOCK_BAR, WS_MBARRIER, 0, 0, false, 4);
+            check_invariants(&w);
+            if (!(yields && kind)) {
+                ck_assert_int_eq(w.split[0].status, SPLIT_PARKED);
+                g_free(w.frames);
+                continue;
+            }
+            /* It went on past the join, out of the frame, which keeps the
+             * waiting lanes. */
+            ck_assert_int_eq(w.split[0].status, SPLIT_RUNNABLE);
+            ck_assert_uint_eq(w.split[0].mask, LOW);
+            ck_assert_int_eq(w.split[0].pc, 10);
+            ck_assert_int_eq(w.split[0].frame, -1);
+            ck_assert_uint_le(w.split[0].ready_at, 4); /* ready at once */
+            ck_assert(w.frames[0].used);
+            ck_assert_uint_eq(w.frames[0].mask, HIGH);
+            /* The waiting side resumes and reaches the join alone: it leaves
+             * the frame too, a path of its own. */
+            w.split[ni].status = SPLIT_RUNNABLE;
+            ck_assert_int_eq(simt_goto(&w, ni, 10, 9), ni);
+            ck_assert_int_eq(w.split[ni].status, SPLIT_RUNNABLE);
+            ck_assert_uint_eq(w.split[ni].mask, HIGH);
+            ck_assert_int_eq(w.split[ni].frame, -1);
+            ck_assert(!w.frames[0].used);
+            check_invariants(&w);
+            g_free(w.frames);
+        }
+    }
+}
+END_TEST
+
 START_TEST(split_slots_and_frames_are_reused)
 {
     Warp w;
@@ -183,6 +227,7 @@ int main(void)
     TCase *tc = tcase_create("reconvergence");
     tcase_add_test(tc, paths_park_at_the_join_and_merge);
     tcase_add_test(tc, exited_lanes_release_a_merge);
+    tcase_add_test(tc, a_path_waiting_on_an_mbarrier_lets_the_others_pass);
     suite_add_tcase(s, tc);
     TCase *ts = tcase_create("slots");
     tcase_add_test(ts, split_slots_and_frames_are_reused);

@@ -188,6 +188,9 @@ static bool compile_assign(Compiler *c, const Stmt *s)
     return compile_assign_value(c, s, idx, &bin);
 }
 
+static bool waits_in(const Compiler *c, guint from);
+static void mark_loops_apart(Compiler *c);
+
 static bool compile_stmt(Compiler *c, const Stmt *s)
 {
     switch (s->kind) {
@@ -225,6 +228,7 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
         if (br < 0) {
             return false;
         }
+        guint body_start = c->prog->ops->len;
         comp_op_at(c, br)->e[0] = cond;
         c->varying_control += cond->varying;
         comp_push_scope(c);
@@ -242,6 +246,9 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
         c->varying_control -= cond->varying;
         if (!ok) {
             return false;
+        }
+        if (cond->varying && waits_in(c, body_start)) {
+            mark_loops_apart(c);
         }
         if (jump >= 0) {
             comp_op_at(c, jump)->target = comp_here(c);
@@ -265,13 +272,18 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
             return false;
         }
         comp_op_at(c, head)->e[0] = cond;
-        c->varying_control += cond->varying;
+        /* A loop whose paths may run apart is lane-dependent control flow:
+         * what its iterations assign differs between the paths. */
+        int apart = cond->varying || g_hash_table_contains(c->apart, s);
+        c->varying_control += apart;
         c->loop_depth++;
+        g_ptr_array_add(c->loops, (gpointer) s);
         comp_push_scope(c);
         bool ok = comp_end_scope(c, compile_block(c, s->body));
         ok = ok && (s->step == NULL || compile_stmt(c, s->step));
+        g_ptr_array_remove_index(c->loops, c->loops->len - 1);
         c->loop_depth--;
-        c->varying_control -= cond->varying;
+        c->varying_control -= apart;
         int back = ok ? comp_emit(c, OP_JUMP, s->loc) : -1;
         comp_pop_scope(c);
         if (back < 0) {
@@ -292,6 +304,36 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
                      s->kind == ST_BREAK ? "break" : "continue");
     }
     g_assert_not_reached();
+}
+
+/* True when an operation emitted from `from` on can wait on an mbarrier
+ * (a pipeline's acquire or wait, a barrier wait). */
+static bool waits_in(const Compiler *c, guint from)
+{
+    for (guint i = from; i < c->prog->ops->len; i++) {
+        switch ((OpCode) g_array_index(c->prog->ops, Op, i).code) {
+        case OP_PIPE_ACQUIRE: case OP_PIPE_WAIT: case OP_PIPE_WAIT_FOR: case OP_BAR_WAIT:
+        case OP_BAR_WAIT_PARITY: case OP_BAR_ARRIVE_WAIT:
+            return true;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
+/* A lane-dependent branch around such a wait: with sched.wait_yields the
+ * waiting path lets the warp's other paths go on past the branch, so the
+ * paths of every loop around it may run apart (simt.c's try_merge). */
+static void mark_loops_apart(Compiler *c)
+{
+    for (guint i = 0; i < c->loops->len; i++) {
+        gpointer loop = g_ptr_array_index(c->loops, i);
+        if (!g_hash_table_contains(c->apart, loop)) {
+            g_hash_table_add(c->apart, loop);
+            c->changed = true;
+        }
+    }
 }
 
 bool compile_block(Compiler *c, GPtrArray *stmts)

@@ -77,6 +77,8 @@ typedef struct {
     bool changed;          /* some variable became varying in this pass */
     int inline_depth;
     int loop_depth;
+    GPtrArray *loops;      /* const Stmt*: the loops around the code, innermost last (not owned) */
+    GHashTable *apart;     /* const Stmt* set: loops whose paths may run apart, from earlier passes */
     bool params_only;      /* instantiate the parameters, nothing else (program_peek_param) */
     int pipeline_sites;    /* make_pipeline operations emitted in this pass */
     int64_t mbarriers;     /* declared: barriers and two per pipeline stage */
