@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "models/copy_engine.h"
+#include "sim/out/stats.h"
 
 static ArchParams arch(void)
 {
@@ -76,6 +77,43 @@ START_TEST(inflight_limit_and_completion)
 }
 END_TEST
 
+/* The engine counts what it issued and the cycles admission held warps
+ * back, and adds them to a run's statistics itself. */
+START_TEST(engine_owns_its_statistics)
+{
+    ArchParams a = arch();
+    CopyEngine c;
+    MemPath m;
+    Smem s;
+    copy_engine_init(&c, &a);
+    mem_path_init(&m, &a, 0);
+    smem_init(&s, 32, 4, 128);
+    int64_t src[32], dst[32];
+    for (int l = 0; l < 32; l++) {
+        src[l] = l * 16;
+        dst[l] = l * 16;
+    }
+    copy_engine_issue(&c, &m, &s, 0, src, dst, 0xffffffffu, 16);
+    copy_engine_issue(&c, &m, &s, 1, src, dst, 0xffffffffu, 16);
+    ck_assert_uint_eq(c.throttled_cycles, 0);
+    SimCycle admit = copy_engine_admit(&c, 3, 4);
+    ck_assert_uint_eq(c.throttled_cycles, admit - 3);
+    /* Asked again when admitted: no more throttle. */
+    ck_assert_uint_eq(copy_engine_admit(&c, admit, 4), admit);
+    SimStats st;
+    sim_stats_init(&st, 1);
+    copy_engine_stats_merge(&c, &st);
+    ck_assert_uint_eq(st.cp_async_instructions, 2);
+    ck_assert_uint_eq(st.cp_async_lines, 8);
+    ck_assert_uint_eq(st.cp_async_bytes, 1024);
+    ck_assert_uint_eq(st.throttled_cycles, admit - 3);
+    sim_stats_clear(&st);
+    copy_engine_clear(&c);
+    mem_path_clear(&m);
+    smem_clear(&s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("copy_engine");
@@ -83,5 +121,8 @@ int main(void)
     tcase_add_test(tc, coalescing_into_lines_and_sectors);
     tcase_add_test(tc, inflight_limit_and_completion);
     suite_add_tcase(s, tc);
+    TCase *ts = tcase_create("statistics");
+    tcase_add_test(ts, engine_owns_its_statistics);
+    suite_add_tcase(s, ts);
     return run_suite(s);
 }
