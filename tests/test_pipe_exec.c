@@ -16,15 +16,15 @@
 #define ALL 0xffffffffu
 
 /* A unified block pipeline of STAGES stages for a block of THREADS. */
-#define UNIFIED(THREADS, STAGES)                                                                                      \
-    "smpipe 1\nblock " #THREADS "\nshared pipeline_shared_state<block, " #STAGES "> st\n"                           \
-    "var p = make_pipeline(block, st)\np.producer_acquire()\np.producer_commit()\nvar ok = p.consumer_wait_for(5000)\n" \
-    "p.consumer_wait()\np.consumer_release()\nvar last = p.quit()\n"
+#define UNIFIED(THREADS, STAGES)                                                                                       \
+    "smpipe 1\nblock " #THREADS "\nshared pipeline_shared_state<block, " #STAGES "> st\n"                              \
+    "var p = make_pipeline(block, st)\np.producer_acquire()\np.producer_commit()\n"                                    \
+    "var ok = p.consumer_wait_for(5000)\np.consumer_wait()\np.consumer_release()\nvar last = p.quit()\n"
 
 /* A thread-scope pipeline: each thread its own, on cp.async groups. */
-#define THREAD_PIPE                                                                                                   \
-    "smpipe 1\nblock 32\nvar p = make_pipeline()\np.producer_acquire()\np.producer_commit()\np.consumer_wait()\n"   \
-    "p.consumer_release()\npipeline_consumer_wait_prior<10>(p)\npipeline_consumer_wait_prior<0>(p)\n"              \
+#define THREAD_PIPE                                                                                                    \
+    "smpipe 1\nblock 32\nvar p = make_pipeline()\np.producer_acquire()\np.producer_commit()\np.consumer_wait()\n"      \
+    "p.consumer_release()\npipeline_consumer_wait_prior<10>(p)\npipeline_consumer_wait_prior<0>(p)\n"                  \
     "var last = p.quit()\n"
 
 /* The unit's two step functions, dispatched as warp.c does. */
@@ -145,15 +145,14 @@ START_TEST(make_pipeline_rules)
                   "var p = make_pipeline(block, st, threadIdx.x < 32 ? 8 : 16)\n");
     const Op *make = bench_op(&b, OP_MAKE_PIPE_BLOCK, 0);
     ck_assert_int_eq(bench_step(&b, 0, make, 10, &cost), STEP_ISSUED);
-    ck_assert_int_eq(bench_step(&b, 1, make, 10, &cost), STEP_STOP);
-    bench_assert_error(&b, "make_pipeline's producer_count differs across the group (8 in thread 0, 16 here):"
-                           " undefined behaviour (SPEC make-pipeline-2)");
+    bench_step_fails(&b, 1, make, 10,
+                     "make_pipeline's producer_count differs across the group (8 in thread 0, 16 here): undefined"
+                     " behaviour (SPEC make-pipeline-2)");
     bench_close(&b);
 
     open_pipe(&b, "smpipe 1\nblock 64\nshared pipeline_shared_state<block, 2> st\n"
                   "var p = make_pipeline(block, st, threadIdx.x / 1024 - 1)\n");
-    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_MAKE_PIPE_BLOCK, 0), 10, &cost), STEP_STOP);
-    bench_assert_error(&b, "make_pipeline's producer_count is negative (-1)");
+    bench_step_fails(&b, 0, bench_op(&b, OP_MAKE_PIPE_BLOCK, 0), 10, "make_pipeline's producer_count is negative (-1)");
     bench_close(&b);
 
     /* SPEC make-pipeline-3: producer_count below the group's size. */
@@ -168,8 +167,8 @@ START_TEST(make_pipeline_rules)
     open_pipe(&b, "smpipe 1\nblock 64\nshared pipeline_shared_state<block, 2> st\nif threadIdx.x < 32\n"
                   "    var p = make_pipeline(block, st)\nelse\n    var q = make_pipeline(block, st)\nend\n");
     ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_MAKE_PIPE_BLOCK, 0), 10, &cost), STEP_ISSUED);
-    ck_assert_int_eq(bench_step(&b, 1, bench_op(&b, OP_MAKE_PIPE_BLOCK, 1), 10, &cost), STEP_STOP);
-    bench_assert_error(&b, "make_pipeline is collective: threads of the group call it at line 5 and at line 7");
+    bench_step_fails(&b, 1, bench_op(&b, OP_MAKE_PIPE_BLOCK, 1), 10,
+                     "make_pipeline is collective: threads of the group call it at line 5 and at line 7");
     bench_close(&b);
 
     open_pipe(&b, "smpipe 1\nblock 32\nshared pipeline_shared_state<block, 2> st\nvar p = make_pipeline(block, st)\n"
@@ -316,22 +315,27 @@ START_TEST(thread_commit_closes_a_group)
 }
 END_TEST
 
-/* SPEC pipeline-commit-1, in both scopes. */
-START_TEST(commit_needs_acquire)
+/* A fresh pipeline's first operation `code` fails with `msg`, in both
+ * scopes (a thread's own pipeline, then a block's once made). */
+static void first_op_fails(OpCode code, const char *msg)
 {
     Bench b;
-    int64_t cost;
     open_pipe(&b, THREAD_PIPE);
     thread_made(&b);
-    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_PIPE_COMMIT, 0), 10, &cost), STEP_STOP);
-    bench_assert_error(&b, "test.trace:5:1: producer_commit without producer_acquire: a producer acquires the head"
-                           " stage before committing to it (SPEC pipeline-commit-1)");
+    bench_step_fails(&b, 0, bench_op(&b, code, 0), 10, msg);
     bench_close(&b);
     open_pipe(&b, UNIFIED(32, 2));
     make_all(&b, 0, 0, 1, 2);
-    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_PIPE_COMMIT, 0), 1000, &cost), STEP_STOP);
-    bench_assert_error(&b, "producer_commit without producer_acquire");
+    bench_step_fails(&b, 0, bench_op(&b, code, 0), 1000, msg);
     bench_close(&b);
+}
+
+/* SPEC pipeline-commit-1, in both scopes. */
+START_TEST(commit_needs_acquire)
+{
+    first_op_fails(OP_PIPE_COMMIT,
+                   "producer_commit without producer_acquire: a producer acquires the head stage before committing to"
+                   " it (SPEC pipeline-commit-1)");
 }
 END_TEST
 
@@ -422,8 +426,8 @@ START_TEST(wait_prior_leaves_at_most_8_groups)
     open_pipe(&b, "smpipe 1\nblock 32\nshared pipeline_shared_state<block, 2> st\nvar p = make_pipeline(block, st)\n"
                   "pipeline_consumer_wait_prior<1>(p)\n");
     make_all(&b, 0, 0, 1, 2);
-    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_PIPE_WAIT_PRIOR, 0), 1000, &cost), STEP_STOP);
-    bench_assert_error(&b, "pipeline_consumer_wait_prior takes a pipeline<thread_scope_thread>");
+    bench_step_fails(&b, 0, bench_op(&b, OP_PIPE_WAIT_PRIOR, 0), 1000,
+                     "pipeline_consumer_wait_prior takes a pipeline<thread_scope_thread>");
     bench_close(&b);
 }
 END_TEST
@@ -431,19 +435,9 @@ END_TEST
 /* SPEC pipeline-wait-1: nothing committed and unwaited, in both scopes. */
 START_TEST(wait_on_an_empty_pipeline)
 {
-    Bench b;
-    int64_t cost;
-    open_pipe(&b, THREAD_PIPE);
-    thread_made(&b);
-    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_PIPE_WAIT, 0), 10, &cost), STEP_STOP);
-    bench_assert_error(&b, "consumer_wait on an empty pipeline: this thread has no committed stage left to wait for"
-                           " (SPEC pipeline-wait-1)");
-    bench_close(&b);
-    open_pipe(&b, UNIFIED(32, 2));
-    make_all(&b, 0, 0, 1, 2);
-    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_PIPE_WAIT, 0), 1000, &cost), STEP_STOP);
-    bench_assert_error(&b, "consumer_wait on an empty pipeline");
-    bench_close(&b);
+    first_op_fails(OP_PIPE_WAIT,
+                   "consumer_wait on an empty pipeline: this thread has no committed stage left to wait for (SPEC"
+                   " pipeline-wait-1)");
 }
 END_TEST
 
@@ -605,9 +599,9 @@ START_TEST(release_needs_a_wait)
     int64_t cost;
     open_pipe(&b, UNIFIED(32, 2));
     make_all(&b, 0, 0, 1, 2);
-    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_PIPE_RELEASE, 0), 1000, &cost), STEP_STOP);
-    bench_assert_error(&b, "consumer_release without consumer_wait: a consumer waits for the tail stage before"
-                           " releasing it (SPEC pipeline-release-1)");
+    bench_step_fails(&b, 0, bench_op(&b, OP_PIPE_RELEASE, 0), 1000,
+                     "consumer_release without consumer_wait: a consumer waits for the tail stage before releasing it"
+                     " (SPEC pipeline-release-1)");
     bench_close(&b);
 
     open_pipe(&b, THREAD_PIPE);
@@ -653,8 +647,7 @@ START_TEST(quit_last_reference)
     ck_assert_int_eq(dtor->sub, 1);
     ck_assert_int_eq(bench_step(&b, 0, dtor, 1100, &cost), STEP_ISSUED);
     ck_assert_ptr_null(bench_error(&b));
-    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_PIPE_QUIT, 1), 1200, &cost), STEP_STOP);
-    bench_assert_error(&b, "quit() on a pipeline this thread has already quit");
+    bench_step_fails(&b, 0, bench_op(&b, OP_PIPE_QUIT, 1), 1200, "quit() on a pipeline this thread has already quit");
     bench_close(&b);
 
     /* Thread scope: quit() returns 1. */
@@ -705,28 +698,23 @@ START_TEST(roles_are_fixed_by_the_first_operation)
     ck_assert_int_eq(bench_step(&b, 1, bench_op(&b, OP_PIPE_WAIT, 0), 1000, &cost), STEP_ISSUED);
     ck_assert_int_eq(b.sm->blocks[0].thread_role[40], ROLEBIT_CONSUMER);
     bench_warp(&b, 0)->split[0].step = 0;
-    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_PIPE_WAIT, 0), 2000, &cost), STEP_STOP);
-    bench_assert_error(&b, "consumer_wait: a producer thread performs a consumer operation: a thread's role cannot"
-                           " change (SPEC pipeline-role-1)");
+    bench_step_fails(&b, 0, bench_op(&b, OP_PIPE_WAIT, 0), 2000,
+                     "consumer_wait: a producer thread performs a consumer operation: a thread's role cannot change"
+                     " (SPEC pipeline-role-1)");
     bench_close(&b);
 
     open_pipe(&b, THREAD_PIPE);
     thread_made(&b);
     bench_step(&b, 0, bench_op(&b, OP_PIPE_QUIT, 0), 10, &cost);
-    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_PIPE_ACQUIRE, 0), 20, &cost), STEP_STOP);
-    bench_assert_error(&b, "producer_acquire: the pipeline is used after this thread called quit() (SPEC"
-                           " pipeline-quit-2)");
+    bench_step_fails(&b, 0, bench_op(&b, OP_PIPE_ACQUIRE, 0), 20,
+                     "producer_acquire: the pipeline is used after this thread called quit() (SPEC pipeline-quit-2)");
     bench_close(&b);
 }
 END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("pipe_exec");
-    struct {
-        const char *name;
-        const TTest *test;
-    } cases[] = {
+    const TestCase cases[] = {
         { "make_pipeline group sync", make_pipeline_releases_after_sync_and_init },
         { "make_pipeline role form", make_pipeline_role_form_syncs_three_times },
         { "make_pipeline rules", make_pipeline_rules },
@@ -748,10 +736,5 @@ int main(void)
         { "thread exit", exiting_threads_quit },
         { "roles", roles_are_fixed_by_the_first_operation },
     };
-    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-        TCase *tc = tcase_create(cases[i].name);
-        tcase_add_test(tc, cases[i].test);
-        suite_add_tcase(s, tc);
-    }
-    return run_suite(s);
+    return run_cases("pipe_exec", cases, G_N_ELEMENTS(cases));
 }

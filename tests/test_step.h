@@ -32,10 +32,7 @@ static inline void bench_open(Bench *b, const char *text, const char *arch, cons
     GError *err = NULL;
     memset(b, 0, sizeof *b);
     b->trace = parse_ok(text);
-    g_autoptr(GPtrArray) sl = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(sl, (gpointer) sets[i]);
-    }
+    g_autoptr(GPtrArray) sl = test_set_list(sets);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
     o.arch = arch;
@@ -143,6 +140,14 @@ static inline void bench_assert_error(const Bench *b, const char *text)
     const char *msg = bench_error(b);
     ck_assert_msg(msg != NULL, "expected an error containing \"%s\"", text);
     ck_assert_msg(strstr(msg, text) != NULL, "expected \"%s\" in: %s", text, msg);
+}
+
+/* Warp wi's step at op at cycle t must report a rule containing text. */
+static inline void bench_step_fails(Bench *b, int32_t wi, const Op *op, SimCycle t, const char *text)
+{
+    int64_t cost;
+    ck_assert_int_eq(bench_step(b, wi, op, t, &cost), STEP_STOP);
+    bench_assert_error(b, text);
 }
 
 /* Whether an event acts on a warp (a wake-up or a time-out) rather than
