@@ -64,9 +64,10 @@ static inline Warp *bench_warp(Bench *b, int32_t wi)
 /* The n-th operation (from 0, in program order) with code `code`. */
 static inline const Op *bench_op(Bench *b, OpCode code, int n)
 {
+    int left = n;
     for (guint i = 0; i < b->run.prog->ops->len; i++) {
         const Op *op = sm_op(b->sm, (int32_t) i);
-        if (op->code == code && n-- == 0) {
+        if (op->code == code && left-- == 0) {
             return op;
         }
     }
