@@ -527,7 +527,6 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
         if (admit > t) {
             s->ready_at = admit;
             s->wait_state = WS_COPY_THROTTLE;
-            sm->stats.throttled_cycles += admit - t;
             return STEP_WAIT;
         }
         CopyResult r = copy_engine_issue(&sm->cpa, &sm->mem, &sm->smem, t, src, dst, km, chunk);

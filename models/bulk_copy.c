@@ -3,6 +3,8 @@
  * bytes_per_clk and chunk_bytes, measured by scripts/calib/bulk.cu. */
 #include "models/bulk_copy.h"
 
+#include "sim/out/stats.h"
+
 #include <math.h>
 
 void bulk_engine_init(BulkEngine *b, const ArchParams *a)
@@ -48,4 +50,10 @@ SimCycle bulk_engine_copy(BulkEngine *b, MemPath *m, Smem *s, SimCycle t, uint64
         off += chunk;
     }
     return done;
+}
+
+void bulk_engine_stats_merge(const BulkEngine *b, SimStats *st)
+{
+    st->bulk_copies += b->copies;
+    st->bulk_bytes += b->bytes;
 }

@@ -14,12 +14,15 @@
 #include "models/mem_path.h"
 #include "models/smem.h"
 
+/* A run's statistics (sim/out/stats.h, which bulk_copy.c uses). */
+typedef struct SimStats SimStats;
+
 typedef struct {
     int64_t issue_latency;
     int64_t chunk_bytes;
     int64_t line_bytes;
     BwServer engine;      /* the engine's own rate */
-    uint64_t copies, bytes;
+    uint64_t copies, bytes; /* statistics, the engine's own (bulk_engine_stats_merge) */
 } BulkEngine;
 
 void bulk_engine_init(BulkEngine *b, const ArchParams *a);
@@ -28,3 +31,7 @@ void bulk_engine_init(BulkEngine *b, const ArchParams *a);
  * cycle t.  Returns the cycle the last byte has landed. */
 SimCycle bulk_engine_copy(BulkEngine *b, MemPath *m, Smem *s, SimCycle t, uint64_t src, int64_t dst, int64_t bytes,
                           int64_t wavefront_bytes);
+
+/* End of run: adds the engine's counters to st (bulk_copies, bulk_bytes);
+ * st is the caller's. */
+void bulk_engine_stats_merge(const BulkEngine *b, SimStats *st);

@@ -140,6 +140,13 @@ static bool cl_check_active(Sm *sm, Warp *w, LaneMask lanes, const Op *op, int64
     return true;
 }
 
+/* The rules a reservation of n packets by work-item tid (-1: the
+ * work-group) keeps before it reaches the header. */
+static bool cl_check_reserve(Sm *sm, Warp *w, LaneMask lanes, const Op *op, int64_t n, int64_t tid)
+{
+    return cl_check_count(sm, w, lanes, op, n) && cl_check_active(sm, w, lanes, op, tid);
+}
+
 /* The reservation `rid` names for work-item tid (-1: the work-group), or
  * NULL after reporting why the operation cannot use it. */
 static ClReservation *cl_lane_rid(Sm *sm, Warp *w, const Op *op, LaneMask lanes, int64_t tid, int64_t rid)
@@ -203,6 +210,46 @@ static ClReservation *cl_lane_rid(Sm *sm, Warp *w, const Op *op, LaneMask lanes,
     return r;
 }
 
+/* The one way a reservation is made: n packets of op's pipe for work-item
+ * tid of work-group `block` (-1: the work-group) at cycle t, plain for
+ * read_pipe/write_pipe(p, ptr).  A reservation takes the run's next id
+ * (ids number reservations in the order they reach the header).  Returns
+ * the id, or 0, the invalid id, when the pipe lacks room (or data). */
+static int64_t cl_reserve(Sm *sm, const Op *op, int32_t block, int64_t tid, int64_t n, bool plain, SimCycle t)
+{
+    if (!cl_pipe_reserve(cl_pipe_of(sm, op), (op->sub & CL_WRITE) != 0, n, block, tid, plain, sm->cl_next_rid,
+                         op->loc, t, NULL)) {
+        return 0;
+    }
+    return sm->cl_next_rid++;
+}
+
+/* Per-work-item reservations of lanes m of warp w, in lane order (the
+ * warp's lanes share one header atomic and are served in order): lane l
+ * reserves n[l] packets.  ids (may be NULL) receives each lane's id or 0.
+ * Returns the lanes that got a reservation. */
+static LaneMask cl_reserve_lanes(Sm *sm, Warp *w, const Op *op, LaneMask m, const SimLaneValue *n, bool plain,
+                                 SimCycle t, SimLaneValue *ids)
+{
+    LaneMask ok = 0;
+    if (ids != NULL) {
+        memset(ids, 0, sizeof *ids);
+    }
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (!(m & (1u << l))) {
+            continue;
+        }
+        int64_t id = cl_reserve(sm, op, w->block, w->tid0 + l, sim_lane_value(n, l), plain, t);
+        if (id != 0) {
+            ok |= 1u << l;
+        }
+        if (ids != NULL) {
+            ids->v[l] = id;
+        }
+    }
+    return ok;
+}
+
 /* Functional model: copies a packet between ptr's element and a slot. */
 static void cl_copy(Sm *sm, Warp *w, const ExprNode *ptr, int64_t ptr_addr, int64_t slot_addr, int64_t size,
                     bool to_slot)
@@ -263,13 +310,10 @@ static StepResult cl_group_complete(Sm *sm, Warp *w, LaneMask m, const Op *op, S
     int64_t result = 0;
     if (op->code == OP_CL_RESERVE) {
         int64_t n = b->cl_arg;
-        if (!cl_check_count(sm, w, m, op, n) || !cl_check_active(sm, w, m, op, -1)) {
+        if (!cl_check_reserve(sm, w, m, op, n, -1)) {
             return STEP_STOP;
         }
-        if (cl_pipe_reserve(p, (op->sub & CL_WRITE) != 0, n, w->block, -1, false, sm->cl_next_rid, op->loc, t,
-                            NULL)) {
-            result = sm->cl_next_rid++;
-        }
+        result = cl_reserve(sm, op, w->block, -1, n, false, t);
     } else {
         if (cl_lane_rid(sm, w, op, m, -1, b->cl_arg) == NULL) {
             return STEP_STOP;
@@ -389,8 +433,7 @@ static StepResult exec_cl_reserve(Sm *sm, Warp *w, int32_t si, const Op *op, Sim
         return STEP_STOP;
     }
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        if ((m & (1u << l)) && (!cl_check_count(sm, w, 1u << l, op, sim_lane_value(&nv, l)) ||
-                                !cl_check_active(sm, w, 1u << l, op, w->tid0 + l))) {
+        if ((m & (1u << l)) && !cl_check_reserve(sm, w, 1u << l, op, sim_lane_value(&nv, l), w->tid0 + l)) {
             return STEP_STOP;
         }
     }
@@ -398,13 +441,7 @@ static StepResult exec_cl_reserve(Sm *sm, Warp *w, int32_t si, const Op *op, Sim
         return STEP_STOP;
     }
     SimLaneValue out;
-    memset(&out, 0, sizeof out);
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        if ((m & (1u << l)) && cl_pipe_reserve(cl_pipe_of(sm, op), write, sim_lane_value(&nv, l), w->block,
-                                               w->tid0 + l, false, sm->cl_next_rid, op->loc, t, NULL)) {
-            out.v[l] = sm->cl_next_rid++;
-        }
-    }
+    cl_reserve_lanes(sm, w, op, m, &nv, false, t, &out);
     cl_note_occupancy(sm, op, t);
     if (op->var >= 0) {
         warp_store_var(w, sm_var(sm, op->var), m, &out);
@@ -551,16 +588,9 @@ static StepResult exec_cl_rw(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             return STEP_STOP;
         }
         SimCycle ready = write ? ldst_ptr_load(sm, w, op, m, op->e[0], ptr_addr, size, t, &replays) : t;
-        LaneMask ok = 0;
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if ((m & (1u << l)) && cl_pipe_reserve(p, write, 1, w->block, w->tid0 + l, true, sm->cl_next_rid,
-                                                   op->loc, t, NULL)) {
-                sm->cl_next_rid++;
-                ok |= 1u << l;
-            }
-        }
+        SimLaneValue one = { .uniform = true, .s = 1 };
+        s->aux = cl_reserve_lanes(sm, w, op, m, &one, true, t, NULL);
         cl_note_occupancy(sm, op, t);
-        s->aux = ok;
         s->step = 1;
         return cl_issued(sm, s, t, MAX(ready, cl_atomic(sm, op, t)), replays, cost);
     }

@@ -218,3 +218,9 @@ SimClPipeStats *cl_pipe_take_stats(ClPipe *p)
     p->stats = NULL;
     return st;
 }
+
+void cl_pipe_stats_merge(ClPipe *p, SimCycle end, SimStats *st)
+{
+    cl_pipe_finish(p, end);
+    g_ptr_array_add(st->cl_pipes, cl_pipe_take_stats(p));
+}

@@ -32,8 +32,10 @@
 
 #include "sim/core/simtypes.h"
 
-/* A pipe's statistics record (sim/out/stats.h, which cl_pipe.c uses). */
+/* A pipe's statistics record and a run's statistics (sim/out/stats.h,
+ * which cl_pipe.c uses). */
 typedef struct SimClPipeStats SimClPipeStats;
+typedef struct SimStats SimStats;
 
 /* A reservation: open (not committed), or committed and waiting for an
  * older one of the same direction to commit too. */
@@ -116,3 +118,7 @@ void cl_pipe_finish(ClPipe *p, SimCycle end);
 
 /* Hands the statistics over.  Returns them (the caller owns them). */
 SimClPipeStats *cl_pipe_take_stats(ClPipe *p);
+
+/* End of run: closes the occupancy accounting at end and hands the pipe's
+ * record to st (appended to st->cl_pipes, which owns it from then on). */
+void cl_pipe_stats_merge(ClPipe *p, SimCycle end, SimStats *st);

@@ -4,6 +4,8 @@
  * measured by scripts/calib/cpasync.cu. */
 #include "models/copy_engine.h"
 
+#include "sim/out/stats.h"
+
 void copy_engine_init(CopyEngine *c, const ArchParams *a)
 {
     memset(c, 0, sizeof *c);
@@ -92,8 +94,9 @@ SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines)
     }
     /* Wait for the `over`-th earliest completion. */
     size_t k = (size_t) MIN(over, (int64_t) c->len) - 1;
-    SimCycle when = c->inflight[(c->head + k) % c->cap];
-    return MAX(t, when);
+    SimCycle when = MAX(t, c->inflight[(c->head + k) % c->cap]);
+    c->throttled_cycles += when - t;
+    return when;
 }
 
 /* Inserts a completion keeping the ring sorted (completions mostly come in
@@ -153,4 +156,13 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
     c->bytes += (uint64_t) bytes;
     CopyResult r = { issue, done, n, bytes };
     return r;
+}
+
+void copy_engine_stats_merge(const CopyEngine *c, SimStats *st)
+{
+    st->cp_async_instructions += c->instructions;
+    st->cp_async_bytes += c->bytes;
+    st->cp_async_lines += c->lines;
+    st->cp_async_sectors += c->sectors;
+    st->throttled_cycles += c->throttled_cycles;
 }

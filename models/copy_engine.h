@@ -18,6 +18,9 @@
 #include "models/mem_path.h"
 #include "models/smem.h"
 
+/* A run's statistics (sim/out/stats.h, which copy_engine.c uses). */
+typedef struct SimStats SimStats;
+
 typedef struct {
     int64_t issue_cycles;
     int64_t max_inflight;
@@ -27,7 +30,9 @@ typedef struct {
     /* Completion cycles of line requests in flight, sorted ascending. */
     SimCycle *inflight;
     size_t head, len, cap;
-    /* Statistics. */
+    /* Statistics, the engine's own (copy_engine_stats_merge): warp
+     * instructions issued, line requests, sectors and bytes they moved, and
+     * the cycles admission held issuing warps back. */
     uint64_t instructions, lines, sectors, bytes, throttled_cycles;
 } CopyEngine;
 
@@ -47,10 +52,16 @@ void copy_engine_clear(CopyEngine *c);
 int64_t copy_engine_count_lines(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size,
                                 int64_t *sectors);
 
-/* The earliest cycle >= t at which `lines` more requests fit in flight. */
+/* The earliest cycle >= t at which `lines` more requests fit in flight;
+ * the wait until then counts as throttled (the caller waits and asks
+ * again then). */
 SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines);
 
 /* Issues one warp instruction at cycle t (>= the admission cycle): lanes in
  * mask copy `size` bytes from src[l] (global) to dst[l] (shared offset). */
 CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const int64_t *src,
                              const int64_t *dst, uint32_t mask, int64_t size);
+
+/* End of run: adds the engine's counters to st (cp_async_*,
+ * throttled_cycles); st is the caller's. */
+void copy_engine_stats_merge(const CopyEngine *c, SimStats *st);

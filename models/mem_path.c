@@ -2,6 +2,8 @@
  * and where the numbers come from: mem_path.h). */
 #include "models/mem_path.h"
 
+#include "sim/out/stats.h"
+
 #include <math.h>
 
 /* ------------------------------------------------------------ line sets */
@@ -167,6 +169,20 @@ static SimCycle fp_ceil(uint64_t fp)
 double mem_path_busy_cycles(const BwServer *s)
 {
     return (double) s->busy_fp / MEM_FP;
+}
+
+void mem_path_stats_merge(const MemPath *m, SimStats *st)
+{
+    st->l1_hits += m->l1_hits;
+    st->l2_hits += m->l2_hits;
+    st->l2_misses += m->l2_misses;
+    st->merged += m->merged;
+    st->bytes_l2 += m->bytes_l2;
+    st->bytes_dram += m->bytes_dram;
+    st->bytes_written += m->bytes_written;
+    st->bytes_written_back += m->bytes_written_back;
+    st->link_busy += mem_path_busy_cycles(&m->link);
+    st->dram_busy += mem_path_busy_cycles(&m->dram);
 }
 
 /* ------------------------------------------------------ loaded latency */

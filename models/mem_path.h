@@ -41,6 +41,9 @@
 
 #include "models/arch.h"
 
+/* A run's statistics (sim/out/stats.h, which mem_path.c uses). */
+typedef struct SimStats SimStats;
+
 #define MEM_FP 65536  /* fixed-point fraction of a cycle used by the servers */
 
 typedef struct {
@@ -76,7 +79,7 @@ typedef struct {
     uint64_t *l1_tags;   /* direct mapped: line + 1 */
     SimCycle *l1_ready;
     int64_t l1_nlines;
-    /* Statistics. */
+    /* Statistics, the path's own (mem_path_stats_merge). */
     uint64_t l1_hits, l2_hits, l2_misses, merged;
     uint64_t bytes_l1, bytes_l2, bytes_dram, bytes_written, bytes_written_back;
     uint64_t requests;
@@ -100,6 +103,10 @@ SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes);
 
 /* Cycles each server was busy (for the achieved-bandwidth statistics). */
 double mem_path_busy_cycles(const BwServer *s);
+
+/* End of run: adds the path's counters and its link's and DRAM's busy
+ * cycles to st; st is the caller's. */
+void mem_path_stats_merge(const MemPath *m, SimStats *st);
 
 /* Line sets, exposed for tests. */
 void line_set_init(LineSet *s, size_t max_lines);

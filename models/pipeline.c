@@ -176,3 +176,9 @@ void pipe_finish(Pipe *p, SimCycle end)
         }
     }
 }
+
+void pipe_stats_merge(Pipe *p, SimCycle end, SimStageStats *into)
+{
+    pipe_finish(p, end);
+    sim_stage_stats_merge(into, p->stats);
+}

@@ -128,3 +128,8 @@ void pipe_stage_close(Pipe *p, int64_t slot, SimCycle now);
 /* Finalises the occupancy time at the end of the run and adds it to the
  * pipeline's stage statistics, if it has any.  Called once. */
 void pipe_finish(Pipe *p, SimCycle end);
+
+/* End of run, for a block pipeline with statistics: pipe_finish, then adds
+ * its stage record to into (the sum over the pipelines made on one
+ * pipeline_shared_state, the caller's).  Called once. */
+void pipe_stats_merge(Pipe *p, SimCycle end, SimStageStats *into);

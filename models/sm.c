@@ -1023,41 +1023,17 @@ static void close_accounting(Sm *sm, SimCycle end)
     }
 }
 
-static void finish_stats(Sm *sm, SimCycle end)
+/* The one place where the units' statistics reach the run's: each unit
+ * merges the counters it keeps (the copy engines, the memory path, shared
+ * memory, the OpenCL pipes), and the pipelines' stage records are summed
+ * per pipeline_shared_state, over blocks and the pipelines made on it. */
+static void merge_unit_stats(Sm *sm, SimCycle end)
 {
     SimStats *st = &sm->stats;
-    st->cycles = end;
-    close_accounting(sm, end);
-    finalize_overlap(sm, SIM_CYCLE_NEVER);
-    st->copy_busy += sm->copy_to - sm->copy_from;
-    sm->copy_from = sm->copy_to = 0;
-    st->events = sm->engine.dispatched;
-    st->cp_async_instructions = sm->cpa.instructions;
-    st->cp_async_bytes = sm->cpa.bytes;
-    st->cp_async_lines = sm->cpa.lines;
-    st->cp_async_sectors = sm->cpa.sectors;
-    st->bulk_copies = sm->bulk.copies;
-    st->bulk_bytes = sm->bulk.bytes;
-    st->peak_bytes_per_clk = sm->arch.l2_bytes_per_clk_sm;
-    st->l1_hits = sm->mem.l1_hits;
-    st->l2_hits = sm->mem.l2_hits;
-    st->l2_misses = sm->mem.l2_misses;
-    st->merged = sm->mem.merged;
-    st->bytes_l2 = sm->mem.bytes_l2;
-    st->bytes_dram = sm->mem.bytes_dram;
-    st->bytes_written = sm->mem.bytes_written;
-    st->bytes_written_back = sm->mem.bytes_written_back;
-    st->link_busy = mem_path_busy_cycles(&sm->mem.link);
-    st->dram_busy = mem_path_busy_cycles(&sm->mem.dram);
-    st->smem_accesses = sm->smem.accesses;
-    st->smem_wavefronts = sm->smem.wavefronts;
-    st->smem_ideal_wavefronts = sm->smem.ideal_wavefronts;
-    st->smem_conflict_accesses = sm->smem.conflict_accesses;
-    st->smem_fill_wavefronts = sm->smem.fill_wavefronts;
-    st->smem_max_degree = sm->smem.max_degree;
-    memcpy(st->smem_degree_hist, sm->smem.degree_hist, sizeof st->smem_degree_hist);
-    /* Stage statistics: one entry per pipeline_shared_state, summed over
-     * blocks and the pipelines made on it. */
+    copy_engine_stats_merge(&sm->cpa, st);
+    bulk_engine_stats_merge(&sm->bulk, st);
+    mem_path_stats_merge(&sm->mem, st);
+    smem_stats_merge(&sm->smem, st);
     const Program *p = sm->prog;
     for (guint ps = 0; ps < p->pstates->len; ps++) {
         const ProgPState *pst = &g_array_index(p->pstates, ProgPState, ps);
@@ -1068,11 +1044,10 @@ static void finish_stats(Sm *sm, SimCycle end)
                 if (!pp->block_scope || pp->pstate != (int32_t) ps || pp->stats == NULL) {
                     continue;
                 }
-                pipe_finish(pp, end);
                 if (agg == NULL) {
                     agg = sim_stage_stats_new(pst->name, pst->stages);
                 }
-                sim_stage_stats_merge(agg, pp->stats);
+                pipe_stats_merge(pp, end, agg);
             }
         }
         if (agg != NULL) {
@@ -1081,9 +1056,21 @@ static void finish_stats(Sm *sm, SimCycle end)
     }
     /* OpenCL pipes, in declaration order. */
     for (int32_t i = 0; i < sm->nclpipes; i++) {
-        cl_pipe_finish(&sm->clpipes[i], end);
-        g_ptr_array_add(st->cl_pipes, cl_pipe_take_stats(&sm->clpipes[i]));
+        cl_pipe_stats_merge(&sm->clpipes[i], end, st);
     }
+}
+
+static void finish_stats(Sm *sm, SimCycle end)
+{
+    SimStats *st = &sm->stats;
+    st->cycles = end;
+    close_accounting(sm, end);
+    finalize_overlap(sm, SIM_CYCLE_NEVER);
+    st->copy_busy += sm->copy_to - sm->copy_from;
+    sm->copy_from = sm->copy_to = 0;
+    st->events = sm->engine.dispatched;
+    st->peak_bytes_per_clk = sm->arch.l2_bytes_per_clk_sm;
+    merge_unit_stats(sm, end);
     cl_pipes_finish(sm);
     /* Sorted by text, so that the order does not depend on which engine
      * or warp met a problem first. */

@@ -4,6 +4,8 @@
  * sm_80 and sm_90); the latency is the caller's (ldst.c). */
 #include "models/smem.h"
 
+#include "sim/out/stats.h"
+
 void smem_init(Smem *s, int64_t banks, int64_t bank_bytes, int64_t wavefront_bytes)
 {
     memset(s, 0, sizeof *s);
@@ -130,4 +132,17 @@ SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, i
     s->max_degree = MAX(s->max_degree, (uint64_t) degree);
     *replays = waves - ideal;
     return smem_reserve(s, at, waves);
+}
+
+void smem_stats_merge(const Smem *s, SimStats *st)
+{
+    st->smem_accesses += s->accesses;
+    st->smem_wavefronts += s->wavefronts;
+    st->smem_ideal_wavefronts += s->ideal_wavefronts;
+    st->smem_conflict_accesses += s->conflict_accesses;
+    st->smem_fill_wavefronts += s->fill_wavefronts;
+    st->smem_max_degree = MAX(st->smem_max_degree, s->max_degree);
+    for (size_t k = 0; k < G_N_ELEMENTS(s->degree_hist); k++) {
+        st->smem_degree_hist[k] += s->degree_hist[k];
+    }
 }

@@ -16,6 +16,9 @@
 
 #include "sim/core/simtypes.h"
 
+/* A run's statistics (sim/out/stats.h, which smem.c uses). */
+typedef struct SimStats SimStats;
+
 #define SMEM_CALENDAR 65536  /* cycles of future port reservations kept */
 
 typedef struct {
@@ -24,7 +27,7 @@ typedef struct {
     int64_t wavefront_bytes;
     /* Port calendar: slot[c % SMEM_CALENDAR] == c + 1 when cycle c is taken. */
     uint64_t *slot;
-    /* Statistics. */
+    /* Statistics, the unit's own (smem_stats_merge). */
     uint64_t wavefronts;       /* port cycles used by warp accesses */
     uint64_t ideal_wavefronts; /* what they would cost without conflicts */
     uint64_t conflict_accesses;/* warp accesses with at least one replay */
@@ -50,3 +53,6 @@ SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n);
  * statistics.  Returns the cycle the port finishes it; *replays receives
  * the wavefronts beyond the ideal. */
 SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays);
+
+/* End of run: adds the unit's counters to st (smem_*); st is the caller's. */
+void smem_stats_merge(const Smem *s, SimStats *st);

@@ -241,6 +241,15 @@ cat "$tmp"/h.* | grep -oE '^  -[a-zA-Z], --[a-z-]+' | sort -u | awk '{ print $1 
 [ ! -s "$tmp/dup" ] && ok || fail "letters with two meanings: $(cat "$tmp/dup")"
 grep -q -- '-o, --output' "$tmp/h.run" && grep -q -- '-o, --output' "$tmp/h.sweep" && grep -q -- '-o, --output' "$tmp/h.validate" \
     && ok || fail "-o/--output missing from run, sweep or validate"
+# --arch and --set have one parser (cli_common.c): the same words in every
+# verb that takes them.
+for args in run check "sweep --vary stages=1..2" sensitivity cuda "plot -o $tmp/x.png"; do
+    verb=${args%% *}
+    check "set-$verb" 2 "$smpipe" $args "$src/traces/with_staging.trace" -s nope
+    contains "set-$verb" "$tmp/err" "smpipe $verb: --set nope: expected NAME=VALUE"
+    check "arch-$verb" 2 "$smpipe" $args "$src/traces/with_staging.trace" -a nosuch
+    contains "arch-$verb" "$tmp/err" "smpipe $verb: --arch nosuch: no such architecture (bundled: a100, h100, h200"
+done
 check check-no-v 2 "$smpipe" check -v "$src/traces/with_staging.trace"
 check run-no-j 2 "$smpipe" run -j - "$src/traces/with_staging.trace"
 # - reads the trace from standard input; messages name <stdin>.

@@ -41,10 +41,7 @@ static void run_timeline(const char *rel, const char *const *sets, const SimTime
     GError *err = NULL;
     tr->trace = trace_parse_file(path, &err);
     ck_assert_msg(tr->trace != NULL, "%s: %s", rel, err ? err->message : "");
-    g_autoptr(GPtrArray) sl = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(sl, (gpointer) sets[i]);
-    }
+    g_autoptr(GPtrArray) sl = test_set_list(sets);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
     o.sets = sl;

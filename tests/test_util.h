@@ -17,6 +17,35 @@ static inline int run_suite(Suite *s)
     return failed == 0 ? 0 : 1;
 }
 
+/* One behaviour of a unit: its TCase's name and its test. */
+typedef struct {
+    const char *name;
+    const TTest *test;
+} TestCase;
+
+/* Runs suite `name` of one TCase per behaviour; returns the exit status. */
+static inline int run_cases(const char *name, const TestCase *cases, size_t n)
+{
+    Suite *s = suite_create(name);
+    for (size_t i = 0; i < n; i++) {
+        TCase *tc = tcase_create(cases[i].name);
+        tcase_add_test(tc, cases[i].test);
+        suite_add_tcase(s, tc);
+    }
+    return run_suite(s);
+}
+
+/* NULL-terminated "name=value" sets (may be NULL) as a new array of the
+ * same strings (borrowed). */
+static inline GPtrArray *test_set_list(const char *const *sets)
+{
+    GPtrArray *sl = g_ptr_array_new();
+    for (int i = 0; sets && sets[i]; i++) {
+        g_ptr_array_add(sl, (gpointer) sets[i]);
+    }
+    return sl;
+}
+
 /* Parses a trace from text; fails the test on a parse error. */
 static inline Trace *parse_ok(const char *text)
 {
@@ -62,10 +91,7 @@ static inline bool run_text_arch_full(TestRun *tr, const char *path, const char 
         g_error_free(err);
         return false;
     }
-    GPtrArray *sl = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(sl, (gpointer) sets[i]);
-    }
+    GPtrArray *sl = test_set_list(sets);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
     o.arch = arch;
@@ -119,10 +145,7 @@ static inline void run_arch_ok(TestRun *tr, const char *text, const char *arch, 
     memset(tr, 0, sizeof *tr);
     tr->trace = trace_parse_string("test.trace", text, strlen(text), &err);
     ck_assert_msg(tr->trace != NULL, "%s", err ? err->message : "");
-    GPtrArray *sl = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(sl, (gpointer) sets[i]);
-    }
+    GPtrArray *sl = test_set_list(sets);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
     o.arch = arch;

@@ -61,9 +61,39 @@ void cli_add_limit_options(GOptionContext *ctx, CliLimits *l);
  * them into *o. */
 bool cli_apply_limits(const char *verb, const CliLimits *l, SmOptions *o);
 
-/* The --set assignments (a NULL-terminated vector, may be NULL) as a
- * GPtrArray of the same strings; the array is new, the strings borrowed. */
-GPtrArray *cli_set_list(char **sets);
+/* --arch and --set, parsed in one place for every verb that takes them,
+ * so that they mean the same everywhere: -a names the architecture (a
+ * bundled name or an .ini path), each -s assigns a trace parameter
+ * (NAME=VALUE) or an architecture key (section.key=VALUE). */
+typedef struct {
+    char *arch;          /* --arch, or NULL (h100) (owned) */
+    char **sets;         /* --set values, NULL-terminated, or NULL (owned) */
+    GPtrArray *set_list; /* char*: sets, made by cli_arch_sets (owned; strings borrowed from sets) */
+} CliArchOptions;
+
+/* The options' shared help; a verb may extend it ("... for every point"). */
+#define CLI_ARCH_HELP "Architecture name (a100, h100, h200) or .ini path [h100]"
+#define CLI_SET_HELP "Set a trace parameter or an architecture key (section.key)"
+
+/* Adds --arch with arch_help and --set with set_help to ctx's main group
+ * (NULL help: that option is not the verb's).  The parse stores into *o,
+ * which must be zeroed (g_auto does it) and outlive the parse; free it
+ * with cli_arch_options_clear. */
+void cli_add_arch_options(GOptionContext *ctx, CliArchOptions *o, const char *arch_help, const char *set_help);
+/* After the parse: the --set assignments in order (char*, never NULL;
+ * owned by o). */
+GPtrArray *cli_arch_sets(CliArchOptions *o);
+/* Frees what the parse and cli_arch_sets stored in o, and zeroes it. */
+void cli_arch_options_clear(CliArchOptions *o);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(CliArchOptions, cli_arch_options_clear)
+
+/* Loads the architecture `arch` names (NULL: h100) with the architecture
+ * keys of sets (char*, --set; trace parameters among them are checked,
+ * then left to the program) and then those of extra (char*, may be NULL),
+ * into *out, and where each value came from into sources (may be NULL).
+ * Returns false with *error set (SIM_ERROR_INPUT). */
+bool cli_load_arch(const char *arch, const GPtrArray *sets, const GPtrArray *extra, ArchParams *out,
+                   ArchSources *sources, GError **error);
 
 /* Tells on stderr which --set assignments (sets: char*) name a trace
  * parameter that the compiled program never uses. */

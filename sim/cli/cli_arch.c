@@ -8,9 +8,8 @@
 
 /* `arch diff A B`: the keys whose values differ, with both values and
  * where each came from (--set applies to both). */
-static int arch_diff(const char *name_a, const char *name_b, char **sets)
+static int arch_diff(const char *name_a, const char *name_b, const GPtrArray *set_list)
 {
-    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     ArchParams a, b;
     g_autoptr(ArchSources) sa = arch_sources_new();
     g_autoptr(ArchSources) sb = arch_sources_new();
@@ -53,13 +52,9 @@ static int arch_diff(const char *name_a, const char *name_b, char **sets)
 
 int cli_arch(int argc, char **argv)
 {
-    g_auto(GStrv) sets = NULL;
-    GOptionEntry entries[] = {
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a key before showing", "SECTION.KEY=VALUE" },
-        { NULL, 0, 0, 0, NULL, NULL, NULL }
-    };
+    g_auto(CliArchOptions) ao = { 0 };
     g_autoptr(GOptionContext) ctx = g_option_context_new("list | show NAME|FILE | diff A B - the architecture files");
-    g_option_context_add_main_entries(ctx, entries, NULL);
+    cli_add_arch_options(ctx, &ao, NULL, "Override a key (section.key) before showing");
     int status;
     if (!cli_parse(ctx, &argc, &argv, &status)) {
         return status;
@@ -83,13 +78,13 @@ int cli_arch(int argc, char **argv)
         return 0;
     }
     if (argc == 4 && strcmp(argv[1], "diff") == 0) {
-        return arch_diff(argv[2], argv[3], sets);
+        return arch_diff(argv[2], argv[3], cli_arch_sets(&ao));
     }
     if (argc != 3 || strcmp(argv[1], "show") != 0) {
         fprintf(stderr, "smpipe arch: expected 'list', 'show NAME|FILE' or 'diff A B'\n");
         return SIM_EXIT_BAD_INPUT;
     }
-    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
+    const GPtrArray *set_list = cli_arch_sets(&ao);
     ArchParams a;
     GError *err = NULL;
     g_autoptr(ArchSources) src = arch_sources_new();

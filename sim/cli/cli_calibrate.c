@@ -48,11 +48,10 @@ static char *run_benchmarks(GError **error)
 
 int cli_calibrate(int argc, char **argv)
 {
-    g_autofree char *arch = NULL;
+    g_auto(CliArchOptions) ao = { 0 };
     g_autofree char *out = NULL;
     g_autofree char *from = NULL;
     GOptionEntry entries[] = {
-        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "The architecture file to start from, name or .ini (required)", "NAME|FILE" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The architecture file to write (required)", "FILE.ini" },
         { "from-results", 0, 0, G_OPTION_ARG_FILENAME, &from, "Use a calib_results.txt instead of running the benchmarks", "FILE" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
@@ -64,11 +63,13 @@ int cli_calibrate(int argc, char **argv)
         "keys (docs/calibration/README.md) and writes the --arch file with the measured values, each with a\n"
         "'# source: [CAL] measured DATE by smpipe calibrate' comment.  Keys it cannot measure keep their\n"
         "values and sources.");
+    cli_add_arch_options(ctx, &ao, "The architecture file to start from, name or .ini (required)", NULL);
     g_option_context_add_main_entries(ctx, entries, NULL);
     int status;
     if (!cli_parse(ctx, &argc, &argv, &status)) {
         return status;
     }
+    const char *arch = ao.arch;
     if (argc != 1 || arch == NULL || out == NULL) {
         fprintf(stderr, "smpipe calibrate: expected --arch NAME -o FILE.ini [--from-results FILE]\n");
         return SIM_EXIT_BAD_INPUT;

@@ -145,13 +145,53 @@ bool cli_apply_limits(const char *verb, const CliLimits *l, SmOptions *o)
     return true;
 }
 
-GPtrArray *cli_set_list(char **sets)
+void cli_add_arch_options(GOptionContext *ctx, CliArchOptions *o, const char *arch_help, const char *set_help)
 {
-    GPtrArray *list = g_ptr_array_new();
-    for (int i = 0; sets && sets[i]; i++) {
-        g_ptr_array_add(list, sets[i]);
+    GOptionEntry entries[3];
+    int n = 0;
+    if (arch_help != NULL) {
+        entries[n++] = (GOptionEntry) { "arch", 'a', 0, G_OPTION_ARG_STRING, &o->arch, arch_help, "NAME|FILE" };
     }
-    return list;
+    if (set_help != NULL) {
+        entries[n++] = (GOptionEntry) { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &o->sets, set_help, "NAME=VALUE" };
+    }
+    entries[n] = (GOptionEntry) { NULL, 0, 0, 0, NULL, NULL, NULL };
+    g_option_context_add_main_entries(ctx, entries, NULL);
+}
+
+GPtrArray *cli_arch_sets(CliArchOptions *o)
+{
+    if (o->set_list == NULL) {
+        o->set_list = g_ptr_array_new();
+        for (int i = 0; o->sets != NULL && o->sets[i] != NULL; i++) {
+            g_ptr_array_add(o->set_list, o->sets[i]);
+        }
+    }
+    return o->set_list;
+}
+
+void cli_arch_options_clear(CliArchOptions *o)
+{
+    if (o->set_list != NULL) {
+        g_ptr_array_free(o->set_list, TRUE);
+    }
+    g_strfreev(o->sets);
+    g_free(o->arch);
+    memset(o, 0, sizeof *o);
+}
+
+bool cli_load_arch(const char *arch, const GPtrArray *sets, const GPtrArray *extra, ArchParams *out,
+                   ArchSources *sources, GError **error)
+{
+    g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
+    g_autoptr(GPtrArray) arch_sets = g_ptr_array_new();
+    if (!sim_split_sets(sets, params, arch_sets, error)) {
+        return false;
+    }
+    for (guint i = 0; extra != NULL && i < extra->len; i++) {
+        g_ptr_array_add(arch_sets, g_ptr_array_index(extra, i));
+    }
+    return arch_load_sourced(arch != NULL ? arch : SIM_DEFAULT_ARCH, arch_sets, out, sources, error);
 }
 
 void cli_report_info(const SimRun *r, const Trace *t, SimEngineKind engine, GArray *values, ReportInfo *info)

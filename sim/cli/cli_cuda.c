@@ -7,15 +7,12 @@
 
 int cli_cuda(int argc, char **argv)
 {
-    g_autofree char *arch = NULL;
-    g_auto(GStrv) sets = NULL;
+    g_auto(CliArchOptions) ao = { 0 };
     g_autofree char *out = NULL;
     gboolean flush = FALSE;
     gint repeats = 9;
     gint warmup = 2;
     GOptionEntry entries[] = {
-        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name (a100, h100, h200) or .ini path [h100]", "NAME|FILE" },
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key (section.key)", "NAME=VALUE" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The program to write, and FILE.cu.ref beside it [stdout, without the"
           " reference file]", "FILE.cu|-" },
         { "flush-l2", 0, 0, G_OPTION_ARG_NONE, &flush, "Flush L2 before each timed launch by default (cold DRAM)", NULL },
@@ -29,6 +26,7 @@ int cli_cuda(int argc, char **argv)
         "global memory with the simulator's pattern, runs and times each kernel (clock64 per block,\n"
         "CUDA events per launch), checks every written buffer against the simulator's functional model\n"
         "and prints one JSON document (docs/cuda-backend.md).  Traces with OpenCL pipes are refused.");
+    cli_add_arch_options(ctx, &ao, CLI_ARCH_HELP, CLI_SET_HELP);
     g_option_context_add_main_entries(ctx, entries, NULL);
     int status;
     if (!cli_parse(ctx, &argc, &argv, &status)) {
@@ -56,7 +54,7 @@ int cli_cuda(int argc, char **argv)
     if (!cli_check_outputs(outs, G_N_ELEMENTS(outs), &err)) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
+    GPtrArray *set_list = cli_arch_sets(&ao);
     g_autoptr(GPtrArray) traces = g_ptr_array_new_with_free_func((GDestroyNotify) trace_free);
     g_autoptr(GPtrArray) points = g_ptr_array_new_with_free_func((GDestroyNotify) cuda_gen_point_free);
     g_autoptr(GString) paths = g_string_new(NULL);
@@ -66,7 +64,7 @@ int cli_cuda(int argc, char **argv)
             return cli_fail(err);
         }
         g_ptr_array_add(traces, t);
-        CudaGenPoint *p = cuda_gen_point_new(t, arch, set_list, "", &err);
+        CudaGenPoint *p = cuda_gen_point_new(t, ao.arch, set_list, "", &err);
         if (p == NULL) {
             return cli_fail(err);
         }

@@ -8,8 +8,7 @@
 
 int cli_run(int argc, char **argv)
 {
-    g_autofree char *arch = NULL;
-    g_auto(GStrv) sets = NULL;
+    g_auto(CliArchOptions) ao = { 0 };
     g_autofree char *json = NULL;
     g_autofree char *csv = NULL;
     g_autofree char *by = NULL;
@@ -22,8 +21,6 @@ int cli_run(int argc, char **argv)
     gboolean fail_on_race = FALSE;
     gboolean quiet = FALSE;
     GOptionEntry entries[] = {
-        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name (a100, h100, h200) or .ini path [h100]", "NAME|FILE" },
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key (section.key)", "NAME=VALUE" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE [stdout]", "FILE|-" },
         { "json", 0, 0, G_OPTION_ARG_STRING, &json, "Write the statistics as JSON (- for stdout)", "FILE|-" },
         { "csv", 0, 0, G_OPTION_ARG_STRING, &csv, "Write the statistics as one CSV row with a header, or with --by the view's table (- for stdout)", "FILE|-" },
@@ -37,6 +34,7 @@ int cli_run(int argc, char **argv)
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - simulate a pipeline trace");
+    cli_add_arch_options(ctx, &ao, CLI_ARCH_HELP, CLI_SET_HELP);
     g_option_context_add_main_entries(ctx, entries, NULL);
     cli_add_limit_options(ctx, &limits);
     int status;
@@ -78,9 +76,8 @@ int cli_run(int argc, char **argv)
     if (t == NULL) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
-    o.arch = arch;
-    o.sets = set_list;
+    o.arch = ao.arch;
+    o.sets = cli_arch_sets(&ao);
     o.sm.engine = kind;
     o.sm.race_check = !no_race;
     o.sm.by_line = report_by == REPORT_BY_LINE;
@@ -113,7 +110,7 @@ int cli_run(int argc, char **argv)
         sim_run_clear(&r);
         return cli_fail(err);
     }
-    cli_note_unused_params(&r, path, set_list);
+    cli_note_unused_params(&r, path, o.sets);
     SimLaunch launch;
     if (!sim_launch_estimate(t, &o, &r, &launch, &err)) {
         if (plot_dir != NULL) {
@@ -195,16 +192,14 @@ int cli_run(int argc, char **argv)
 
 int cli_check(int argc, char **argv)
 {
-    g_autofree char *arch = NULL;
-    g_auto(GStrv) sets = NULL;
+    g_auto(CliArchOptions) ao = { 0 };
     gboolean verbose = FALSE;
     GOptionEntry entries[] = {
-        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name or .ini path [h100]", "NAME|FILE" },
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key", "NAME=VALUE" },
         { "verbose", 0, 0, G_OPTION_ARG_NONE, &verbose, "List the compiled operations", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - parse, expand and validate a trace");
+    cli_add_arch_options(ctx, &ao, CLI_ARCH_HELP, CLI_SET_HELP);
     g_option_context_add_main_entries(ctx, entries, NULL);
     int status;
     if (!cli_parse_trace(ctx, "check", &argc, &argv, &status)) {
@@ -215,17 +210,16 @@ int cli_check(int argc, char **argv)
     if (t == NULL) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
-    o.arch = arch;
-    o.sets = set_list;
+    o.arch = ao.arch;
+    o.sets = cli_arch_sets(&ao);
     SimRun r;
     if (!sim_run_prepare(t, &o, &r, &err)) {
         sim_run_clear(&r);
         return cli_fail(err);
     }
-    cli_note_unused_params(&r, argv[1], set_list);
+    cli_note_unused_params(&r, argv[1], o.sets);
     g_autoptr(GString) out = g_string_new(NULL);
     g_string_append_printf(out, "%s: ok: %" G_GINT64_FORMAT " threads per block, %" G_GINT64_FORMAT
                            " bytes of shared memory per block, %u operations\n", argv[1], r.prog->block_threads,

@@ -90,12 +90,9 @@ static bool key_selected(const char *pattern, const char *name)
  * the architecture does not load or --keys selects none. */
 static bool choose_keys(Sens *s, const char *pattern, GError **error)
 {
-    g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
-    g_autoptr(GPtrArray) arch_sets = g_ptr_array_new();
     ArchParams a;
     g_autoptr(ArchSources) src = arch_sources_new();
-    if (!sim_split_sets(s->sets, params, arch_sets, error) ||
-        !arch_load_sourced(s->arch ? s->arch : "h100", arch_sets, &a, src, error)) {
+    if (!cli_load_arch(s->arch, s->sets, NULL, &a, src, error)) {
         return false;
     }
     s->arch_name = g_strdup(a.name);
@@ -646,8 +643,7 @@ static int draw_plot(const Sens *s, const char *output, guint top)
 
 int cli_sensitivity(int argc, char **argv)
 {
-    g_auto(GStrv) sets = NULL;
-    g_autofree char *arch = NULL;
+    g_auto(CliArchOptions) ao = { 0 };
     g_autofree char *keys = NULL;
     g_autofree char *csv = NULL;
     g_autofree char *json = NULL;
@@ -659,9 +655,6 @@ int cli_sensitivity(int argc, char **argv)
     gint top = 15;
     CliLimits limits;
     GOptionEntry entries[] = {
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key (xFACTOR"
-          " scales a key) for every point", "NAME=VALUE" },
-        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name or .ini path [h100]", "NAME|FILE" },
         { "keys", 'k', 0, G_OPTION_ARG_STRING, &keys, "Move only the keys matching these globs, e.g. 'dram.*,l2.*'"
           " [all numeric keys]", "PATTERN[,...]" },
         { "step", 0, 0, G_OPTION_ARG_DOUBLE, &step, "Move each key down and up by PCT percent [10]", "PCT" },
@@ -679,6 +672,7 @@ int cli_sensitivity(int argc, char **argv)
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - rank the architecture keys by how much the cycles"
                                                          " depend on them");
+    cli_add_arch_options(ctx, &ao, CLI_ARCH_HELP, CLI_SET_HELP " (xFACTOR scales a key) for every point");
     g_option_context_add_main_entries(ctx, entries, NULL);
     cli_add_limit_options(ctx, &limits);
     int status;
@@ -722,11 +716,10 @@ int cli_sensitivity(int argc, char **argv)
         sens_clear(&s);
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     s.trace = t;
     s.path = path;
-    s.arch = arch;
-    s.sets = set_list;
+    s.arch = ao.arch;
+    s.sets = cli_arch_sets(&ao);
     s.step = step;
     s.jobs = jobs;
     s.tolerance = tolerance;

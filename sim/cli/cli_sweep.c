@@ -151,10 +151,8 @@ static void point_worker(gpointer data, gpointer user)
 static bool validate_axes(const Trace *t, const char *arch, const GPtrArray *sets, const GPtrArray *axes,
                           GError **error)
 {
-    g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
-    g_autoptr(GPtrArray) arch_sets = g_ptr_array_new();
     ArchParams base;
-    if (!sim_split_sets(sets, params, arch_sets, error) || !arch_load(arch ? arch : "h100", arch_sets, &base, error)) {
+    if (!cli_load_arch(arch, sets, NULL, &base, NULL, error)) {
         return false;
     }
     g_autoptr(GString) names = g_string_new(NULL);
@@ -201,9 +199,9 @@ static bool validate_axes(const Trace *t, const char *arch, const GPtrArray *set
             bool ok;
             if (a->arch) {
                 ArchParams ap;
-                g_ptr_array_add(arch_sets, assign);
-                ok = arch_load(arch ? arch : "h100", arch_sets, &ap, error);
-                g_ptr_array_remove_index(arch_sets, arch_sets->len - 1);
+                g_autoptr(GPtrArray) extra = g_ptr_array_new();
+                g_ptr_array_add(extra, assign);
+                ok = cli_load_arch(arch, sets, extra, &ap, NULL, error);
             } else {
                 /* Built as a point is (sim_run_program: the trace's own
                  * `param blocks` counts). */
@@ -401,22 +399,14 @@ static void summary(const SweepTable *t, GString *out)
 static bool row_arch(const SweepTable *t, const SweepRow *r, const char *arch, const GPtrArray *sets, ArchParams *ap,
                      GError **error)
 {
-    g_autoptr(GArray) params = g_array_new(FALSE, FALSE, sizeof(ProgParamOverride));
-    g_autoptr(GPtrArray) base_arch = g_ptr_array_new();
-    if (!sim_split_sets(sets, params, base_arch, error)) {
-        return false;
-    }
-    g_autoptr(GPtrArray) arch_sets = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < base_arch->len; i++) {
-        g_ptr_array_add(arch_sets, g_strdup(g_ptr_array_index(base_arch, i)));
-    }
+    g_autoptr(GPtrArray) varied = g_ptr_array_new_with_free_func(g_free);
     for (guint c = 1; c <= t->naxes; c++) {
         const char *name = g_ptr_array_index(t->columns, c);
         if (strchr(name, '.') != NULL) {
-            g_ptr_array_add(arch_sets, g_strdup_printf("%s=%s", name, (const char *) g_ptr_array_index(r->fields, c)));
+            g_ptr_array_add(varied, g_strdup_printf("%s=%s", name, (const char *) g_ptr_array_index(r->fields, c)));
         }
     }
-    return arch_load(arch ? arch : "h100", arch_sets, ap, error);
+    return cli_load_arch(arch, sets, varied, ap, NULL, error);
 }
 
 /* Recommends a stage count per combination of the other axes. */
@@ -747,8 +737,7 @@ SweepTable *cli_sweep_points(const Trace *t, const char *trace_path, const char 
 int cli_sweep(int argc, char **argv)
 {
     g_auto(GStrv) vary = NULL;
-    g_auto(GStrv) sets = NULL;
-    g_autofree char *arch = NULL;
+    g_auto(CliArchOptions) ao = { 0 };
     g_autofree char *csv = NULL;
     g_autofree char *shard_text = NULL;
     g_autofree char *resume = NULL;
@@ -760,9 +749,6 @@ int cli_sweep(int argc, char **argv)
     GOptionEntry entries[] = {
         { "vary", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &vary, "Vary a trace parameter or an architecture key over a"
           " list: 1,2,4 or 1..8 or 64..512:64 or dram,l2 (repeat for a product)", "NAME=LIST" },
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key for every"
-          " point", "NAME=VALUE" },
-        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name or .ini path [h100]", "NAME|FILE" },
         { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "Write one CSV row per point (- for stdout)", "FILE|-" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the summary and the recommendation to FILE [stdout,"
           " or stderr with --csv -]", "FILE|-" },
@@ -778,6 +764,7 @@ int cli_sweep(int argc, char **argv)
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE - run a trace over parameter ranges and recommend a"
                                                          " stage count");
+    cli_add_arch_options(ctx, &ao, CLI_ARCH_HELP, CLI_SET_HELP " for every point");
     g_option_context_add_main_entries(ctx, entries, NULL);
     cli_add_limit_options(ctx, &limits);
     int status;
@@ -834,7 +821,8 @@ int cli_sweep(int argc, char **argv)
     if (t == NULL) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
+    const char *arch = ao.arch;
+    GPtrArray *set_list = cli_arch_sets(&ao);
     guint nstats = 0;
     g_autofree char *header = NULL;
     if (!validate_axes(t, arch, set_list, axes, &err) ||

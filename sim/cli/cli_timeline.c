@@ -157,8 +157,7 @@ static bool parse_cycle(const char *opt, const char *s, SimCycle *out)
 
 int cli_plot_trace(int argc, char **argv)
 {
-    g_autofree char *arch = NULL;
-    g_auto(GStrv) sets = NULL;
+    g_auto(CliArchOptions) ao = { 0 };
     g_autofree char *output = NULL;
     g_autofree char *from_s = NULL;
     g_autofree char *to_s = NULL;
@@ -172,16 +171,13 @@ int cli_plot_trace(int argc, char **argv)
         { "to", 0, 0, G_OPTION_ARG_STRING, &to_s, "Draw up to this cycle [the end]", "CYCLE" },
         { "by", 0, 0, G_OPTION_ARG_STRING, &by, "One row per warp, or per role of the running threads [warp]",
           "warp|role" },
-        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture name (a100, h100, h200) or .ini path [h100]",
-          "NAME|FILE" },
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key (section.key)",
-          "NAME=VALUE" },
         { "data", 0, 0, G_OPTION_ARG_FILENAME, &data, "Keep the gnuplot data files in this directory", "DIR" },
         { "timeline", 't', 0, G_OPTION_ARG_FILENAME, &timeline, "Also write the Chrome/Perfetto timeline of the window",
           "FILE.json" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new("TRACE -o FILE.png|svg|pdf - draw a trace's overlap timeline");
+    cli_add_arch_options(ctx, &ao, CLI_ARCH_HELP, CLI_SET_HELP);
     g_option_context_add_main_entries(ctx, entries, NULL);
     cli_add_limit_options(ctx, &limits);
     g_option_context_set_description(ctx, "Rows: one per warp (or role), one per copy-engine lane, and the pipeline's"
@@ -228,11 +224,10 @@ int cli_plot_trace(int argc, char **argv)
     if (t == NULL) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
-    o.arch = arch;
-    o.sets = set_list;
+    o.arch = ao.arch;
+    o.sets = cli_arch_sets(&ao);
     o.sm.engine = SIM_ENGINE_EVENT;
     o.sm.max_cycles = sm_limits.max_cycles;
     o.sm.max_ops = sm_limits.max_ops;

@@ -7,8 +7,7 @@
 
 int cli_validate(int argc, char **argv)
 {
-    g_autofree char *arch = NULL;
-    g_auto(GStrv) sets = NULL;
+    g_auto(CliArchOptions) ao = { 0 };
     g_auto(GStrv) varies = NULL;
     g_autofree char *out = NULL;
     g_autofree char *emit = NULL;
@@ -17,8 +16,6 @@ int cli_validate(int argc, char **argv)
     gint repeats = 9;
     GOptionEntry entries[] = {
         { "vary", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &varies, "Measure every value of a parameter or architecture key: LIST is 1,2,4 or 1..8 or 64..512:64 (the first --vary varies slowest)", "NAME=LIST" },
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Set a trace parameter or an architecture key for every point", "NAME=VALUE" },
-        { "arch", 'a', 0, G_OPTION_ARG_STRING, &arch, "Architecture to simulate with (name or .ini) [h100, or the manifest's]", "NAME|FILE" },
         { "warm", 0, 0, G_OPTION_ARG_NONE, &warm, "Measure with the data L2-resident (no flush) and simulate mem.source=l2 [cold: L2 flushed, mem.source=dram]", NULL },
         { "repeats", 'r', 0, G_OPTION_ARG_INT, &repeats, "Timed launches per point (the median is kept) [9]", "N" },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Where the CSV, plot and summary go [validation-TRACE, or the --results directory]", "DIR" },
@@ -34,6 +31,8 @@ int cli_validate(int argc, char **argv)
         "point, builds it for the GPU, runs it and compares the measured cycles with the simulated ones.\n"
         "The steps can be split: --emit DIR here, DIR/run.sh on the GPU machine, --results DIR here.\n"
         "Outputs: validation.csv (one row per point), validation.png (gnuplot), summary.txt.");
+    cli_add_arch_options(ctx, &ao, "Architecture to simulate with (name or .ini) [h100, or the manifest's]",
+                         CLI_SET_HELP " for every point");
     g_option_context_add_main_entries(ctx, entries, NULL);
     int status;
     if (!cli_parse_trace(ctx, "validate", &argc, &argv, &status)) {
@@ -53,14 +52,14 @@ int cli_validate(int argc, char **argv)
     if (t == NULL) {
         return cli_fail(err);
     }
-    g_autoptr(GPtrArray) set_list = cli_set_list(sets);
+    GPtrArray *set_list = cli_arch_sets(&ao);
     if (results != NULL) {
         if (varies != NULL) {
             fprintf(stderr, "smpipe validate: --results takes the points from DIR/manifest.json: drop --vary\n");
             return SIM_EXIT_BAD_INPUT;
         }
         g_autoptr(GString) summary = g_string_new(NULL);
-        if (!validate_collect(t, results, arch, set_list, out ? out : results, summary, &err)) {
+        if (!validate_collect(t, results, ao.arch, set_list, out ? out : results, summary, &err)) {
             return cli_fail(err);
         }
         fputs(summary->str, stdout);
@@ -70,7 +69,7 @@ int cli_validate(int argc, char **argv)
     ValidatePlan plan;
     validate_plan_init(&plan);
     plan.trace_path = path;
-    plan.arch = arch;
+    plan.arch = ao.arch;
     plan.sets = set_list;
     plan.warm = warm;
     plan.repeats = repeats;
@@ -138,7 +137,7 @@ int cli_validate(int argc, char **argv)
         rc = SIM_EXIT_INVALID_PROGRAM;
     }
     g_autoptr(GString) summary = g_string_new(NULL);
-    if (!validate_collect(t, dir, arch, NULL, dir, summary, &err)) {
+    if (!validate_collect(t, dir, ao.arch, NULL, dir, summary, &err)) {
         return cli_fail(err);
     }
     fputs(summary->str, stdout);

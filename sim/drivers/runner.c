@@ -114,7 +114,7 @@ bool sim_run_program(const Trace *t, const SimRunOptions *o, SimRun *out, GError
     for (guint i = 0; i < arch_sets->len; i++) {
         g_ptr_array_add(out->arch_sets, g_strdup(g_ptr_array_index(arch_sets, i)));
     }
-    if (!arch_load(o->arch ? o->arch : "h100", arch_sets, &out->arch, error)) {
+    if (!arch_load(o->arch ? o->arch : SIM_DEFAULT_ARCH, arch_sets, &out->arch, error)) {
         return false;
     }
     /* A trace that needs several resident blocks (producer and consumer

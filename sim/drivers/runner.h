@@ -18,8 +18,11 @@
 #define SIM_DEFAULT_MAX_CYCLES UINT64_C(2000000000)
 #define SIM_DEFAULT_MAX_OPS UINT64_C(1000000000)
 
+/* The architecture of a run that names none (--arch). */
+#define SIM_DEFAULT_ARCH "h100"
+
 typedef struct {
-    const char *arch;        /* name or path; NULL = h100 */
+    const char *arch;        /* name or path; NULL = SIM_DEFAULT_ARCH */
     const GPtrArray *sets;   /* char* "name=value" (trace parameter or section.key) */
     SmOptions sm;            /* engine, limits, timeline... */
 } SimRunOptions;

@@ -249,7 +249,7 @@ bool validate_emit(const Trace *t, const ValidatePlan *plan, const char *dir, GE
     /* The architecture as given (a name or an .ini path), to simulate with
      * later, and the name it resolved to. */
     jsonw_key(&j, "arch");
-    jsonw_string(&j, plan->arch != NULL ? plan->arch : "h100");
+    jsonw_string(&j, plan->arch != NULL ? plan->arch : SIM_DEFAULT_ARCH);
     jsonw_key(&j, "arch_name");
     jsonw_string(&j, ((CudaGenPoint *) g_ptr_array_index(points, 0))->run.arch.name);
     jsonw_key(&j, "mode");

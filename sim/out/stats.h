@@ -109,7 +109,9 @@ typedef struct SimClPipeStats {
     uint64_t *bins;            /* cycles per bin; occupancy o is in bin o * (nbins - 1) / capacity */
 } SimClPipeStats;
 
-typedef struct {
+/* Named so that a unit's header can declare its merge function without
+ * including this file (models/ headers include only sim/core). */
+typedef struct SimStats {
     SimCycle cycles;         /* total simulated cycles (last warp exit) */
     int64_t warps;           /* resident warps, all blocks */
     int64_t blocks;
