@@ -110,17 +110,20 @@ void sm_account(Warp *w, SimWarpState st, SimCycle at)
 static void ev_arbitrate(void *target, uint64_t arg, SimCycle now);
 
 /* Asks for an arbitration of sub-partition smsp at cycle `at` unless one is
- * already due no later. */
+ * already due no later; an arbitration due later is moved to `at`. */
 static void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 {
     Scheduler *s = &sm->smsp[smsp];
+    SimTimer *t = &sm->arbitration[smsp];
     at = MAX(at, MAX(s->next_free, sm->engine.now));
-    if (s->arb_at <= at) {
+    if (sim_timer_cycle(t) <= at) {
         return;
     }
-    s->arb_at = at;
-    s->arb_gen++;
-    sim_engine_schedule(&sm->engine, at, ev_arbitrate, sm, ((uint64_t) s->arb_gen << 8) | (uint64_t) smsp);
+    if (sim_timer_is_armed(t)) {
+        /* Counted as the skipped event it used to leave behind. */
+        sim_engine_count_superseded(&sm->engine, sim_timer_cycle(t));
+    }
+    sim_engine_timer_arm(&sm->engine, t, at, ev_arbitrate, sm, (uint64_t) smsp);
 }
 
 /* The cycle a queued warp could issue: after its wait, its last issue and
@@ -190,15 +193,14 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
     }
 }
 
-static void ev_arbitrate(void *target, uint64_t arg, SimCycle now)
+/* The sub-partition's arbitration timer fired (it is idle again). */
+static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
 {
     Sm *sm = target;
-    Scheduler *s = &sm->smsp[arg & 0xff];
-    if ((uint32_t) (arg >> 8) != s->arb_gen || sm->engine.stop) {
+    if (sm->engine.stop) {
         return;
     }
-    s->arb_at = SIM_CYCLE_NEVER;
-    arbitrate(sm, (int32_t) (arg & 0xff), now);
+    arbitrate(sm, (int32_t) smsp, now);
 }
 
 /* A warp whose focus path can run joins its scheduler's list (it stays
@@ -631,6 +633,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sim_engine_init(&sm->engine, opt->engine);
     sm->engine.live = pipe_event_live;
     sm->engine.max_cycles = opt->max_cycles;
+    sm->engine.check_invariants = opt->check_invariants;
     sm->nblocks = (int32_t) arch->blocks;
     sm->nwarps = (int32_t) (prog->warps * sm->nblocks);
     sim_stats_init(&sm->stats, sm->nwarps);
@@ -720,6 +723,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
 
     sm->order = g_new0(int32_t, MAX(sm->nwarps, 1));
     sm->smsp = g_new0(Scheduler, arch->subpartitions);
+    sm->arbitration = g_new0(SimTimer, arch->subpartitions);
     for (int64_t i = 0; i < arch->subpartitions; i++) {
         scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
     }
@@ -878,6 +882,7 @@ void sm_free(Sm *sm)
         }
         g_free(sm->smsp);
     }
+    g_free(sm->arbitration);
     if (sm->race != NULL) {
         race_free(sm->race);
     }
@@ -1030,7 +1035,8 @@ static void finish_stats(Sm *sm, SimCycle end)
     finalize_overlap(sm, SIM_CYCLE_NEVER);
     st->copy_busy += sm->copy_to - sm->copy_from;
     sm->copy_from = sm->copy_to = 0;
-    st->events = sm->engine.dispatched;
+    /* A superseded request counts as the event it once was. */
+    st->events = sm->engine.dispatched + sm->engine.superseded;
     st->cp_async_instructions = sm->cpa.instructions;
     st->cp_async_bytes = sm->cpa.bytes;
     st->cp_async_lines = sm->cpa.lines;

@@ -68,7 +68,7 @@ typedef struct {
  *    op_divs, op_fuse, npipes): fixed after sm_new.
  *  - engine: driven by sm_run; the interpreter schedules its own events
  *    (a wait_for's time-out, pipe_exec.c) and the SM's (sm_schedule_action).
- *  - smsp, order: sm.c's arbitration; each Scheduler's pipe_free belongs to
+ *  - smsp, arbitration, order: sm.c's arbitration; each Scheduler's pipe_free belongs to
  *    compute.c, which issues the instruction classes.
  *  - warps, blocks: the interpreter (warp.h lists its files), except each
  *    warp's accounting fields (sm_account) and `queued` (sm.c).
@@ -89,6 +89,7 @@ struct Sm {
     SimEngine engine;
     SimStats stats;
     Scheduler *smsp;
+    SimTimer *arbitration;   /* [subpartition] its next issue decision (sm.c) */
     int32_t *order;          /* scratch: ready warps in policy order */
     Warp *warps;
     int32_t nwarps;
