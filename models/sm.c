@@ -219,18 +219,20 @@ void sm_warp_schedule(Sm *sm, Warp *w)
     request_arbitration(sm, w->smsp, ready_time(sm, w, sm->engine.now));
 }
 
-static void ev_wake(void *target, uint64_t arg, SimCycle now)
+/* A blocked split's wake timer fired: it runs again. */
+static void ev_wake(void *target, uint64_t split, SimCycle now)
 {
     Warp *w = target;
     Sm *sm = w->sm;
-    int32_t idx = (int32_t) (arg >> 32);
-    uint32_t gen = (uint32_t) arg;
+    int32_t idx = (int32_t) split;
     Split *s = &w->split[idx];
-    if (s->status != SPLIT_BLOCKED || s->gen != gen || sm->engine.stop) {
+    if (sm->engine.stop) {
         return;
     }
+    g_assert(s->status == SPLIT_BLOCKED);
+    /* Woken before its wait_for's deadline: the time-out is moot. */
+    sim_engine_timer_cancel(&sm->engine, &s->deadline);
     s->status = SPLIT_RUNNABLE;
-    s->gen++;
     s->ready_at = now;
     s->wait = WAIT_NONE;
     if (w->focus != idx && w->split[w->focus].status != SPLIT_RUNNABLE) {
@@ -244,7 +246,18 @@ static void ev_wake(void *target, uint64_t arg, SimCycle now)
 void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at)
 {
     Split *s = &w->split[split];
-    sim_engine_schedule(&sm->engine, MAX(at, sm->engine.now), ev_wake, w, ((uint64_t) split << 32) | s->gen);
+    g_assert(s->status == SPLIT_BLOCKED);
+    at = MAX(at, sm->engine.now);
+    if (sim_timer_is_armed(&s->wake)) {
+        /* The earlier request wakes it (the one asked first, in a tie);
+         * the other counts as the skipped event it used to be. */
+        SimCycle due = sim_timer_cycle(&s->wake);
+        sim_engine_count_superseded(&sm->engine, MAX(due, at));
+        if (due <= at) {
+            return;
+        }
+    }
+    sim_engine_timer_arm(&sm->engine, &s->wake, at, ev_wake, w, (uint64_t) split);
 }
 
 static void ev_action(void *target, uint64_t idx, SimCycle now);
@@ -631,7 +644,6 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->opt.functional = opt->functional || prog->uses_expect;
     sm->tl = opt->timeline;
     sim_engine_init(&sm->engine, opt->engine);
-    sm->engine.live = pipe_event_live;
     sm->engine.max_cycles = opt->max_cycles;
     sm->engine.check_invariants = opt->check_invariants;
     sm->nblocks = (int32_t) arch->blocks;

@@ -44,7 +44,8 @@ void sim_engine_schedule(SimEngine *e, SimCycle cycle, SimEventFn fn,
     }
 }
 
-/* Drops a stepped entry unhandled: its handler no longer runs. */
+/* Takes a stepped entry out (handled or withdrawn): its handler no longer
+ * runs, and its timer, if any, is idle. */
 static void stepped_drop(SimEngine *e, SimEvent *ev)
 {
     if (ev->timer != NULL) {
@@ -157,10 +158,6 @@ static bool run_event(SimEngine *e, GError **error)
 {
     SimEvent ev;
     while (!e->stop && sim_event_queue_len(&e->queue) > 0) {
-        if (e->live != NULL && !e->live(&e->queue.heap[0])) {
-            sim_event_queue_pop(&e->queue, &ev);
-            continue;
-        }
         if (!watchdog(e, sim_event_queue_peek_cycle(&e->queue), error)) {
             return false;
         }
@@ -186,10 +183,6 @@ static bool run_stepped(SimEngine *e, GError **error)
             if (ev->fn == NULL || ev->cycle != e->now) {
                 continue;
             }
-            if (e->live != NULL && !e->live(ev)) {
-                stepped_drop(e, ev);
-                continue;
-            }
             SimEvent copy = *ev;
             /* Removed before its handler runs, which may re-arm its timer. */
             stepped_drop(e, ev);
@@ -200,9 +193,6 @@ static bool run_stepped(SimEngine *e, GError **error)
         guint w = 0;
         for (guint i = 0; i < e->stepped->len; i++) {
             SimEvent *ev = &g_array_index(e->stepped, SimEvent, i);
-            if (ev->fn != NULL && e->live != NULL && !e->live(ev)) {
-                stepped_drop(e, ev);
-            }
             if (ev->fn != NULL) {
                 if (ev->timer != NULL) {
                     ev->timer->pos = w;

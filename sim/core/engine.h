@@ -36,12 +36,6 @@ typedef struct {
                               * (sim_event_queue_check) after every arming and
                               * cancelling: O(n) each, for the tests */
     bool stop;               /* set by a handler to end the run early */
-    /* Optional (NULL: every event counts): false for an event that can no
-     * longer do anything, such as the time-out of a wait that already
-     * ended.  Such events are dropped unseen and uncounted, so that they
-     * neither keep a finished run going (the stepped loop would step to
-     * them) nor trip the watchdog.  Once false, it must stay false. */
-    bool (*live)(const SimEvent *ev);
     GError *error;           /* first error raised by a handler, owned */
 } SimEngine;
 
@@ -64,13 +58,14 @@ void sim_engine_timer_arm(SimEngine *e, SimTimer *t, SimCycle cycle,
 void sim_engine_timer_cancel(SimEngine *e, SimTimer *t);
 
 /* Counts a request that the owner of a timer superseded (moved the timer
- * earlier, or dropped the request as later than the arming that stands)
- * as one event handled at `cycle`: `superseded` grows by one, and a run
- * that ends for want of events ends no earlier than `cycle`, under the
- * watchdog like any event.  Owners whose requests were each queued as an
- * event before timers could be cancelled (a superseded one was skipped
- * when it fired) call it, so that the events statistic and the cycle of a
- * deadlock report stay what they were (tests/golden). */
+ * earlier, dropped the request as later than the arming that stands, or
+ * cancelled the timer because something else came first) as one event
+ * handled at `cycle`: `superseded` grows by one, and a run that ends for
+ * want of events ends no earlier than `cycle`, under the watchdog like any
+ * event.  Owners whose requests were each queued as an event before timers
+ * could be cancelled (a superseded one was skipped when it fired) call it,
+ * so that the events statistic and the cycle of a deadlock report stay
+ * what they were (tests/golden). */
 void sim_engine_count_superseded(SimEngine *e, SimCycle cycle);
 
 /* Records err (taking ownership) as the run's error unless one is already
