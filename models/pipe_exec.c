@@ -765,21 +765,27 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
     }
 }
 
-/* A wait_for's deadline: if the split is still blocked then, it returns false. */
-static void ev_timeout(void *target, uint64_t arg, SimCycle now)
+/* A wait_for's deadline timer fired: the split is still blocked (a
+ * wake-up cancels the timer), so the wait returns false. */
+static void ev_timeout(void *target, uint64_t split, SimCycle now)
 {
     Warp *w = target;
     Sm *sm = w->sm;
-    int32_t si = (int32_t) (arg >> 32);
-    uint32_t gen = (uint32_t) arg;
+    int32_t si = (int32_t) split;
     Split *s = &w->split[si];
-    if (s->status != SPLIT_BLOCKED || s->gen != gen || sm->engine.stop) {
+    if (sm->engine.stop) {
         return;
+    }
+    g_assert(s->status == SPLIT_BLOCKED);
+    if (sim_timer_is_armed(&s->wake)) {
+        /* A wake-up due later (or queued later this cycle) comes too late;
+         * it counts as the skipped event it used to be. */
+        sim_engine_count_superseded(&sm->engine, sim_timer_cycle(&s->wake));
+        sim_engine_timer_cancel(&sm->engine, &s->wake);
     }
     mbar_remove_waiter(&sm->blocks[w->block].mbars[s->wait_obj], w->id, si);
     s->step = 2;
     s->status = SPLIT_RUNNABLE;
-    s->gen++;
     s->ready_at = now;
     s->wait = WAIT_NONE;
     if (w->split[w->focus].status != SPLIT_RUNNABLE) {
@@ -790,20 +796,10 @@ static void ev_timeout(void *target, uint64_t arg, SimCycle now)
     }
 }
 
-bool pipe_event_live(const SimEvent *ev)
-{
-    if (ev->fn != ev_timeout) {
-        return true;
-    }
-    /* The same test as ev_timeout's: the blocking it was armed for is over
-     * (a split's gen grows with every block_split, even across reuse). */
-    const Warp *w = ev->target;
-    const Split *s = &w->split[ev->arg >> 32];
-    return s->status == SPLIT_BLOCKED && s->gen == (uint32_t) ev->arg;
-}
-
+/* Arms the deadline of a wait_for whose split has just blocked. */
 static void warp_schedule_timeout(Sm *sm, Warp *w, int32_t si, SimCycle deadline)
 {
-    sim_engine_schedule(&sm->engine, MAX(deadline, sm->engine.now), ev_timeout, w,
-                        ((uint64_t) si << 32) | w->split[si].gen);
+    g_assert(w->split[si].status == SPLIT_BLOCKED);
+    sim_engine_timer_arm(&sm->engine, &w->split[si].deadline, MAX(deadline, sm->engine.now), ev_timeout, w,
+                         (uint64_t) si);
 }

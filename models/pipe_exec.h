@@ -19,5 +19,3 @@ void pipe_collective_check(Sm *sm, Block *b, SimCycle now);
 /* The operation families (see StepResult in warp.h). */
 StepResult pipe_exec_make_block(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t);
 StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost);
-/* SimEngine.live: false for the time-out of a wait_for that has ended. */
-bool pipe_event_live(const SimEvent *ev);

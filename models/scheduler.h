@@ -20,8 +20,6 @@ typedef struct {
     int32_t nready;
     int32_t cap;
     SimCycle next_free;  /* first cycle the scheduler can issue again */
-    SimCycle arb_at;     /* cycle of the pending arbitration, SIM_CYCLE_NEVER if none */
-    uint32_t arb_gen;    /* drops superseded arbitration events */
     int32_t last;        /* warp issued last, -1 at start */
     SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another */
 } Scheduler;

@@ -29,11 +29,10 @@ int32_t simt_split_new(Warp *w)
 {
     for (int32_t i = 0; i < MAX_SPLITS; i++) {
         if (w->split[i].status == SPLIT_FREE) {
-            /* gen survives reuse: an event armed for the slot's previous
-             * split must not match the new one. */
-            uint32_t gen = w->split[i].gen;
+            /* Clearing an armed timer would corrupt the event queue; a
+             * free path has none (simt_check). */
+            g_assert(!sim_timer_is_armed(&w->split[i].wake) && !sim_timer_is_armed(&w->split[i].deadline));
             memset(&w->split[i], 0, sizeof w->split[i]);
-            w->split[i].gen = gen + 1;
             w->split[i].role = -1;
             w->split[i].frame = -1;
             return i;
@@ -189,7 +188,8 @@ void simt_block(Warp *w, Split *s, WaitKind kind, SimWarpState reason, int32_t o
     s->wait_value = value;
     s->wait_token = token;
     s->blocked_since = t;
-    s->gen++;
+    /* It was running, so nothing armed for an earlier blocking is left. */
+    g_assert(!sim_timer_is_armed(&s->wake) && !sim_timer_is_armed(&s->deadline));
     if (kind == WAIT_MBAR && w->wait_yields) {
         /* Paths parked for these lanes may now go on (try_merge). */
         simt_recheck_merges(w, t);
@@ -203,6 +203,9 @@ const char *simt_check(const Warp *w)
     LaneMask seen = 0;
     for (int32_t i = 0; i < MAX_SPLITS; i++) {
         const Split *s = &w->split[i];
+        if (s->status != SPLIT_BLOCKED && (sim_timer_is_armed(&s->wake) || sim_timer_is_armed(&s->deadline))) {
+            return "a path that is not blocked has a timer armed";
+        }
         if (s->status == SPLIT_FREE) {
             continue;
         }

@@ -13,7 +13,7 @@
 /* A new reconvergence frame: lanes mask entered a construct ending at join;
  * returns its index. */
 int32_t simt_frame_new(Warp *w, int32_t join, LaneMask mask, int32_t parent);
-/* A free split slot, cleared (its generation kept growing), or -1. */
+/* A free split slot, cleared, or -1. */
 int32_t simt_split_new(Warp *w);
 /* Picks the split the warp should run (after its focus stopped). */
 void simt_refocus(Warp *w);
@@ -29,7 +29,8 @@ void simt_recheck_merges(Warp *w, SimCycle t);
  *  - a path's frame is -1 or a frame in use whose lanes include the
  *    path's, and a frame's parent is -1 or a frame in use;
  *  - a parked path is at its frame's join (a path never parks without a
- *    frame).
+ *    frame);
+ *  - only a blocked path has a timer armed (its wake-up or time-out).
  * Returns NULL when they hold, else which one does not (a static string).
  * SmOptions.check_invariants asserts them after every issue (the test
  * suites do). */

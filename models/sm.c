@@ -110,17 +110,20 @@ void sm_account(Warp *w, SimWarpState st, SimCycle at)
 static void ev_arbitrate(void *target, uint64_t arg, SimCycle now);
 
 /* Asks for an arbitration of sub-partition smsp at cycle `at` unless one is
- * already due no later. */
+ * already due no later; an arbitration due later is moved to `at`. */
 static void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 {
     Scheduler *s = &sm->smsp[smsp];
+    SimTimer *t = &sm->arbitration[smsp];
     at = MAX(at, MAX(s->next_free, sm->engine.now));
-    if (s->arb_at <= at) {
+    if (sim_timer_cycle(t) <= at) {
         return;
     }
-    s->arb_at = at;
-    s->arb_gen++;
-    sim_engine_schedule(&sm->engine, at, ev_arbitrate, sm, ((uint64_t) s->arb_gen << 8) | (uint64_t) smsp);
+    if (sim_timer_is_armed(t)) {
+        /* Counted as the skipped event it used to leave behind. */
+        sim_engine_count_superseded(&sm->engine, sim_timer_cycle(t));
+    }
+    sim_engine_timer_arm(&sm->engine, t, at, ev_arbitrate, sm, (uint64_t) smsp);
 }
 
 /* The cycle a queued warp could issue: after its wait, its last issue and
@@ -190,15 +193,14 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
     }
 }
 
-static void ev_arbitrate(void *target, uint64_t arg, SimCycle now)
+/* The sub-partition's arbitration timer fired (it is idle again). */
+static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
 {
     Sm *sm = target;
-    Scheduler *s = &sm->smsp[arg & 0xff];
-    if ((uint32_t) (arg >> 8) != s->arb_gen || sm->engine.stop) {
+    if (sm->engine.stop) {
         return;
     }
-    s->arb_at = SIM_CYCLE_NEVER;
-    arbitrate(sm, (int32_t) (arg & 0xff), now);
+    arbitrate(sm, (int32_t) smsp, now);
 }
 
 /* A warp whose focus path can run joins its scheduler's list (it stays
@@ -217,18 +219,20 @@ void sm_warp_schedule(Sm *sm, Warp *w)
     request_arbitration(sm, w->smsp, ready_time(sm, w, sm->engine.now));
 }
 
-static void ev_wake(void *target, uint64_t arg, SimCycle now)
+/* A blocked split's wake timer fired: it runs again. */
+static void ev_wake(void *target, uint64_t split, SimCycle now)
 {
     Warp *w = target;
     Sm *sm = w->sm;
-    int32_t idx = (int32_t) (arg >> 32);
-    uint32_t gen = (uint32_t) arg;
+    int32_t idx = (int32_t) split;
     Split *s = &w->split[idx];
-    if (s->status != SPLIT_BLOCKED || s->gen != gen || sm->engine.stop) {
+    if (sm->engine.stop) {
         return;
     }
+    g_assert(s->status == SPLIT_BLOCKED);
+    /* Woken before its wait_for's deadline: the time-out is moot. */
+    sim_engine_timer_cancel(&sm->engine, &s->deadline);
     s->status = SPLIT_RUNNABLE;
-    s->gen++;
     s->ready_at = now;
     s->wait = WAIT_NONE;
     if (w->focus != idx && w->split[w->focus].status != SPLIT_RUNNABLE) {
@@ -242,7 +246,18 @@ static void ev_wake(void *target, uint64_t arg, SimCycle now)
 void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at)
 {
     Split *s = &w->split[split];
-    sim_engine_schedule(&sm->engine, MAX(at, sm->engine.now), ev_wake, w, ((uint64_t) split << 32) | s->gen);
+    g_assert(s->status == SPLIT_BLOCKED);
+    at = MAX(at, sm->engine.now);
+    if (sim_timer_is_armed(&s->wake)) {
+        /* The earlier request wakes it (the one asked first, in a tie);
+         * the other counts as the skipped event it used to be. */
+        SimCycle due = sim_timer_cycle(&s->wake);
+        sim_engine_count_superseded(&sm->engine, MAX(due, at));
+        if (due <= at) {
+            return;
+        }
+    }
+    sim_engine_timer_arm(&sm->engine, &s->wake, at, ev_wake, w, (uint64_t) split);
 }
 
 static void ev_action(void *target, uint64_t idx, SimCycle now);
@@ -629,8 +644,8 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->opt.functional = opt->functional || prog->uses_expect;
     sm->tl = opt->timeline;
     sim_engine_init(&sm->engine, opt->engine);
-    sm->engine.live = pipe_event_live;
     sm->engine.max_cycles = opt->max_cycles;
+    sm->engine.check_invariants = opt->check_invariants;
     sm->nblocks = (int32_t) arch->blocks;
     sm->nwarps = (int32_t) (prog->warps * sm->nblocks);
     sim_stats_init(&sm->stats, sm->nwarps);
@@ -720,6 +735,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
 
     sm->order = g_new0(int32_t, MAX(sm->nwarps, 1));
     sm->smsp = g_new0(Scheduler, arch->subpartitions);
+    sm->arbitration = g_new0(SimTimer, arch->subpartitions);
     for (int64_t i = 0; i < arch->subpartitions; i++) {
         scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
     }
@@ -879,6 +895,7 @@ void sm_free(Sm *sm)
         }
         g_free(sm->smsp);
     }
+    g_free(sm->arbitration);
     if (sm->race != NULL) {
         race_free(sm->race);
     }
@@ -1068,7 +1085,8 @@ static void finish_stats(Sm *sm, SimCycle end)
     finalize_overlap(sm, SIM_CYCLE_NEVER);
     st->copy_busy += sm->copy_to - sm->copy_from;
     sm->copy_from = sm->copy_to = 0;
-    st->events = sm->engine.dispatched;
+    /* A superseded request counts as the event it once was. */
+    st->events = sm->engine.dispatched + sm->engine.superseded;
     st->peak_bytes_per_clk = sm->arch.l2_bytes_per_clk_sm;
     merge_unit_stats(sm, end);
     cl_pipes_finish(sm);

@@ -20,7 +20,8 @@ typedef struct {
     bool functional;         /* track data values (for CUDA reference outputs); a
                               * program with expect statements always does */
     bool by_line;            /* warp-cycles per trace line and state (SimStats.line_state) */
-    bool check_invariants;   /* assert the SIMT invariants (simt_check) after every issue:
+    bool check_invariants;   /* assert the SIMT invariants (simt_check) after every issue
+                              * and the event queue's after every timer operation:
                               * the test suites do; it costs time */
     SimTimeline *timeline;   /* may be NULL; not owned */
 } SmOptions;

@@ -66,9 +66,10 @@ typedef struct {
  * sm_free, in sm.c):
  *  - prog, arch, opt and the per-operation tables (class_map, pipe_slot,
  *    op_divs, op_fuse, npipes): fixed after sm_new.
- *  - engine: driven by sm_run; the interpreter schedules its own events
- *    (a wait_for's time-out, pipe_exec.c) and the SM's (sm_schedule_action).
- *  - smsp, order: sm.c's arbitration; each Scheduler's pipe_free belongs to
+ *  - engine: driven by sm_run; the interpreter arms its own timers (a
+ *    wait_for's time-out, pipe_exec.c) and asks the SM for events
+ *    (sm_schedule_action) and wake-ups (sm_split_wake).
+ *  - smsp, arbitration, order: sm.c's arbitration; each Scheduler's pipe_free belongs to
  *    compute.c, which issues the instruction classes.
  *  - warps, blocks: the interpreter (warp.h lists its files), except each
  *    warp's accounting fields (sm_account) and `queued` (sm.c).
@@ -89,6 +90,7 @@ struct Sm {
     SimEngine engine;
     SimStats stats;
     Scheduler *smsp;
+    SimTimer *arbitration;   /* [subpartition] its next issue decision (sm.c) */
     int32_t *order;          /* scratch: ready warps in policy order */
     Warp *warps;
     int32_t nwarps;
@@ -145,6 +147,8 @@ struct Sm {
 void sm_account(Warp *w, SimWarpState st, SimCycle at);
 void sm_account_flush(Warp *w, SimCycle at);
 void sm_warp_schedule(Sm *sm, Warp *w);
+/* Wakes w's blocked path `split` at cycle `at` (no earlier than now), on
+ * its wake timer: of several requests, the earliest stands. */
 void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at);
 void sm_fail(Sm *sm, GError *err);
 void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at);

@@ -33,7 +33,7 @@ typedef struct Warp Warp;
 typedef enum {
     SPLIT_FREE,
     SPLIT_RUNNABLE,  /* may issue from ready_at on */
-    SPLIT_BLOCKED,   /* waits on a barrier or a collective; woken by an event */
+    SPLIT_BLOCKED,   /* waits on a barrier or a collective; woken by its timers */
     SPLIT_PARKED     /* reached its reconvergence point; waits for its siblings */
 } SplitStatus;
 
@@ -47,7 +47,9 @@ typedef enum {
 } WaitKind;
 
 /* A path of a warp: lanes executing the same operation.  A converged warp
- * has one; divergence creates more, which merge at reconvergence points. */
+ * has one; divergence creates more, which merge at reconvergence points.
+ * Its timers are armed only while it is BLOCKED (simt_check): the first to
+ * fire makes it runnable and cancels the other. */
 typedef struct {
     SplitStatus status;
     int32_t pc;              /* current operation */
@@ -60,7 +62,8 @@ typedef struct {
     uint64_t wait_value;
     bool wait_token;
     SimCycle blocked_since;
-    uint32_t gen;            /* bumped when blocked or woken: drops stale events */
+    SimTimer wake;           /* its wake-up, the earliest asked for (sm_split_wake) */
+    SimTimer deadline;       /* a wait_for's time-out (pipe_exec.c) */
     int8_t role;             /* cached SimRole of its lanes, -1 = unknown */
     /* Progress through a multi-instruction operation. */
     int32_t step;            /* 0 = not started */

@@ -1,4 +1,5 @@
-/* test_event_queue.c: the event heap's ordering and the two engine loops. */
+/* test_event_queue.c: the event heap's ordering, its timers (arm, cancel,
+ * move, the heap invariant) and the two engine loops. */
 #include "test_util.h"
 
 #include "sim/core/engine.h"
@@ -17,6 +18,26 @@ static void record(void *target, uint64_t arg, SimCycle now)
     g_array_append_vals(l->log, entry, 1);
 }
 
+/* Starts engine e of `kind`, its invariants checked, and an empty log l
+ * (freed by the caller) for its handlers. */
+static void engine_with_log(SimEngine *e, SimEngineKind kind, Log *l)
+{
+    sim_engine_init(e, kind);
+    e->check_invariants = true;
+    l->log = g_array_new(FALSE, FALSE, sizeof(uint64_t[2]));
+    l->e = e;
+    l->reschedule = 0;
+}
+
+/* The event engine's log a and the stepped engine's b are the same; frees
+ * b (a stays, for more checks). */
+static void assert_engines_agree(GArray *a, GArray *b)
+{
+    ck_assert_uint_eq(a->len, b->len);
+    ck_assert_int_eq(memcmp(a->data, b->data, a->len * sizeof(uint64_t[2])), 0);
+    g_array_free(b, TRUE);
+}
+
 START_TEST(heap_orders_by_cycle_then_sequence)
 {
     SimEventQueue q;
@@ -26,7 +47,7 @@ START_TEST(heap_orders_by_cycle_then_sequence)
     for (size_t i = 0; i < G_N_ELEMENTS(cycles); i++) {
         sim_event_queue_push(&q, cycles[i], record, NULL, i);
     }
-    SimEvent ev, prev = { 0, 0, NULL, NULL, 0 };
+    SimEvent ev, prev = { 0, 0, NULL, NULL, 0, NULL };
     bool first = true;
     int n = 0;
     while (sim_event_queue_pop(&q, &ev)) {
@@ -86,6 +107,224 @@ START_TEST(random_pushes_pop_sorted)
 }
 END_TEST
 
+/* Fails the test when the heap invariant is broken. */
+static void assert_heap(const SimEventQueue *q)
+{
+    const char *broken = sim_event_queue_check(q);
+    ck_assert_msg(broken == NULL, "heap invariant: %s", broken);
+}
+
+/* Pops every event of q, checking that their args are want[0..n), and
+ * clears q. */
+static void assert_pops(SimEventQueue *q, const uint64_t *want, size_t n)
+{
+    SimEvent ev;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert(sim_event_queue_pop(q, &ev));
+        ck_assert_uint_eq(ev.arg, want[i]);
+    }
+    ck_assert(!sim_event_queue_pop(q, &ev));
+    sim_event_queue_clear(q);
+}
+
+START_TEST(timer_fires_once_and_is_idle_in_its_handler)
+{
+    SimEventQueue q;
+    sim_event_queue_init(&q);
+    SimTimer t = { 0 };
+    ck_assert(!sim_timer_is_armed(&t));
+    ck_assert_uint_eq(sim_timer_cycle(&t), SIM_CYCLE_NEVER);
+    sim_event_queue_arm(&q, &t, 12, record, &t, 7);
+    ck_assert(sim_timer_is_armed(&t));
+    ck_assert_uint_eq(sim_timer_cycle(&t), 12);
+    assert_heap(&q);
+    SimEvent ev;
+    ck_assert(sim_event_queue_pop(&q, &ev));
+    ck_assert_uint_eq(ev.cycle, 12);
+    ck_assert_uint_eq(ev.arg, 7);
+    ck_assert_ptr_eq(ev.target, &t);
+    ck_assert_ptr_eq(ev.timer, &t);
+    /* Unlinked before the caller gets the event: its handler may re-arm. */
+    ck_assert(!sim_timer_is_armed(&t));
+    ck_assert(!sim_event_queue_pop(&q, &ev));
+    sim_event_queue_clear(&q);
+}
+END_TEST
+
+START_TEST(timer_cancel_removes_it)
+{
+    SimEventQueue q;
+    sim_event_queue_init(&q);
+    SimTimer t[3] = { 0 };
+    sim_event_queue_push(&q, 4, record, NULL, 100);
+    for (uint64_t i = 0; i < 3; i++) {
+        sim_event_queue_arm(&q, &t[i], 3 + i, record, NULL, i);
+    }
+    sim_event_queue_cancel(&q, &t[1]);
+    ck_assert(!sim_timer_is_armed(&t[1]));
+    ck_assert_uint_eq(sim_event_queue_len(&q), 3);
+    assert_heap(&q);
+    const uint64_t want[] = { 0, 100, 2 };
+    assert_pops(&q, want, G_N_ELEMENTS(want));
+}
+END_TEST
+
+START_TEST(timer_cancel_when_idle_does_nothing)
+{
+    SimEventQueue q;
+    sim_event_queue_init(&q);
+    SimTimer idle = { 0 }, fired = { 0 };
+    sim_event_queue_push(&q, 1, record, NULL, 1);
+    sim_event_queue_push(&q, 2, record, NULL, 2);
+    sim_event_queue_cancel(&q, &idle);
+    /* A timer that fired is idle again: cancelling it is harmless too. */
+    sim_event_queue_arm(&q, &fired, 0, record, NULL, 0);
+    SimEvent ev;
+    ck_assert(sim_event_queue_pop(&q, &ev));
+    ck_assert_ptr_eq(ev.timer, &fired);
+    sim_event_queue_cancel(&q, &fired);
+    sim_event_queue_cancel(&q, &fired);
+    ck_assert_uint_eq(sim_event_queue_len(&q), 2);
+    assert_heap(&q);
+    const uint64_t want[] = { 1, 2 };
+    assert_pops(&q, want, G_N_ELEMENTS(want));
+}
+END_TEST
+
+START_TEST(timer_rearm_moves_it)
+{
+    SimEventQueue q;
+    sim_event_queue_init(&q);
+    SimTimer t = { 0 };
+    sim_event_queue_push(&q, 8, record, NULL, 100);
+    sim_event_queue_arm(&q, &t, 10, record, NULL, 1);
+    sim_event_queue_arm(&q, &t, 5, record, NULL, 2);   /* earlier */
+    ck_assert_uint_eq(sim_event_queue_len(&q), 2);
+    ck_assert_uint_eq(sim_timer_cycle(&t), 5);
+    assert_heap(&q);
+    sim_event_queue_arm(&q, &t, 20, record, NULL, 3);  /* later */
+    ck_assert_uint_eq(sim_event_queue_len(&q), 2);
+    ck_assert_uint_eq(sim_timer_cycle(&t), 20);
+    assert_heap(&q);
+    const uint64_t want[] = { 100, 3 };                /* only the last arming fires */
+    assert_pops(&q, want, G_N_ELEMENTS(want));
+}
+END_TEST
+
+START_TEST(same_cycle_fires_in_arming_order)
+{
+    SimEventQueue q;
+    sim_event_queue_init(&q);
+    SimTimer a = { 0 }, b = { 0 };
+    sim_event_queue_arm(&q, &a, 7, record, NULL, 'a');
+    sim_event_queue_push(&q, 7, record, NULL, 'p');
+    sim_event_queue_arm(&q, &b, 7, record, NULL, 'b');
+    /* Re-arming a for the same cycle queues it anew: after p and b, as the
+     * event a handler pushed now would be. */
+    sim_event_queue_arm(&q, &a, 7, record, NULL, 'A');
+    const uint64_t want[] = { 'p', 'b', 'A' };
+    assert_pops(&q, want, G_N_ELEMENTS(want));
+}
+END_TEST
+
+START_TEST(check_finds_a_broken_heap)
+{
+    SimEventQueue q;
+    sim_event_queue_init(&q);
+    SimTimer t = { 0 };
+    sim_event_queue_push(&q, 1, record, NULL, 0);
+    sim_event_queue_push(&q, 2, record, NULL, 0);
+    sim_event_queue_arm(&q, &t, 3, record, NULL, 0);
+    assert_heap(&q);
+    SimEvent top = q.heap[0];
+    q.heap[0] = q.heap[1];
+    q.heap[1] = top;
+    ck_assert_ptr_nonnull(sim_event_queue_check(&q));
+    q.heap[1] = q.heap[0];
+    q.heap[0] = top;
+    assert_heap(&q);
+    t.pos ^= 1;
+    ck_assert_ptr_nonnull(sim_event_queue_check(&q));
+    t.pos ^= 1;
+    assert_heap(&q);
+    sim_event_queue_clear(&q);
+}
+END_TEST
+
+/* Random arming, moving, cancelling and popping of many timers among
+ * pushes, against a plain list of what is armed: the heap invariant holds
+ * after every step (removals come from anywhere in the heap), and the
+ * events pop in (cycle, arming order) with nothing cancelled among them. */
+START_TEST(random_timer_operations_keep_the_heap)
+{
+    enum { NT = 64 };
+    SimEventQueue q;
+    sim_event_queue_init(&q);
+    SimTimer t[NT];
+    memset(t, 0, sizeof t);
+    uint64_t token[NT] = { 0 };   /* arg of each timer's standing arming */
+    uint64_t next_token = 1;
+    GRand *r = g_rand_new_with_seed(17);
+    SimCycle now = 0;
+    uint64_t fired = 0;
+    for (int step = 0; step < 20000; step++) {
+        int k = g_rand_int_range(r, 0, NT);
+        int op = g_rand_int_range(r, 0, 10);
+        SimCycle at = now + (SimCycle) g_rand_int_range(r, 0, 40);
+        if (op < 4) {
+            token[k] = next_token++;
+            sim_event_queue_arm(&q, &t[k], at, record, &t[k], token[k]);
+        } else if (op < 6) {
+            sim_event_queue_cancel(&q, &t[k]);
+            token[k] = 0;
+        } else if (op < 7) {
+            sim_event_queue_push(&q, at, record, NULL, 0);
+        } else {
+            SimEvent ev;
+            if (sim_event_queue_pop(&q, &ev)) {
+                ck_assert_uint_ge(ev.cycle, now);
+                now = ev.cycle;
+                if (ev.timer != NULL) {
+                    int i = (int) (ev.timer - t);
+                    ck_assert_uint_eq(ev.arg, token[i]);
+                    ck_assert(!sim_timer_is_armed(ev.timer));
+                    token[i] = 0;
+                    fired++;
+                }
+            }
+        }
+        /* One assertion a step: Check's are slow in a loop. */
+        const char *broken = sim_event_queue_check(&q);
+        size_t armed = 0;
+        for (int i = 0; i < NT && broken == NULL; i++) {
+            if (sim_timer_is_armed(&t[i]) != (token[i] != 0)) {
+                broken = "a timer armed or idle against the list";
+            }
+            armed += token[i] != 0;
+        }
+        if (broken == NULL && armed > sim_event_queue_len(&q)) {
+            broken = "more timers armed than entries";
+        }
+        ck_assert_msg(broken == NULL, "step %d: %s", step, broken);
+    }
+    ck_assert_uint_gt(fired, 1000);
+    SimEvent ev, prev = { 0, 0, NULL, NULL, 0, NULL };
+    while (sim_event_queue_pop(&q, &ev)) {
+        ck_assert(sim_event_before(&prev, &ev));
+        if (ev.timer != NULL) {
+            ck_assert_uint_eq(ev.arg, token[ev.timer - t]);
+            token[ev.timer - t] = 0;
+        }
+        prev = ev;
+    }
+    for (int i = 0; i < NT; i++) {
+        ck_assert_uint_eq(token[i], 0);
+    }
+    g_rand_free(r);
+    sim_event_queue_clear(&q);
+}
+END_TEST
+
 /* A handler that re-arms itself: the event is removed before it runs. */
 static void rearm(void *target, uint64_t arg, SimCycle now)
 {
@@ -100,9 +339,10 @@ static void rearm(void *target, uint64_t arg, SimCycle now)
 static GArray *run_engine(SimEngineKind kind, SimCycle max_cycles, bool *ok)
 {
     SimEngine e;
-    sim_engine_init(&e, kind);
+    Log l;
+    engine_with_log(&e, kind, &l);
     e.max_cycles = max_cycles;
-    Log l = { g_array_new(FALSE, FALSE, sizeof(uint64_t[2])), &e, 5 };
+    l.reschedule = 5;
     sim_engine_schedule(&e, 10, rearm, &l, 0);
     sim_engine_schedule(&e, 10, record, &l, 500);
     sim_engine_schedule(&e, 2, record, &l, 501);
@@ -123,8 +363,7 @@ START_TEST(handlers_may_reschedule_and_engines_agree)
     GArray *a = run_engine(SIM_ENGINE_EVENT, 0, &ok1);
     GArray *b = run_engine(SIM_ENGINE_STEPPED, 0, &ok2);
     ck_assert(ok1 && ok2);
-    ck_assert_uint_eq(a->len, b->len);
-    ck_assert_int_eq(memcmp(a->data, b->data, a->len * sizeof(uint64_t[2])), 0);
+    assert_engines_agree(a, b);
     /* First event: cycle 2; the same-cycle event a handler adds runs after
      * the ones already queued for that cycle. */
     const uint64_t *e0 = (const uint64_t *) a->data;
@@ -133,7 +372,6 @@ START_TEST(handlers_may_reschedule_and_engines_agree)
     ck_assert_uint_eq(e0[5], 500);  /* then the other cycle-10 event */
     ck_assert_uint_eq(e0[7], 1000); /* then the one rearm added for cycle 10 */
     g_array_free(a, TRUE);
-    g_array_free(b, TRUE);
 }
 END_TEST
 
@@ -149,6 +387,170 @@ START_TEST(watchdog_stops_both_engines)
 }
 END_TEST
 
+/* A timer whose handler re-arms it (QEMU's rule: it is idle when its
+ * handler runs) and a second timer that each firing moves or cancels. */
+typedef struct {
+    Log log;
+    SimTimer self;
+    SimTimer other;
+    int left;
+} Rearm;
+
+static void timer_other(void *target, uint64_t arg, SimCycle now)
+{
+    Rearm *r = target;
+    record(&r->log, arg, now);
+}
+
+static void timer_self(void *target, uint64_t arg, SimCycle now)
+{
+    Rearm *r = target;
+    ck_assert(!sim_timer_is_armed(&r->self));
+    record(&r->log, arg, now);
+    if (r->left-- > 0) {
+        sim_engine_timer_arm(r->log.e, &r->self, now + 2, timer_self, r, arg + 1);
+        ck_assert(sim_timer_is_armed(&r->self));
+        if (arg % 3 == 2) {
+            sim_engine_timer_cancel(r->log.e, &r->other);
+        } else {
+            /* Moved to this cycle: after the events already queued for it. */
+            sim_engine_timer_arm(r->log.e, &r->other, now + (arg % 2) * 2, timer_other, r, 1000 + arg);
+        }
+    }
+}
+
+static GArray *run_rearm(SimEngineKind kind)
+{
+    SimEngine e;
+    Rearm r;
+    memset(&r, 0, sizeof r);
+    engine_with_log(&e, kind, &r.log);
+    r.left = 6;
+    sim_engine_timer_arm(&e, &r.self, 1, timer_self, &r, 0);
+    sim_engine_timer_arm(&e, &r.other, 50, timer_other, &r, 999);
+    sim_engine_schedule(&e, 3, record, &r.log, 500);
+    GError *err = NULL;
+    ck_assert(sim_engine_run(&e, &err));
+    ck_assert(!sim_timer_is_armed(&r.self) && !sim_timer_is_armed(&r.other));
+    ck_assert_uint_eq(e.dispatched, r.log.log->len);
+    sim_engine_clear(&e);
+    return r.log.log;
+}
+
+START_TEST(timer_handler_rearms_itself_in_both_engines)
+{
+    GArray *a = run_rearm(SIM_ENGINE_EVENT);
+    assert_engines_agree(a, run_rearm(SIM_ENGINE_STEPPED));
+    /* (cycle, tag): self fires at 1, 3, ..., 13.  Other fires only where a
+     * firing left it: never at 50; not at 5 (cancelled there); at 9 as
+     * 1004, the arming at 9 that moved 1003 in place (same cycle, after). */
+    const uint64_t want[][2] = {
+        { 1, 0 }, { 1, 1000 }, { 3, 500 }, { 3, 1 }, { 5, 2 }, { 7, 3 },
+        { 9, 4 }, { 9, 1004 }, { 11, 5 }, { 13, 6 },
+    };
+    ck_assert_uint_eq(a->len, G_N_ELEMENTS(want));
+    ck_assert_int_eq(memcmp(a->data, want, sizeof want), 0);
+    g_array_free(a, TRUE);
+}
+END_TEST
+
+/* Timers whose handlers arm, move and cancel one another at random (one
+ * seeded stream, drawn in handler order, so both engines draw alike when
+ * they dispatch alike): the two loops must log the same firings. */
+typedef struct {
+    Log log;
+    SimTimer t[16];
+    GRand *rand;
+    int budget;
+} Storm;
+
+static void storm_fire(void *target, uint64_t arg, SimCycle now)
+{
+    Storm *s = target;
+    record(&s->log, arg, now);
+    for (int n = 0; n < 2 && s->budget > 0; n++, s->budget--) {
+        int k = g_rand_int_range(s->rand, 0, G_N_ELEMENTS(s->t));
+        if (n == 1 && g_rand_int_range(s->rand, 0, 3) == 0) {
+            sim_engine_timer_cancel(s->log.e, &s->t[k]);
+        } else {
+            SimCycle at = now + (SimCycle) g_rand_int_range(s->rand, 0, 6);
+            sim_engine_timer_arm(s->log.e, &s->t[k], at, storm_fire, s, (uint64_t) k);
+        }
+    }
+}
+
+static GArray *run_storm(SimEngineKind kind)
+{
+    SimEngine e;
+    Storm s;
+    memset(&s, 0, sizeof s);
+    engine_with_log(&e, kind, &s.log);
+    s.rand = g_rand_new_with_seed(3);
+    s.budget = 4000;
+    for (uint64_t k = 0; k < 4; k++) {
+        sim_engine_timer_arm(&e, &s.t[k], k, storm_fire, &s, k);
+    }
+    GError *err = NULL;
+    ck_assert(sim_engine_run(&e, &err));
+    for (size_t k = 0; k < G_N_ELEMENTS(s.t); k++) {
+        ck_assert(!sim_timer_is_armed(&s.t[k]));
+    }
+    g_rand_free(s.rand);
+    sim_engine_clear(&e);
+    return s.log.log;
+}
+
+START_TEST(engines_agree_on_random_timers)
+{
+    GArray *a = run_storm(SIM_ENGINE_EVENT);
+    ck_assert_uint_gt(a->len, 1000);
+    assert_engines_agree(a, run_storm(SIM_ENGINE_STEPPED));
+    g_array_free(a, TRUE);
+}
+END_TEST
+
+/* A request superseded at cycle 20 keeps a run whose last event is at 5
+ * going to 20, counted apart from the events handled; past the watchdog
+ * it trips it, as the event it stands for would have. */
+static bool run_superseded(SimEngineKind kind, SimCycle max_cycles, SimCycle *now)
+{
+    SimEngine e;
+    Log l;
+    engine_with_log(&e, kind, &l);
+    e.max_cycles = max_cycles;
+    sim_engine_schedule(&e, 5, record, &l, 0);
+    sim_engine_count_superseded(&e, 20);
+    sim_engine_count_superseded(&e, 3);
+    GError *err = NULL;
+    bool ok = sim_engine_run(&e, &err);
+    if (!ok) {
+        ck_assert_int_eq(err->code, SIM_ERROR_LIMIT);
+        g_error_free(err);
+    }
+    ck_assert_uint_eq(l.log->len, 1);
+    ck_assert_uint_eq(e.dispatched, 1);
+    ck_assert_uint_eq(e.superseded, 2);
+    *now = e.now;
+    sim_engine_clear(&e);
+    g_array_free(l.log, TRUE);
+    return ok;
+}
+
+START_TEST(superseded_requests_count_and_hold_the_clock)
+{
+    const SimEngineKind kinds[] = { SIM_ENGINE_EVENT, SIM_ENGINE_STEPPED };
+    for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
+        SimCycle now;
+        ck_assert(run_superseded(kinds[i], 0, &now));
+        ck_assert_uint_eq(now, 20);
+        ck_assert(run_superseded(kinds[i], 20, &now));
+        ck_assert_uint_eq(now, 20);
+        ck_assert(!run_superseded(kinds[i], 19, &now));
+        ck_assert_uint_eq(now, 19);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("event_queue");
@@ -157,9 +559,21 @@ int main(void)
     tcase_add_test(tc, ties_pop_in_insertion_order);
     tcase_add_test(tc, random_pushes_pop_sorted);
     suite_add_tcase(s, tc);
+    TCase *tt = tcase_create("timer");
+    tcase_add_test(tt, timer_fires_once_and_is_idle_in_its_handler);
+    tcase_add_test(tt, timer_cancel_removes_it);
+    tcase_add_test(tt, timer_cancel_when_idle_does_nothing);
+    tcase_add_test(tt, timer_rearm_moves_it);
+    tcase_add_test(tt, same_cycle_fires_in_arming_order);
+    tcase_add_test(tt, check_finds_a_broken_heap);
+    tcase_add_test(tt, random_timer_operations_keep_the_heap);
+    suite_add_tcase(s, tt);
     TCase *te = tcase_create("engine");
     tcase_add_test(te, handlers_may_reschedule_and_engines_agree);
     tcase_add_test(te, watchdog_stops_both_engines);
+    tcase_add_test(te, timer_handler_rearms_itself_in_both_engines);
+    tcase_add_test(te, engines_agree_on_random_timers);
+    tcase_add_test(te, superseded_requests_count_and_hold_the_clock);
     suite_add_tcase(s, te);
     return run_suite(s);
 }

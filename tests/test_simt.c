@@ -160,13 +160,17 @@ START_TEST(split_slots_and_frames_are_reused)
     Warp w;
     stub_warp(&w);
     int32_t a = simt_split_new(&w);
-    uint32_t gen = w.split[a].gen;
     ck_assert_int_eq(w.split[a].frame, -1);
     ck_assert_int_eq(w.split[a].role, -1);
-    /* A freed slot comes back with a newer generation, so that an event
-     * armed for its previous path cannot match the new one. */
+    /* A freed slot comes back cleared: what its previous path left is
+     * gone, and its timers are idle (nothing armed for that path can
+     * reach the new one: a path's timers are cancelled when it resumes). */
+    w.split[a].pc = 7;
+    w.split[a].step = 2;
     ck_assert_int_eq(simt_split_new(&w), a);
-    ck_assert_uint_gt(w.split[a].gen, gen);
+    ck_assert_int_eq(w.split[a].pc, 0);
+    ck_assert_int_eq(w.split[a].step, 0);
+    ck_assert(!sim_timer_is_armed(&w.split[a].wake) && !sim_timer_is_armed(&w.split[a].deadline));
     for (int32_t i = 1; i < MAX_SPLITS; i++) {
         w.split[i].status = SPLIT_BLOCKED;
     }
@@ -217,6 +221,17 @@ START_TEST(simt_check_reports_broken_invariants)
     w.split[ni].status = SPLIT_RUNNABLE;
     w.frames[w.split[ni].frame].used = false;
     ck_assert_str_eq(simt_check(&w), "a path's frame is not in use");
+    w.frames[w.split[ni].frame].used = true;
+    ck_assert_ptr_null(simt_check(&w));
+    /* A timer marked armed stands for one in an event queue: only a
+     * blocked path may have one, whether it is in use or free. */
+    w.split[ni].deadline.armed = true;
+    ck_assert_str_eq(simt_check(&w), "a path that is not blocked has a timer armed");
+    w.split[ni].status = SPLIT_BLOCKED;
+    ck_assert_ptr_null(simt_check(&w));
+    w.split[ni].deadline.armed = false;
+    w.split[MAX_SPLITS - 1].wake.armed = true;
+    ck_assert_str_eq(simt_check(&w), "a path that is not blocked has a timer armed");
     g_free(w.frames);
 }
 END_TEST

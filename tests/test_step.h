@@ -158,7 +158,7 @@ static inline bool bench_event_warp(Bench *b, const SimEvent *ev, int32_t *warp,
     for (int32_t i = 0; i < b->sm->nwarps; i++) {
         if (ev->target == &b->sm->warps[i]) {
             *warp = i;
-            *split = (int32_t) (ev->arg >> 32);
+            *split = (int32_t) ev->arg;
             return true;
         }
     }
@@ -206,7 +206,7 @@ static inline void bench_expect_wake(Bench *b, int32_t wi, int32_t si, SimCycle 
     ck_assert_int_eq(sp->status, SPLIT_BLOCKED);
     /* What the SM's wake-up does to the split, without queueing the warp. */
     sp->status = SPLIT_RUNNABLE;
-    sp->gen++;
+    sim_engine_timer_cancel(&b->sm->engine, &sp->deadline);
     sp->ready_at = at;
     sp->wait = WAIT_NONE;
 }

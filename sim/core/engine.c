@@ -21,6 +21,17 @@ void sim_engine_clear(SimEngine *e)
     g_clear_error(&e->error);
 }
 
+/* Appends an entry to the stepped engine's list and tells its timer, if
+ * any, where it is. */
+static void stepped_append(SimEngine *e, SimEvent ev)
+{
+    if (ev.timer != NULL) {
+        ev.timer->pos = e->stepped->len;
+    }
+    g_array_append_val(e->stepped, ev);
+    e->stepped_live++;
+}
+
 void sim_engine_schedule(SimEngine *e, SimCycle cycle, SimEventFn fn,
                          void *target, uint64_t arg)
 {
@@ -28,10 +39,80 @@ void sim_engine_schedule(SimEngine *e, SimCycle cycle, SimEventFn fn,
     if (e->kind == SIM_ENGINE_EVENT) {
         sim_event_queue_push(&e->queue, cycle, fn, target, arg);
     } else {
-        SimEvent ev = { cycle, e->next_seq++, fn, target, arg };
-        g_array_append_val(e->stepped, ev);
-        e->stepped_live++;
+        SimEvent ev = { cycle, e->next_seq++, fn, target, arg, NULL };
+        stepped_append(e, ev);
     }
+}
+
+/* Takes a stepped entry out (handled or withdrawn): its handler no longer
+ * runs, and its timer, if any, is idle. */
+static void stepped_drop(SimEngine *e, SimEvent *ev)
+{
+    if (ev->timer != NULL) {
+        ev->timer->armed = false;
+    }
+    ev->fn = NULL;
+    ev->timer = NULL;
+    e->stepped_live--;
+}
+
+/* Under check_invariants: the pending events and their timers agree (the
+ * heap's invariant, event_queue.h; the stepped list's timers know their
+ * entries). */
+static void check_pending(const SimEngine *e)
+{
+    if (!e->check_invariants) {
+        return;
+    }
+    const char *broken = NULL;
+    if (e->kind == SIM_ENGINE_EVENT) {
+        broken = sim_event_queue_check(&e->queue);
+    }
+    for (guint i = 0; e->stepped != NULL && i < e->stepped->len && broken == NULL; i++) {
+        const SimEvent *ev = &g_array_index(e->stepped, SimEvent, i);
+        const SimTimer *t = ev->timer;
+        if (t != NULL && (ev->fn == NULL || !t->armed || t->pos != i || t->cycle != ev->cycle)) {
+            broken = "a timer's entry is not where its timer says";
+        }
+    }
+    if (broken != NULL) {
+        g_error("event queue invariant broken at cycle %" G_GUINT64_FORMAT ": %s", e->now, broken);
+    }
+}
+
+void sim_engine_timer_cancel(SimEngine *e, SimTimer *t)
+{
+    if (e->kind == SIM_ENGINE_EVENT) {
+        sim_event_queue_cancel(&e->queue, t);
+    } else if (t->armed) {
+        stepped_drop(e, &g_array_index(e->stepped, SimEvent, t->pos));
+    }
+    check_pending(e);
+}
+
+void sim_engine_timer_arm(SimEngine *e, SimTimer *t, SimCycle cycle,
+                          SimEventFn fn, void *target, uint64_t arg)
+{
+    g_assert(cycle >= e->now);
+    if (e->kind == SIM_ENGINE_EVENT) {
+        sim_event_queue_arm(&e->queue, t, cycle, fn, target, arg);
+        check_pending(e);
+        return;
+    }
+    /* The reference list stays in queueing order: a move is a cancel and
+     * an append. */
+    sim_engine_timer_cancel(e, t);
+    SimEvent ev = { cycle, e->next_seq++, fn, target, arg, t };
+    t->cycle = cycle;
+    t->armed = true;
+    stepped_append(e, ev);
+    check_pending(e);
+}
+
+void sim_engine_count_superseded(SimEngine *e, SimCycle cycle)
+{
+    e->superseded++;
+    e->superseded_until = MAX(e->superseded_until, cycle);
 }
 
 void sim_engine_fail(SimEngine *e, GError *err)
@@ -58,14 +139,25 @@ static bool watchdog(SimEngine *e, SimCycle next, GError **error)
     return true;
 }
 
+/* The events ran out: the clock goes on to the latest superseded request,
+ * as it did to the skipped event that each once was
+ * (sim_engine_count_superseded). */
+static bool run_out(SimEngine *e, GError **error)
+{
+    if (e->stop || e->superseded_until <= e->now) {
+        return true;
+    }
+    if (!watchdog(e, e->superseded_until, error)) {
+        return false;
+    }
+    e->now = e->superseded_until;
+    return true;
+}
+
 static bool run_event(SimEngine *e, GError **error)
 {
     SimEvent ev;
     while (!e->stop && sim_event_queue_len(&e->queue) > 0) {
-        if (e->live != NULL && !e->live(&e->queue.heap[0])) {
-            sim_event_queue_pop(&e->queue, &ev);
-            continue;
-        }
         if (!watchdog(e, sim_event_queue_peek_cycle(&e->queue), error)) {
             return false;
         }
@@ -74,12 +166,12 @@ static bool run_event(SimEngine *e, GError **error)
         e->dispatched++;
         ev.fn(ev.target, ev.arg, e->now);
     }
-    return true;
+    return run_out(e, error);
 }
 
-/* Reference loop: one cycle per iteration; at each cycle, every live event
- * due now is handled in insertion order, including events that handlers add
- * for the same cycle (they are appended, so the scan reaches them). */
+/* Reference loop: one cycle per iteration; at each cycle, every event due
+ * now is handled in queueing order, including events that handlers add for
+ * the same cycle (they are appended, so the scan reaches them). */
 static bool run_stepped(SimEngine *e, GError **error)
 {
     while (!e->stop && e->stepped_live > 0) {
@@ -91,26 +183,20 @@ static bool run_stepped(SimEngine *e, GError **error)
             if (ev->fn == NULL || ev->cycle != e->now) {
                 continue;
             }
-            if (e->live != NULL && !e->live(ev)) {
-                ev->fn = NULL;
-                e->stepped_live--;
-                continue;
-            }
             SimEvent copy = *ev;
-            ev->fn = NULL; /* removed before its handler runs */
-            e->stepped_live--;
+            /* Removed before its handler runs, which may re-arm its timer. */
+            stepped_drop(e, ev);
             e->dispatched++;
             copy.fn(copy.target, copy.arg, e->now);
         }
-        /* Compact: drop handled entries, keeping insertion order. */
+        /* Compact: drop handled entries, keeping queueing order. */
         guint w = 0;
         for (guint i = 0; i < e->stepped->len; i++) {
             SimEvent *ev = &g_array_index(e->stepped, SimEvent, i);
-            if (ev->fn != NULL && e->live != NULL && !e->live(ev)) {
-                ev->fn = NULL;
-                e->stepped_live--;
-            }
             if (ev->fn != NULL) {
+                if (ev->timer != NULL) {
+                    ev->timer->pos = w;
+                }
                 g_array_index(e->stepped, SimEvent, w++) = *ev;
             }
         }
@@ -119,7 +205,7 @@ static bool run_stepped(SimEngine *e, GError **error)
             e->now++;
         }
     }
-    return true;
+    return run_out(e, error);
 }
 
 bool sim_engine_run(SimEngine *e, GError **error)

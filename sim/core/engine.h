@@ -1,9 +1,11 @@
 /* engine.h: the simulation clock and event dispatch loop.
  *
  * The engine knows nothing of hardware: models schedule handlers at future
- * cycles and the engine calls them in (cycle, sequence) order.  An event is
- * removed before its handler runs, so a handler may schedule new events,
- * itself included.  Two interchangeable loops exist:
+ * cycles, one-shot (sim_engine_schedule) or through a SimTimer they own and
+ * may cancel or move (sim_engine_timer_arm), and the engine calls them in
+ * (cycle, sequence) order.  An event is removed before its handler runs, so
+ * a handler may schedule new events, itself included, and may re-arm the
+ * timer that fired.  Two interchangeable loops exist:
  *   SIM_ENGINE_EVENT   jumps the clock straight to the next event (cost grows
  *                      with the number of events, not of cycles);
  *   SIM_ENGINE_STEPPED a deliberately simple reference that advances one
@@ -23,33 +25,57 @@ typedef struct {
     SimCycle now;            /* current cycle */
     SimCycle max_cycles;     /* watchdog: stop with an error past it; 0 = none */
     SimEventQueue queue;     /* pending events (event engine) */
-    GArray *stepped;         /* pending SimEvent in insertion order (stepped) */
-    size_t stepped_live;     /* live entries in stepped */
+    GArray *stepped;         /* pending SimEvent in queueing order (stepped); an
+                              * entry with fn == NULL was handled or withdrawn */
+    size_t stepped_live;     /* entries of stepped with a handler */
     uint64_t next_seq;       /* stepped engine's sequence counter */
     uint64_t dispatched;     /* events handled so far */
+    uint64_t superseded;     /* requests counted by sim_engine_count_superseded */
+    SimCycle superseded_until; /* the latest cycle among them, 0 if none */
+    bool check_invariants;   /* check the pending events and their timers
+                              * (sim_event_queue_check) after every arming and
+                              * cancelling: O(n) each, for the tests */
     bool stop;               /* set by a handler to end the run early */
-    /* Optional (NULL: every event counts): false for an event that can no
-     * longer do anything, such as the time-out of a wait that already
-     * ended.  Such events are dropped unseen and uncounted, so that they
-     * neither keep a finished run going (the stepped loop would step to
-     * them) nor trip the watchdog.  Once false, it must stay false. */
-    bool (*live)(const SimEvent *ev);
     GError *error;           /* first error raised by a handler, owned */
 } SimEngine;
 
 void sim_engine_init(SimEngine *e, SimEngineKind kind);
 void sim_engine_clear(SimEngine *e);
 
-/* Schedules fn(target, arg) at cycle (>= now). */
+/* Schedules fn(target, arg) at cycle (>= now), once; it cannot be taken
+ * back. */
 void sim_engine_schedule(SimEngine *e, SimCycle cycle, SimEventFn fn,
                          void *target, uint64_t arg);
+
+/* Arms t (owned by the caller, which keeps it until it fires or is
+ * cancelled) to call fn(target, arg) at cycle (>= now).  It takes the next
+ * sequence number, as sim_engine_schedule would at this point, so it fires
+ * after the events already queued for that cycle.  An armed t is moved: the
+ * earlier arming is withdrawn.  When it fires, t is idle before fn runs. */
+void sim_engine_timer_arm(SimEngine *e, SimTimer *t, SimCycle cycle,
+                          SimEventFn fn, void *target, uint64_t arg);
+/* Withdraws t's arming; nothing happens when t is idle. */
+void sim_engine_timer_cancel(SimEngine *e, SimTimer *t);
+
+/* Counts a request that the owner of a timer superseded (moved the timer
+ * earlier, dropped the request as later than the arming that stands, or
+ * cancelled the timer because something else came first) as one event
+ * handled at `cycle`: `superseded` grows by one, and a run that ends for
+ * want of events ends no earlier than `cycle`, under the watchdog like any
+ * event.  Owners whose requests were each queued as an event before timers
+ * could be cancelled (a superseded one was skipped when it fired) call it,
+ * so that the events statistic and the cycle of a deadlock report stay
+ * what they were (tests/golden). */
+void sim_engine_count_superseded(SimEngine *e, SimCycle cycle);
 
 /* Records err (taking ownership) as the run's error unless one is already
  * recorded, and stops the run. */
 void sim_engine_fail(SimEngine *e, GError *err);
 
 /* Runs until no event is left, a handler stops the run, or the watchdog
- * fires.  Returns false with *error set on failure. */
+ * fires.  A run that runs out of events leaves now at the last event's
+ * cycle or the latest superseded request's, whichever is later.  Returns
+ * false with *error set on failure. */
 bool sim_engine_run(SimEngine *e, GError **error);
 
 /* True when an event is pending for cycle `at` (both loops answer alike,
