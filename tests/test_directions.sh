@@ -5,7 +5,7 @@
 # bytes), run --json, cuda, sweep and validate --emit.  Each direction is
 # written three ways (a pipeline, a barrier, cooperative_groups).  The four
 # pipeline forms take four different cycle counts (each direction has its
-# own path).  test_dispatch checks the bytes per level.
+# own path).  test_async_copy checks the bytes per level.
 # Usage: test_directions.sh SMPIPE SRCDIR
 set -u
 . "$2/tests/lib.sh"

@@ -1,6 +1,6 @@
-/* test_dispatch.c: memcpy_async's copy path, as libcudacxx dispatches it
- * (docs/semantics.md, "memcpy_async").  One TCase per behaviour; each
- * names the SPEC tag of the rule it proves. */
+/* test_async_copy.c: memcpy_async's copy path (models/async_copy.c), as
+ * libcudacxx dispatches it (docs/semantics.md, "memcpy_async").  One TCase
+ * per behaviour; each names the SPEC tag of the rule it proves. */
 #include "test_util.h"
 
 /* Runs a trace text on an architecture (NULL: h100); fails the test if the
@@ -355,7 +355,7 @@ static TCase *tcase_of(const char *name, const TTest *test)
 
 int main(void)
 {
-    Suite *s = suite_create("dispatch");
+    Suite *s = suite_create("async_copy");
     suite_add_tcase(s, tcase_of("bulk_on_sm90", barrier_copy_is_bulk_on_sm90));
     suite_add_tcase(s, tcase_of("cp_async_on_sm80", barrier_copy_is_cp_async_on_sm80));
     suite_add_tcase(s, tcase_of("pipeline_never_bulk", pipeline_copy_is_never_bulk));
