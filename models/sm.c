@@ -128,11 +128,57 @@ static void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 
 /* The cycle a queued warp could issue: after its wait, its last issue and
  * its next instruction's pipe and operands. */
-static SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
+static SimCycle ready_time_of(Sm *sm, Warp *w, SimCycle now)
 {
     const Split *s = &w->split[w->focus];
     SimCycle issue = warp_issue_time(sm, w, now);
     return MAX(MAX(s->ready_at, w->busy_until), issue);
+}
+
+/* Caches the parts of a warp's ready time that only its own issue changes
+ * (ready_base, ready_cls); ready_time adds its sub-partition's pipe.  It
+ * mirrors warp_issue_time. */
+static void cache_ready(Sm *sm, Warp *w)
+{
+    const Split *s = &w->split[w->focus];
+    const Op *op = sm_op(sm, s->pc);
+    SimCycle base = MAX(s->ready_at, w->busy_until);
+    int32_t cls = -1;
+    if (op->code == OP_COMPUTE && s->status == SPLIT_RUNNABLE) {
+        if (s->step == 0) {
+            cls = sm->class_map[op->value];
+        } else {
+            cls = s->cls;
+            base = MAX(base, w->chain[s->chain_next]);
+        }
+    }
+    sm->ready_base[w->id] = base;
+    sm->ready_cls[w->id] = cls;
+}
+
+/* Under check_invariants: the cached ready time t of warp w is the one
+ * its state gives. */
+static G_GNUC_NO_INLINE void check_ready_cache(Sm *sm, Warp *w, SimCycle now, SimCycle t)
+{
+    if (t != ready_time_of(sm, w, now)) {
+        g_error("warp %d's cached ready time is stale at cycle %" G_GUINT64_FORMAT, w->id, now);
+    }
+}
+
+/* ready_time_of from the cache, for a queued warp.  Under
+ * check_invariants (the tests) it checks that nothing changed the warp
+ * behind the cache's back. */
+static inline SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
+{
+    SimCycle t = MAX(now, sm->ready_base[w->id]);
+    int32_t cls = sm->ready_cls[w->id];
+    if (cls >= 0) {
+        t = MAX(t, sm->smsp[w->smsp].pipe_free[cls]);
+    }
+    if (G_UNLIKELY(sm->opt.check_invariants)) {
+        check_ready_cache(sm, w, now, t);
+    }
+    return t;
 }
 
 /* Brings a queued warp's accounting up to cycle now: after its own wait
@@ -164,12 +210,31 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
         request_arbitration(sm, smsp, s->next_free);
         return;
     }
-    int32_t n = scheduler_order(s, sm->arch.policy, sm->order);
-    for (int32_t i = 0; i < n; i++) {
-        Warp *w = &sm->warps[sm->order[i]];
-        if (!w->queued || ready_time(sm, w, now) > now) {
-            continue;
+    /* The ready warps are visited in policy order (scheduler_order), the
+     * first that can issue now issues; one that issues nothing lets the
+     * next in that order try.  Sorting them is not needed: between issues
+     * nothing changes, so the next visit that issues is the lowest-ranked
+     * warp that can issue now among those ranked after the last visited. */
+    int32_t n = s->nready;
+    int32_t last = s->last;
+    memcpy(sm->order, s->ready, (size_t) n * sizeof *sm->order);
+    int64_t visited = INT64_MIN;
+    for (;;) {
+        int64_t best_rank = INT64_MAX;
+        Warp *w = NULL;
+        for (int32_t i = 0; i < n; i++) {
+            Warp *c = &sm->warps[sm->order[i]];
+            int64_t rank = scheduler_rank(sm->arch.policy, last, c->id, i);
+            if (rank <= visited || rank >= best_rank || !c->queued || ready_time(sm, c, now) > now) {
+                continue;
+            }
+            best_rank = rank;
+            w = c;
         }
+        if (w == NULL) {
+            break;
+        }
+        visited = best_rank;
         catch_up(sm, w, now);
         scheduler_take(s, w->id);
         w->queued = false;
@@ -182,14 +247,18 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
             break;
         }
     }
-    /* The next decision: when the scheduler is free and a warp can issue. */
+    /* The next decision: when the scheduler is free and a warp can issue.
+     * It is never before `floor` (the next cycle, or when the scheduler is
+     * free again), so the scan stops at the first warp ready by then: with
+     * many warps ready, the usual case, that spares asking the others. */
+    SimCycle floor = MAX(now + (s->next_free > now ? 0 : 1), s->next_free);
     SimCycle next = SIM_CYCLE_NEVER;
-    for (int32_t i = 0; i < s->nready; i++) {
+    for (int32_t i = 0; i < s->nready && next > floor; i++) {
         SimCycle t = ready_time(sm, &sm->warps[s->ready[i]], now);
         next = MIN(next, t);
     }
     if (next != SIM_CYCLE_NEVER) {
-        request_arbitration(sm, smsp, MAX(next, now + (s->next_free > now ? 0 : 1)));
+        request_arbitration(sm, smsp, MAX(next, floor));
     }
 }
 
@@ -215,6 +284,7 @@ void sm_warp_schedule(Sm *sm, Warp *w)
         return;
     }
     w->queued = true;
+    cache_ready(sm, w);
     scheduler_enqueue(&sm->smsp[w->smsp], w->id);
     request_arbitration(sm, w->smsp, ready_time(sm, w, sm->engine.now));
 }
@@ -734,6 +804,8 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     }
 
     sm->order = g_new0(int32_t, MAX(sm->nwarps, 1));
+    sm->ready_base = g_new0(SimCycle, MAX(sm->nwarps, 1));
+    sm->ready_cls = g_new0(int32_t, MAX(sm->nwarps, 1));
     sm->smsp = g_new0(Scheduler, arch->subpartitions);
     sm->arbitration = g_new0(SimTimer, arch->subpartitions);
     for (int64_t i = 0; i < arch->subpartitions; i++) {
@@ -905,6 +977,8 @@ void sm_free(Sm *sm)
     g_free(sm->clpipes);
     g_free(sm->class_map);
     g_free(sm->order);
+    g_free(sm->ready_base);
+    g_free(sm->ready_cls);
     g_free(sm->pipe_slot);
     g_free(sm->op_divs);
     g_free(sm->op_fuse);

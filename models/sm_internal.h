@@ -69,7 +69,7 @@ typedef struct {
  *  - engine: driven by sm_run; the interpreter arms its own timers (a
  *    wait_for's time-out, pipe_exec.c) and asks the SM for events
  *    (sm_schedule_action) and wake-ups (sm_split_wake).
- *  - smsp, arbitration, order: sm.c's arbitration; each Scheduler's pipe_free belongs to
+ *  - smsp, arbitration, order, ready_base, ready_cls: sm.c's arbitration; each Scheduler's pipe_free belongs to
  *    compute.c, which issues the instruction classes.
  *  - warps, blocks: the interpreter (warp.h lists its files), except each
  *    warp's accounting fields (sm_account) and `queued` (sm.c).
@@ -92,6 +92,13 @@ struct Sm {
     Scheduler *smsp;
     SimTimer *arbitration;   /* [subpartition] its next issue decision (sm.c) */
     int32_t *order;          /* scratch: ready warps in policy order */
+    /* [warp id] while the warp is queued: the part of its ready time that
+     * only its own issue changes (its split's ready_at, its busy_until and
+     * a started chain's input) and the instruction class whose pipe it
+     * waits for, or -1; set when it joins its list (sm_warp_schedule), so
+     * that arbitration reads two compact arrays instead of each warp. */
+    SimCycle *ready_base;
+    int32_t *ready_cls;
     Warp *warps;
     int32_t nwarps;
     Block *blocks;
