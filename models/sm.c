@@ -403,9 +403,9 @@ static void finalize_overlap(Sm *sm, SimCycle upto)
         int64_t best = -1;
         SimCycle c = SIM_CYCLE_NEVER;
         for (int64_t k = 0; k < n; k++) {
-            GArray *q = sm->compute_marks[k];
-            if (sm->mark_head[k] < q->len && g_array_index(q, SimCycle, sm->mark_head[k]) < c) {
-                c = g_array_index(q, SimCycle, sm->mark_head[k]);
+            const CycleQueue *q = &sm->compute_marks[k];
+            if (sm->mark_head[k] < q->len && q->v[sm->mark_head[k]] < c) {
+                c = q->v[sm->mark_head[k]];
                 best = k;
             }
         }
@@ -425,7 +425,9 @@ static void finalize_overlap(Sm *sm, SimCycle upto)
     }
     for (int64_t k = 0; k < n; k++) {
         if (sm->mark_head[k] > 1024) {
-            g_array_remove_range(sm->compute_marks[k], 0, sm->mark_head[k]);
+            CycleQueue *q = &sm->compute_marks[k];
+            memmove(q->v, q->v + sm->mark_head[k], (q->len - sm->mark_head[k]) * sizeof *q->v);
+            q->len -= sm->mark_head[k];
             sm->mark_head[k] = 0;
         }
     }
@@ -438,7 +440,12 @@ static void finalize_overlap(Sm *sm, SimCycle upto)
 
 void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
 {
-    g_array_append_val(sm->compute_marks[smsp], at);
+    CycleQueue *q = &sm->compute_marks[smsp];
+    if (q->len == q->cap) {
+        q->cap = MAX(2 * q->cap, 64u);
+        q->v = g_renew(SimCycle, q->v, q->cap);
+    }
+    q->v[q->len++] = at;
     if (++sm->marks_pending > 4096) {
         finalize_overlap(sm, sm->engine.now);
     }
@@ -739,11 +746,8 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->stats.threads_per_block = prog->block_threads;
     sm->actions = g_array_new(FALSE, TRUE, sizeof(Action));
     sm->copy_closed = g_array_new(FALSE, FALSE, sizeof(SimCycle));
-    sm->compute_marks = g_new0(GArray *, arch->subpartitions);
+    sm->compute_marks = g_new0(CycleQueue, arch->subpartitions);
     sm->mark_head = g_new0(guint, arch->subpartitions);
-    for (int64_t k = 0; k < arch->subpartitions; k++) {
-        sm->compute_marks[k] = g_array_new(FALSE, FALSE, sizeof(SimCycle));
-    }
     sm->smsp_live = g_new0(int32_t, arch->subpartitions);
     sm->free_action = -1;
     sm->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -992,7 +996,7 @@ void sm_free(Sm *sm)
         g_array_free(sm->copy_closed, TRUE);
     }
     for (int64_t k = 0; sm->compute_marks && k < sm->arch.subpartitions; k++) {
-        g_array_free(sm->compute_marks[k], TRUE);
+        g_free(sm->compute_marks[k].v);
     }
     g_free(sm->compute_marks);
     g_free(sm->mark_head);

@@ -83,6 +83,15 @@ typedef struct {
  *  - stats: counters incremented by every file; sm.c finalises them.
  *  - data_global: the functional model's bytes (ldst.c, async_copy.c,
  *    cl_exec.c). */
+/* A growable array of cycles, appended inline: a compute mark is noted
+ * per issued compute instruction, and g_array_append_val's call cost 5%
+ * of the host time of small programs. */
+typedef struct {
+    SimCycle *v;   /* owned */
+    guint len;
+    guint cap;
+} CycleQueue;
+
 struct Sm {
     const Program *prog;
     ArchParams arch;
@@ -124,7 +133,7 @@ struct Sm {
      * engine's clock (batched chains), finalised once the engine has passed
      * them.  Each sub-partition issues in cycle order, so one queue each,
      * merged at finalisation. */
-    GArray **compute_marks;  /* [subpartition] SimCycle queue */
+    CycleQueue *compute_marks; /* [subpartition] */
     guint *mark_head;        /* [subpartition] first unfinalised entry */
     guint marks_pending;
     SimCycle last_mark;      /* last finalised compute cycle + 1 */
