@@ -156,29 +156,36 @@ static void cache_ready(Sm *sm, Warp *w)
     sm->ready_cls[w->id] = cls;
 }
 
-/* Under check_invariants: the cached ready time t of warp w is the one
- * its state gives. */
+/* Under check_invariants: the cached ready time t of warp w, if queued,
+ * is the one its state gives (arbitration may ask about a warp it took
+ * off the list before it looks at `queued`, and ignores the answer). */
 static G_GNUC_NO_INLINE void check_ready_cache(Sm *sm, Warp *w, SimCycle now, SimCycle t)
 {
-    if (t != ready_time_of(sm, w, now)) {
+    if (w->queued && t != ready_time_of(sm, w, now)) {
         g_error("warp %d's cached ready time is stale at cycle %" G_GUINT64_FORMAT, w->id, now);
     }
 }
 
-/* ready_time_of from the cache, for a queued warp.  Under
+/* ready_time_of from the cache, for queued warp `id` of scheduler s; it
+ * reads no Warp, whose fields lie on cache lines kilobytes apart.  Under
  * check_invariants (the tests) it checks that nothing changed the warp
  * behind the cache's back. */
-static inline SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
+static inline SimCycle cached_ready_time(Sm *sm, const Scheduler *s, int32_t id, SimCycle now)
 {
-    SimCycle t = MAX(now, sm->ready_base[w->id]);
-    int32_t cls = sm->ready_cls[w->id];
+    SimCycle t = MAX(now, sm->ready_base[id]);
+    int32_t cls = sm->ready_cls[id];
     if (cls >= 0) {
-        t = MAX(t, sm->smsp[w->smsp].pipe_free[cls]);
+        t = MAX(t, s->pipe_free[cls]);
     }
     if (G_UNLIKELY(sm->opt.check_invariants)) {
-        check_ready_cache(sm, w, now, t);
+        check_ready_cache(sm, &sm->warps[id], now, t);
     }
     return t;
+}
+
+static inline SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
+{
+    return cached_ready_time(sm, &sm->smsp[w->smsp], w->id, now);
 }
 
 /* Brings a queued warp's accounting up to cycle now: after its own wait
@@ -223,13 +230,15 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
         int64_t best_rank = INT64_MAX;
         Warp *w = NULL;
         for (int32_t i = 0; i < n; i++) {
-            Warp *c = &sm->warps[sm->order[i]];
-            int64_t rank = scheduler_rank(sm->arch.policy, last, c->id, i);
-            if (rank <= visited || rank >= best_rank || !c->queued || ready_time(sm, c, now) > now) {
+            int32_t id = sm->order[i];
+            int64_t rank = scheduler_rank(sm->arch.policy, last, id, i);
+            /* Both tests are pure: the Warp is read last, for a candidate. */
+            if (rank <= visited || rank >= best_rank || cached_ready_time(sm, s, id, now) > now ||
+                !sm->warps[id].queued) {
                 continue;
             }
             best_rank = rank;
-            w = c;
+            w = &sm->warps[id];
         }
         if (w == NULL) {
             break;
@@ -254,7 +263,7 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
     SimCycle floor = MAX(now + (s->next_free > now ? 0 : 1), s->next_free);
     SimCycle next = SIM_CYCLE_NEVER;
     for (int32_t i = 0; i < s->nready && next > floor; i++) {
-        SimCycle t = ready_time(sm, &sm->warps[s->ready[i]], now);
+        SimCycle t = cached_ready_time(sm, s, s->ready[i], now);
         next = MIN(next, t);
     }
     if (next != SIM_CYCLE_NEVER) {
