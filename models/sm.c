@@ -47,6 +47,16 @@ SimRole sm_split_role(Sm *sm, Warp *w, Split *s)
     return role;
 }
 
+/* sm_split_role with its usual answer, the cached role, settled inline:
+ * sm_account asks it twice per issued instruction. */
+static inline SimRole split_role(Sm *sm, Warp *w, Split *s)
+{
+    if (s->status != SPLIT_FREE && s->mask != 0 && s->role >= 0) {
+        return (SimRole) s->role;
+    }
+    return sm_split_role(sm, w, s);
+}
+
 /* Adds [since, at) to the warp's current state. */
 void sm_account_flush(Warp *w, SimCycle at)
 {
@@ -82,7 +92,7 @@ void sm_account(Warp *w, SimWarpState st, SimCycle at)
     if (at < w->since) {
         at = w->since;
     }
-    SimRole role = w->live ? sm_split_role(sm, w, &w->split[w->focus]) : ROLE_NONE;
+    SimRole role = w->live ? split_role(sm, w, &w->split[w->focus]) : ROLE_NONE;
     /* --by line: the line of the operation the warp is at (issuing it, or
      * waiting to); a new line starts a new stretch. */
     int32_t line = 0;
