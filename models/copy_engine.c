@@ -6,6 +6,19 @@
 
 #include "sim/out/stats.h"
 
+/* log2(n) for a power of two n, else -1. */
+static int log2_exact(int64_t n)
+{
+    return n > 0 && (n & (n - 1)) == 0 ? __builtin_ctzll((unsigned long long) n) : -1;
+}
+
+/* a / d, by a shift where d is the power of two 1 << shift (shift >= 0):
+ * the 64-bit divisions were most of gather_lines' cost. */
+static inline uint64_t div_by(uint64_t a, int64_t d, int shift)
+{
+    return shift >= 0 ? a >> shift : a / (uint64_t) d;
+}
+
 void copy_engine_init(CopyEngine *c, const ArchParams *a)
 {
     memset(c, 0, sizeof *c);
@@ -14,6 +27,8 @@ void copy_engine_init(CopyEngine *c, const ArchParams *a)
     c->extra_latency = a->cp_async_extra_latency;
     c->line_bytes = a->line_bytes;
     c->sector_bytes = a->sector_bytes;
+    c->line_shift = log2_exact(a->line_bytes);
+    c->sector_shift = log2_exact(a->sector_bytes);
     c->cap = 64;
     c->inflight = g_new0(SimCycle, c->cap);
 }
@@ -40,20 +55,23 @@ static int64_t gather_lines(const CopyEngine *c, const int64_t *addr, uint32_t m
         uint64_t first = (uint64_t) addr[l];
         uint64_t last = first + (uint64_t) size - 1;
         for (uint64_t a = first; a <= last;) {
-            uint64_t line = a / (uint64_t) c->line_bytes;
-            uint64_t line_end = (line + 1) * (uint64_t) c->line_bytes - 1;
+            uint64_t line = div_by(a, c->line_bytes, c->line_shift);
+            uint64_t line_start = line * (uint64_t) c->line_bytes;
+            uint64_t line_end = line_start + (uint64_t) c->line_bytes - 1;
             uint64_t seg_end = MIN(last, line_end);
-            uint32_t s0 = (uint32_t) ((a % (uint64_t) c->line_bytes) / (uint64_t) c->sector_bytes);
-            uint32_t s1 = (uint32_t) ((seg_end % (uint64_t) c->line_bytes) / (uint64_t) c->sector_bytes);
+            uint32_t s0 = (uint32_t) div_by(a - line_start, c->sector_bytes, c->sector_shift);
+            uint32_t s1 = (uint32_t) div_by(seg_end - line_start, c->sector_bytes, c->sector_shift);
             uint32_t bits = (uint32_t) (((UINT64_C(1) << (s1 + 1)) - 1) & ~((UINT64_C(1) << s0) - 1));
+            /* Lines are distinct in out; neighbouring lanes mostly share
+             * the line found last, so the search runs backwards. */
             int64_t k;
-            for (k = 0; k < n; k++) {
+            for (k = n - 1; k >= 0; k--) {
                 if (out[k].line == line) {
                     out[k].sectors |= bits;
                     break;
                 }
             }
-            if (k == n) {
+            if (k < 0) {
                 out[n].line = line;
                 out[n].sectors = bits;
                 n++;

@@ -26,6 +26,7 @@ typedef struct {
     int64_t max_inflight;
     int64_t extra_latency;
     int64_t line_bytes, sector_bytes;
+    int line_shift, sector_shift; /* log2 of the sizes, or -1 where not a power of two */
     SimCycle lsu_free;     /* next cycle the LSU accepts an instruction */
     /* Completion cycles of line requests in flight, sorted ascending. */
     SimCycle *inflight;

@@ -303,12 +303,17 @@ Pipe *pipe_of_op(Sm *sm, Warp *w, const Op *op)
 /* Checks each lane's protocol state; returns false (run failed) on misuse. */
 static bool check_lanes(Sm *sm, Warp *w, Split *s, const Op *op, Pipe *p, uint8_t role_bits)
 {
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        if (!(s->mask & (1u << l))) {
-            continue;
-        }
+    for (LaneMask m = s->mask; m != 0; m &= m - 1) {
+        int l = __builtin_ctz(m);
         int64_t tid = w->tid0 + l;
         uint8_t before = p->role[tid];
+        /* The usual case, settled without a call: a made, active thread
+         * whose role is fixed and allows the operation (pipe_check_role
+         * would return NULL and change nothing). */
+        if ((p->flags[tid] & (PT_MADE | PT_ACTIVE)) == (PT_MADE | PT_ACTIVE) &&
+            (!p->block_scope || (before & role_bits) != 0)) {
+            continue;
+        }
         const char *err = pipe_check_role(p, tid, role_bits);
         if (err != NULL) {
             RULE(sm, w, 1u << l, op, "%s: %s", op_code_name(op->code), err);

@@ -30,6 +30,19 @@ void scheduler_enqueue(Scheduler *s, int32_t warp);
 /* The ready warps in the order the policy prefers them; returns the count
  * (out has room for nready). */
 int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out);
+/* The rank of a ready warp in the order scheduler_order gives (lower
+ * first), without sorting: `last` is s->last when the ready list was read
+ * and `pos` the warp's position in it then.  Ranks are distinct. */
+static inline int64_t scheduler_rank(SchedPolicy policy, int32_t last, int32_t warp, int32_t pos)
+{
+    if (policy == SCHED_GTO) {
+        /* The last warp first, then by age (arrival order). */
+        return warp == last ? -1 : pos;
+    }
+    /* Loose round-robin: ascending ids after the last one, then wrapping. */
+    return warp > last ? warp : (int64_t) warp + (1 << 30);
+}
+
 /* Removes warp from the ready list and records it as issued last. */
 void scheduler_take(Scheduler *s, int32_t warp);
 /* Removes warp from the list without recording an issue. */

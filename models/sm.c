@@ -47,6 +47,16 @@ SimRole sm_split_role(Sm *sm, Warp *w, Split *s)
     return role;
 }
 
+/* sm_split_role with its usual answer, the cached role, settled inline:
+ * sm_account asks it twice per issued instruction. */
+static inline SimRole split_role(Sm *sm, Warp *w, Split *s)
+{
+    if (s->status != SPLIT_FREE && s->mask != 0 && s->role >= 0) {
+        return (SimRole) s->role;
+    }
+    return sm_split_role(sm, w, s);
+}
+
 /* Adds [since, at) to the warp's current state. */
 void sm_account_flush(Warp *w, SimCycle at)
 {
@@ -82,7 +92,7 @@ void sm_account(Warp *w, SimWarpState st, SimCycle at)
     if (at < w->since) {
         at = w->since;
     }
-    SimRole role = w->live ? sm_split_role(sm, w, &w->split[w->focus]) : ROLE_NONE;
+    SimRole role = w->live ? split_role(sm, w, &w->split[w->focus]) : ROLE_NONE;
     /* --by line: the line of the operation the warp is at (issuing it, or
      * waiting to); a new line starts a new stretch. */
     int32_t line = 0;
@@ -128,11 +138,64 @@ static void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 
 /* The cycle a queued warp could issue: after its wait, its last issue and
  * its next instruction's pipe and operands. */
-static SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
+static SimCycle ready_time_of(Sm *sm, Warp *w, SimCycle now)
 {
     const Split *s = &w->split[w->focus];
     SimCycle issue = warp_issue_time(sm, w, now);
     return MAX(MAX(s->ready_at, w->busy_until), issue);
+}
+
+/* Caches the parts of a warp's ready time that only its own issue changes
+ * (ready_base, ready_cls); ready_time adds its sub-partition's pipe.  It
+ * mirrors warp_issue_time. */
+static void cache_ready(Sm *sm, Warp *w)
+{
+    const Split *s = &w->split[w->focus];
+    const Op *op = sm_op(sm, s->pc);
+    SimCycle base = MAX(s->ready_at, w->busy_until);
+    int32_t cls = -1;
+    if (op->code == OP_COMPUTE && s->status == SPLIT_RUNNABLE) {
+        if (s->step == 0) {
+            cls = sm->class_map[op->value];
+        } else {
+            cls = s->cls;
+            base = MAX(base, w->chain[s->chain_next]);
+        }
+    }
+    sm->ready_base[w->id] = base;
+    sm->ready_cls[w->id] = cls;
+}
+
+/* Under check_invariants: the cached ready time t of warp w, if queued,
+ * is the one its state gives (arbitration may ask about a warp it took
+ * off the list before it looks at `queued`, and ignores the answer). */
+static G_GNUC_NO_INLINE void check_ready_cache(Sm *sm, Warp *w, SimCycle now, SimCycle t)
+{
+    if (w->queued && t != ready_time_of(sm, w, now)) {
+        g_error("warp %d's cached ready time is stale at cycle %" G_GUINT64_FORMAT, w->id, now);
+    }
+}
+
+/* ready_time_of from the cache, for queued warp `id` of scheduler s; it
+ * reads no Warp, whose fields lie on cache lines kilobytes apart.  Under
+ * check_invariants (the tests) it checks that nothing changed the warp
+ * behind the cache's back. */
+static inline SimCycle cached_ready_time(Sm *sm, const Scheduler *s, int32_t id, SimCycle now)
+{
+    SimCycle t = MAX(now, sm->ready_base[id]);
+    int32_t cls = sm->ready_cls[id];
+    if (cls >= 0) {
+        t = MAX(t, s->pipe_free[cls]);
+    }
+    if (G_UNLIKELY(sm->opt.check_invariants)) {
+        check_ready_cache(sm, &sm->warps[id], now, t);
+    }
+    return t;
+}
+
+static inline SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
+{
+    return cached_ready_time(sm, &sm->smsp[w->smsp], w->id, now);
 }
 
 /* Brings a queued warp's accounting up to cycle now: after its own wait
@@ -164,12 +227,33 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
         request_arbitration(sm, smsp, s->next_free);
         return;
     }
-    int32_t n = scheduler_order(s, sm->arch.policy, sm->order);
-    for (int32_t i = 0; i < n; i++) {
-        Warp *w = &sm->warps[sm->order[i]];
-        if (!w->queued || ready_time(sm, w, now) > now) {
-            continue;
+    /* The ready warps are visited in policy order (scheduler_order), the
+     * first that can issue now issues; one that issues nothing lets the
+     * next in that order try.  Sorting them is not needed: between issues
+     * nothing changes, so the next visit that issues is the lowest-ranked
+     * warp that can issue now among those ranked after the last visited. */
+    int32_t n = s->nready;
+    int32_t last = s->last;
+    memcpy(sm->order, s->ready, (size_t) n * sizeof *sm->order);
+    int64_t visited = INT64_MIN;
+    for (;;) {
+        int64_t best_rank = INT64_MAX;
+        Warp *w = NULL;
+        for (int32_t i = 0; i < n; i++) {
+            int32_t id = sm->order[i];
+            int64_t rank = scheduler_rank(sm->arch.policy, last, id, i);
+            /* Both tests are pure: the Warp is read last, for a candidate. */
+            if (rank <= visited || rank >= best_rank || cached_ready_time(sm, s, id, now) > now ||
+                !sm->warps[id].queued) {
+                continue;
+            }
+            best_rank = rank;
+            w = &sm->warps[id];
         }
+        if (w == NULL) {
+            break;
+        }
+        visited = best_rank;
         catch_up(sm, w, now);
         scheduler_take(s, w->id);
         w->queued = false;
@@ -182,14 +266,18 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
             break;
         }
     }
-    /* The next decision: when the scheduler is free and a warp can issue. */
+    /* The next decision: when the scheduler is free and a warp can issue.
+     * It is never before `floor` (the next cycle, or when the scheduler is
+     * free again), so the scan stops at the first warp ready by then: with
+     * many warps ready, the usual case, that spares asking the others. */
+    SimCycle floor = MAX(now + (s->next_free > now ? 0 : 1), s->next_free);
     SimCycle next = SIM_CYCLE_NEVER;
-    for (int32_t i = 0; i < s->nready; i++) {
-        SimCycle t = ready_time(sm, &sm->warps[s->ready[i]], now);
+    for (int32_t i = 0; i < s->nready && next > floor; i++) {
+        SimCycle t = cached_ready_time(sm, s, s->ready[i], now);
         next = MIN(next, t);
     }
     if (next != SIM_CYCLE_NEVER) {
-        request_arbitration(sm, smsp, MAX(next, now + (s->next_free > now ? 0 : 1)));
+        request_arbitration(sm, smsp, MAX(next, floor));
     }
 }
 
@@ -215,6 +303,7 @@ void sm_warp_schedule(Sm *sm, Warp *w)
         return;
     }
     w->queued = true;
+    cache_ready(sm, w);
     scheduler_enqueue(&sm->smsp[w->smsp], w->id);
     request_arbitration(sm, w->smsp, ready_time(sm, w, sm->engine.now));
 }
@@ -333,9 +422,9 @@ static void finalize_overlap(Sm *sm, SimCycle upto)
         int64_t best = -1;
         SimCycle c = SIM_CYCLE_NEVER;
         for (int64_t k = 0; k < n; k++) {
-            GArray *q = sm->compute_marks[k];
-            if (sm->mark_head[k] < q->len && g_array_index(q, SimCycle, sm->mark_head[k]) < c) {
-                c = g_array_index(q, SimCycle, sm->mark_head[k]);
+            const CycleQueue *q = &sm->compute_marks[k];
+            if (sm->mark_head[k] < q->len && q->v[sm->mark_head[k]] < c) {
+                c = q->v[sm->mark_head[k]];
                 best = k;
             }
         }
@@ -355,7 +444,9 @@ static void finalize_overlap(Sm *sm, SimCycle upto)
     }
     for (int64_t k = 0; k < n; k++) {
         if (sm->mark_head[k] > 1024) {
-            g_array_remove_range(sm->compute_marks[k], 0, sm->mark_head[k]);
+            CycleQueue *q = &sm->compute_marks[k];
+            memmove(q->v, q->v + sm->mark_head[k], (q->len - sm->mark_head[k]) * sizeof *q->v);
+            q->len -= sm->mark_head[k];
             sm->mark_head[k] = 0;
         }
     }
@@ -368,7 +459,12 @@ static void finalize_overlap(Sm *sm, SimCycle upto)
 
 void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
 {
-    g_array_append_val(sm->compute_marks[smsp], at);
+    CycleQueue *q = &sm->compute_marks[smsp];
+    if (q->len == q->cap) {
+        q->cap = MAX(2 * q->cap, 64u);
+        q->v = g_renew(SimCycle, q->v, q->cap);
+    }
+    q->v[q->len++] = at;
     if (++sm->marks_pending > 4096) {
         finalize_overlap(sm, sm->engine.now);
     }
@@ -669,11 +765,8 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->stats.threads_per_block = prog->block_threads;
     sm->actions = g_array_new(FALSE, TRUE, sizeof(Action));
     sm->copy_closed = g_array_new(FALSE, FALSE, sizeof(SimCycle));
-    sm->compute_marks = g_new0(GArray *, arch->subpartitions);
+    sm->compute_marks = g_new0(CycleQueue, arch->subpartitions);
     sm->mark_head = g_new0(guint, arch->subpartitions);
-    for (int64_t k = 0; k < arch->subpartitions; k++) {
-        sm->compute_marks[k] = g_array_new(FALSE, FALSE, sizeof(SimCycle));
-    }
     sm->smsp_live = g_new0(int32_t, arch->subpartitions);
     sm->free_action = -1;
     sm->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -734,6 +827,8 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     }
 
     sm->order = g_new0(int32_t, MAX(sm->nwarps, 1));
+    sm->ready_base = g_new0(SimCycle, MAX(sm->nwarps, 1));
+    sm->ready_cls = g_new0(int32_t, MAX(sm->nwarps, 1));
     sm->smsp = g_new0(Scheduler, arch->subpartitions);
     sm->arbitration = g_new0(SimTimer, arch->subpartitions);
     for (int64_t i = 0; i < arch->subpartitions; i++) {
@@ -905,6 +1000,8 @@ void sm_free(Sm *sm)
     g_free(sm->clpipes);
     g_free(sm->class_map);
     g_free(sm->order);
+    g_free(sm->ready_base);
+    g_free(sm->ready_cls);
     g_free(sm->pipe_slot);
     g_free(sm->op_divs);
     g_free(sm->op_fuse);
@@ -918,7 +1015,7 @@ void sm_free(Sm *sm)
         g_array_free(sm->copy_closed, TRUE);
     }
     for (int64_t k = 0; sm->compute_marks && k < sm->arch.subpartitions; k++) {
-        g_array_free(sm->compute_marks[k], TRUE);
+        g_free(sm->compute_marks[k].v);
     }
     g_free(sm->compute_marks);
     g_free(sm->mark_head);

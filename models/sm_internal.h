@@ -69,7 +69,7 @@ typedef struct {
  *  - engine: driven by sm_run; the interpreter arms its own timers (a
  *    wait_for's time-out, pipe_exec.c) and asks the SM for events
  *    (sm_schedule_action) and wake-ups (sm_split_wake).
- *  - smsp, arbitration, order: sm.c's arbitration; each Scheduler's pipe_free belongs to
+ *  - smsp, arbitration, order, ready_base, ready_cls: sm.c's arbitration; each Scheduler's pipe_free belongs to
  *    compute.c, which issues the instruction classes.
  *  - warps, blocks: the interpreter (warp.h lists its files), except each
  *    warp's accounting fields (sm_account) and `queued` (sm.c).
@@ -83,6 +83,15 @@ typedef struct {
  *  - stats: counters incremented by every file; sm.c finalises them.
  *  - data_global: the functional model's bytes (ldst.c, async_copy.c,
  *    cl_exec.c). */
+/* A growable array of cycles, appended inline: a compute mark is noted
+ * per issued compute instruction, and g_array_append_val's call cost 5%
+ * of the host time of small programs. */
+typedef struct {
+    SimCycle *v;   /* owned */
+    guint len;
+    guint cap;
+} CycleQueue;
+
 struct Sm {
     const Program *prog;
     ArchParams arch;
@@ -92,6 +101,13 @@ struct Sm {
     Scheduler *smsp;
     SimTimer *arbitration;   /* [subpartition] its next issue decision (sm.c) */
     int32_t *order;          /* scratch: ready warps in policy order */
+    /* [warp id] while the warp is queued: the part of its ready time that
+     * only its own issue changes (its split's ready_at, its busy_until and
+     * a started chain's input) and the instruction class whose pipe it
+     * waits for, or -1; set when it joins its list (sm_warp_schedule), so
+     * that arbitration reads two compact arrays instead of each warp. */
+    SimCycle *ready_base;
+    int32_t *ready_cls;
     Warp *warps;
     int32_t nwarps;
     Block *blocks;
@@ -117,7 +133,7 @@ struct Sm {
      * engine's clock (batched chains), finalised once the engine has passed
      * them.  Each sub-partition issues in cycle order, so one queue each,
      * merged at finalisation. */
-    GArray **compute_marks;  /* [subpartition] SimCycle queue */
+    CycleQueue *compute_marks; /* [subpartition] */
     guint *mark_head;        /* [subpartition] first unfinalised entry */
     guint marks_pending;
     SimCycle last_mark;      /* last finalised compute cycle + 1 */

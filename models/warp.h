@@ -98,10 +98,10 @@ struct Warp {
     LaneMask exists;         /* lanes that are threads of the block */
     LaneMask live;           /* not exited */
     int64_t *vals;           /* variable slots */
-    Split split[MAX_SPLITS];
+    /* The fields every issue reads (scheduling and accounting) come before
+     * the splits, so that they share cache lines with split[0], the focus
+     * of a converged warp: a Warp is about 6 KB. */
     int32_t focus;           /* the split the warp runs */
-    Frame *frames;
-    int32_t nframes;
     bool queued;             /* in its scheduler's ready list */
     SimCycle busy_until;     /* end of its last issue */
     SimWarpState state;      /* accounting: current state and since when */
@@ -110,6 +110,9 @@ struct Warp {
     int32_t stage;           /* ... and the pipeline stage of that operation, or -1 (warp_op_place) */
     const char *barrier;     /* ... and the barrier it names, or NULL (borrowed from the program) */
     SimCycle since;
+    Split split[MAX_SPLITS];
+    Frame *frames;
+    int32_t nframes;
     SimCycle exit_cycle;
     SimCycle lane_open[SIM_WARP_SIZE];   /* uncommitted cp.async completion per lane */
     SimCycle lane_copies[SIM_WARP_SIZE]; /* every cp.async of the lane completed by then */
