@@ -59,9 +59,9 @@ START_TEST(uniformity)
 END_TEST
 
 /* A lane-dependent branch around a pipeline wait lets a warp's paths run
- * apart through the loops around it (sched.wait_yields): what those loops
- * assign is kept per lane, the loop's own counter included; a loop around
- * a branch without a wait stays uniform. */
+ * apart (sched.wait_yields): through the loops around it, the loop's own
+ * counter included, and through everything after it, so what those assign
+ * is kept per lane; what comes before it stays uniform. */
 START_TEST(loops_whose_paths_run_apart_are_varying)
 {
     char *msg;
@@ -70,16 +70,18 @@ START_TEST(loops_whose_paths_run_apart_are_varying)
                          "var block = cooperative_groups::this_thread_block()\n"
                          "var role = threadIdx.x % 2 == 0 ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer\n"
                          "var pipe = cuda::make_pipeline(block, &st, role)\n"
+                         "var m = 0\nfor k in 0 .. 4\n  m += 1\n  if threadIdx.x < 5\n    m += 0\n  end\nend\n"
                          "var n = 0\n"
                          "for b in 0 .. 4\n  n += 1\n"
                          "  if (role == cuda::pipeline_role::consumer)\n    pipe.consumer_wait()\n"
                          "    pipe.consumer_release()\n  end\nend\n"
-                         "var m = 0\nfor k in 0 .. 4\n  m += 1\n  if threadIdx.x < 5\n    m += 0\n  end\nend\n",
+                         "var after = 1\n",
                          NULL, &msg);
     ck_assert_msg(p != NULL, "%s", msg);
+    ck_assert(!var_named(p, "k")->varying);
     ck_assert(var_named(p, "b")->varying);
     ck_assert(var_named(p, "n")->varying);
-    ck_assert(!var_named(p, "k")->varying);
+    ck_assert(var_named(p, "after")->varying);
     free_prog(p);
 }
 END_TEST

@@ -189,7 +189,7 @@ static bool compile_assign(Compiler *c, const Stmt *s)
 }
 
 static bool waits_in(const Compiler *c, guint from);
-static void mark_loops_apart(Compiler *c);
+static void mark_apart(Compiler *c, const Stmt *branch);
 
 static bool compile_stmt(Compiler *c, const Stmt *s)
 {
@@ -248,7 +248,14 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
             return false;
         }
         if (cond->varying && waits_in(c, body_start)) {
-            mark_loops_apart(c);
+            mark_apart(c, s);
+        }
+        if (!c->after_apart && g_hash_table_contains(c->apart, s)) {
+            /* Past the branch the paths may run apart to the end of the
+             * program (try_merge lets a path pass every join while the
+             * others wait): what any of them assigns is kept per lane. */
+            c->after_apart = true;
+            c->varying_control++;
         }
         if (jump >= 0) {
             comp_op_at(c, jump)->target = comp_here(c);
@@ -324,9 +331,14 @@ static bool waits_in(const Compiler *c, guint from)
 
 /* A lane-dependent branch around such a wait: with sched.wait_yields the
  * waiting path lets the warp's other paths go on past the branch, so the
- * paths of every loop around it may run apart (simt.c's try_merge). */
-static void mark_loops_apart(Compiler *c)
+ * paths of every loop around it, and everything after it, may run apart
+ * (simt.c's try_merge). */
+static void mark_apart(Compiler *c, const Stmt *branch)
 {
+    if (!g_hash_table_contains(c->apart, branch)) {
+        g_hash_table_add(c->apart, (gpointer) branch);
+        c->changed = true;
+    }
     for (guint i = 0; i < c->loops->len; i++) {
         gpointer loop = g_ptr_array_index(c->loops, i);
         if (!g_hash_table_contains(c->apart, loop)) {

@@ -78,7 +78,9 @@ typedef struct {
     int inline_depth;
     int loop_depth;
     GPtrArray *loops;      /* const Stmt*: the loops around the code, innermost last (not owned) */
-    GHashTable *apart;     /* const Stmt* set: loops whose paths may run apart, from earlier passes */
+    GHashTable *apart;     /* const Stmt* set: loops whose paths may run apart, and the branches that let
+                            * them (a lane-dependent branch around an mbarrier wait), from earlier passes */
+    bool after_apart;      /* this pass is past such a branch: everything from here on is lane-dependent */
     bool params_only;      /* instantiate the parameters, nothing else (program_peek_param) */
     int pipeline_sites;    /* make_pipeline operations emitted in this pass */
     int64_t mbarriers;     /* declared: barriers and two per pipeline stage */

@@ -515,6 +515,8 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
         reset_body(p);
         g_ptr_array_set_size(p->nodes, instance_nodes);
         c.changed = false;
+        c.varying_control = 0;
+        c.after_apart = false;
         c.pipeline_sites = 0;
         g_ptr_array_set_size(c.scopes, 0);
         comp_push_scope(&c);
