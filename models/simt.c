@@ -77,14 +77,13 @@ void simt_refocus(Warp *w)
     }
 }
 
-/* True when every lane of `lanes` is on a path blocked in an mbarrier
- * wait: a try_wait loop, whose YIELD lets the warp's other paths run. */
+/* True when every lane of `lanes` is on a path waiting on an mbarrier. */
 static bool waiting_on_mbarriers(const Warp *w, LaneMask lanes)
 {
     for (int32_t i = 0; i < MAX_SPLITS && lanes != 0; i++) {
         const Split *s = &w->split[i];
         if (s->status != SPLIT_FREE && (s->mask & lanes) != 0) {
-            if (s->status != SPLIT_BLOCKED || s->wait != WAIT_MBAR) {
+            if (!simt_waits_on_mbarrier(s)) {
                 return false;
             }
             lanes &= ~s->mask;

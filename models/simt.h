@@ -35,6 +35,13 @@ void simt_recheck_merges(Warp *w, SimCycle t);
  * SmOptions.check_invariants asserts them after every issue (the test
  * suites do). */
 const char *simt_check(const Warp *w);
+/* True for a path blocked in an mbarrier wait: a try_wait loop, which
+ * yields its warp to the other paths (sched.wait_yields). */
+static inline bool simt_waits_on_mbarrier(const Split *s)
+{
+    return s->status == SPLIT_BLOCKED && s->wait == WAIT_MBAR;
+}
+
 /* Split s blocks from cycle t on a barrier or a collective (kind, obj,
  * value, token say which) and is charged `reason` until it is woken. */
 void simt_block(Warp *w, Split *s, WaitKind kind, SimWarpState reason, int32_t obj, uint64_t value,

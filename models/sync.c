@@ -34,7 +34,7 @@ SimCycle sync_mbar_wait_at(Sm *sm, SimCycle t)
 static SimCycle diverged_wake(const Sm *sm, const Warp *w, int32_t si)
 {
     for (int32_t j = 0; j < MAX_SPLITS; j++) {
-        if (j != si && w->split[j].status == SPLIT_BLOCKED && w->split[j].wait == WAIT_MBAR) {
+        if (j != si && simt_waits_on_mbarrier(&w->split[j])) {
             return (SimCycle) sm->arch.mbar_wake_diverged;
         }
     }

@@ -189,10 +189,16 @@ static bool compile_assign(Compiler *c, const Stmt *s)
 }
 
 static bool waits_in(const Compiler *c, guint from);
-static void mark_apart(Compiler *c, const Stmt *branch);
 
 static bool compile_stmt(Compiler *c, const Stmt *s)
 {
+    if (s == c->apart_from && !c->after_apart) {
+        /* From here the paths of a warp may run apart to the end of the
+         * program (try_merge lets a path pass every join while the others
+         * wait on mbarriers): what any of them assigns is kept per lane. */
+        c->after_apart = true;
+        c->varying_control++;
+    }
     switch (s->kind) {
     case ST_VAR:
         return compile_var(c, s);
@@ -247,15 +253,13 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
         if (!ok) {
             return false;
         }
-        if (cond->varying && waits_in(c, body_start)) {
-            mark_apart(c, s);
-        }
-        if (!c->after_apart && g_hash_table_contains(c->apart, s)) {
-            /* Past the branch the paths may run apart to the end of the
-             * program (try_merge lets a path pass every join while the
-             * others wait): what any of them assigns is kept per lane. */
-            c->after_apart = true;
-            c->varying_control++;
+        if (cond->varying && c->apart_from == NULL && waits_in(c, body_start)) {
+            /* A lane-dependent branch around such a wait: with
+             * sched.wait_yields the waiting path lets the warp's other
+             * paths go on past it, so they may run apart from the start of
+             * the outermost loop around it on (the next pass). */
+            c->apart_from = c->outer_loop != NULL ? c->outer_loop : s;
+            c->changed = true;
         }
         if (jump >= 0) {
             comp_op_at(c, jump)->target = comp_here(c);
@@ -279,18 +283,20 @@ static bool compile_stmt(Compiler *c, const Stmt *s)
             return false;
         }
         comp_op_at(c, head)->e[0] = cond;
-        /* A loop whose paths may run apart is lane-dependent control flow:
-         * what its iterations assign differs between the paths. */
-        int apart = cond->varying || g_hash_table_contains(c->apart, s);
-        c->varying_control += apart;
+        c->varying_control += cond->varying;
         c->loop_depth++;
-        g_ptr_array_add(c->loops, (gpointer) s);
+        bool outermost = c->outer_loop == NULL;
+        if (outermost) {
+            c->outer_loop = s;
+        }
         comp_push_scope(c);
         bool ok = comp_end_scope(c, compile_block(c, s->body));
         ok = ok && (s->step == NULL || compile_stmt(c, s->step));
-        g_ptr_array_remove_index(c->loops, c->loops->len - 1);
+        if (outermost) {
+            c->outer_loop = NULL;
+        }
         c->loop_depth--;
-        c->varying_control -= apart;
+        c->varying_control -= cond->varying;
         int back = ok ? comp_emit(c, OP_JUMP, s->loc) : -1;
         comp_pop_scope(c);
         if (back < 0) {
@@ -327,25 +333,6 @@ static bool waits_in(const Compiler *c, guint from)
         }
     }
     return false;
-}
-
-/* A lane-dependent branch around such a wait: with sched.wait_yields the
- * waiting path lets the warp's other paths go on past the branch, so the
- * paths of every loop around it, and everything after it, may run apart
- * (simt.c's try_merge). */
-static void mark_apart(Compiler *c, const Stmt *branch)
-{
-    if (!g_hash_table_contains(c->apart, branch)) {
-        g_hash_table_add(c->apart, (gpointer) branch);
-        c->changed = true;
-    }
-    for (guint i = 0; i < c->loops->len; i++) {
-        gpointer loop = g_ptr_array_index(c->loops, i);
-        if (!g_hash_table_contains(c->apart, loop)) {
-            g_hash_table_add(c->apart, loop);
-            c->changed = true;
-        }
-    }
 }
 
 bool compile_block(Compiler *c, GPtrArray *stmts)

@@ -77,10 +77,11 @@ typedef struct {
     bool changed;          /* some variable became varying in this pass */
     int inline_depth;
     int loop_depth;
-    GPtrArray *loops;      /* const Stmt*: the loops around the code, innermost last (not owned) */
-    GHashTable *apart;     /* const Stmt* set: loops whose paths may run apart, and the branches that let
-                            * them (a lane-dependent branch around an mbarrier wait), from earlier passes */
-    bool after_apart;      /* this pass is past such a branch: everything from here on is lane-dependent */
+    const Stmt *outer_loop; /* the outermost loop around the code, or NULL */
+    const Stmt *apart_from; /* where a warp's paths may start to run apart, found by an earlier pass: the
+                             * outermost loop around the first lane-dependent branch around an mbarrier
+                             * wait, or that branch; NULL when none */
+    bool after_apart;      /* this pass has reached apart_from: everything from there is lane-dependent */
     bool params_only;      /* instantiate the parameters, nothing else (program_peek_param) */
     int pipeline_sites;    /* make_pipeline operations emitted in this pass */
     int64_t mbarriers;     /* declared: barriers and two per pipeline stage */

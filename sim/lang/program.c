@@ -478,8 +478,6 @@ bool program_peek_param(const Trace *trace, const GArray *overrides, const char 
     c.globals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     c.scopes = g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref);
     c.decl_varying = g_array_new(FALSE, TRUE, sizeof(gboolean));
-    c.loops = g_ptr_array_new();
-    c.apart = g_hash_table_new(g_direct_hash, g_direct_equal);
     bool ok = instantiate(&c, overrides) && g_hash_table_contains(p->params, name);
     if (ok) {
         *out = program_param(p, name, 0);
@@ -488,8 +486,6 @@ bool program_peek_param(const Trace *trace, const GArray *overrides, const char 
     g_hash_table_unref(c.globals);
     g_ptr_array_free(c.scopes, TRUE);
     g_array_free(c.decl_varying, TRUE);
-    g_ptr_array_free(c.loops, TRUE);
-    g_hash_table_unref(c.apart);
     return ok;
 }
 
@@ -505,8 +501,6 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
     c.globals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     c.scopes = g_ptr_array_new_with_free_func((GDestroyNotify) g_hash_table_unref);
     c.decl_varying = g_array_new(FALSE, TRUE, sizeof(gboolean));
-    c.loops = g_ptr_array_new();
-    c.apart = g_hash_table_new(g_direct_hash, g_direct_equal);
     bool ok = instantiate(&c, overrides);
     /* Nodes made from here on belong to one pass and are dropped with it. */
     guint instance_nodes = p->nodes->len;
@@ -551,8 +545,6 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
     g_hash_table_unref(c.globals);
     g_ptr_array_free(c.scopes, TRUE);
     g_array_free(c.decl_varying, TRUE);
-    g_ptr_array_free(c.loops, TRUE);
-    g_hash_table_unref(c.apart);
     if (!ok) {
         return NULL;
     }
