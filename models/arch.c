@@ -83,6 +83,7 @@ static const KeyDef keys[] = {
     { "cp_async", "extra_latency", K_INT, F(cp_async_extra_latency), 0, 10000, "cp.async latency beyond a load's" },
     { "cp_async", "warp_shared_groups", K_BOOL, F(cp_async_warp_groups), 0, 0, "commit groups shared by a warp (sm_80)" },
     { "bulk", "issue_latency", K_INT, F(bulk_issue_latency), 0, 100000, "bulk copy set-up latency (cycles)" },
+    { "bulk", "issue_cycles", K_INT, F(bulk_issue_cycles), 0, 100000, "cycles the issuing warp spends on each bulk copy (the elected thread's copy code)" },
     { "bulk", "bytes_per_clk", K_DOUBLE, F(bulk_bytes_per_clk), 0.1, 4096, "bulk copy engine bytes per cycle" },
     { "bulk", "chunk_bytes", K_INT, F(bulk_chunk_bytes), 16, 1 << 20, "bytes per bulk memory request" },
     { "barrier", "syncthreads_base", K_INT, F(syncthreads_base), 0, 100000, "__syncthreads cost, fixed part" },

@@ -91,6 +91,7 @@ typedef struct {
     bool wait_yields;             /* a path waiting on an mbarrier lets its warp's other paths run past their join */
 
     int64_t bulk_issue_latency;
+    int64_t bulk_issue_cycles;   /* the issuing warp's own cycles a bulk copy (elect loop, UBLKCP) */
     double bulk_bytes_per_clk;
     int64_t bulk_chunk_bytes;
 

@@ -1,7 +1,10 @@
 /* test_async_copy.c: memcpy_async's copy path (models/async_copy.c), as
  * libcudacxx dispatches it (docs/semantics.md, "memcpy_async").  One TCase
  * per behaviour; each names the SPEC tag of the rule it proves. */
-#include "test_util.h"
+#include "test_step.h"
+
+#include "models/async_copy.h"
+#include "models/sync.h"
 
 /* Runs a trace text on an architecture (NULL: h100); fails the test if the
  * run fails. */
@@ -42,6 +45,36 @@ START_TEST(barrier_copy_is_bulk_on_sm90)
     ck_assert_uint_eq(s->cp_async_bytes, 0);
     ck_assert_uint_eq(s->sync_bytes, 0);
     test_run_clear(&tr);
+}
+END_TEST
+
+/* The bulk copy's issue cost lands on the warp of the elected thread
+ * (bulk.issue_cycles: its elect loop and copy code, scripts/calib/tiles.cu);
+ * the group's other warps branch past the copy code and pay neither that
+ * nor cp_async.call_cycles, the group dispatch of the cp.async path. */
+START_TEST(bulk_issue_holds_the_electing_warp)
+{
+    static const char *const sets[] = { "bulk.issue_cycles=70", "cp_async.call_cycles=25", NULL };
+    Bench b;
+    bench_open(&b, "smpipe 1\nblock 64\nshared int4 s[64]\nglobal int4 g[64]\nbarrier bar\n"
+                   "if threadIdx.x == 0\n    init(bar, block.size())\nend\n"
+                   "memcpy_async(block, s, g, sizeof(int4) * 64, bar)\n",
+               NULL, sets, false, sync_exec_mbarrier);
+    int64_t cost;
+    Split *s0 = &bench_warp(&b, 0)->split[0];
+    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_BAR_INIT, 0), 10, &cost), STEP_ISSUED);
+    b.exec = async_exec_memcpy;
+    const Op *copy = bench_op(&b, OP_MEMCPY, 0);
+    s0->step = 0;
+    ck_assert_int_eq(bench_step(&b, 0, copy, 100, &cost), STEP_ISSUED);
+    ck_assert_int_eq(s0->pc, bench_pc(&b, copy) + 1);
+    ck_assert_uint_eq(s0->ready_at, 100 + 1 + 70);
+    Split *s1 = &bench_warp(&b, 1)->split[0];
+    ck_assert_int_eq(bench_step(&b, 1, copy, 100, &cost), STEP_ISSUED);
+    ck_assert_int_eq(s1->pc, bench_pc(&b, copy) + 1);
+    ck_assert_uint_eq(s1->ready_at, 100 + 1);
+    ck_assert_uint_eq(b.sm->bulk.copies, 1);
+    bench_close(&b);
 }
 END_TEST
 
@@ -357,6 +390,7 @@ int main(void)
 {
     Suite *s = suite_create("async_copy");
     suite_add_tcase(s, tcase_of("bulk_on_sm90", barrier_copy_is_bulk_on_sm90));
+    suite_add_tcase(s, tcase_of("bulk_issue_hold", bulk_issue_holds_the_electing_warp));
     suite_add_tcase(s, tcase_of("cp_async_on_sm80", barrier_copy_is_cp_async_on_sm80));
     suite_add_tcase(s, tcase_of("pipeline_never_bulk", pipeline_copy_is_never_bulk));
     suite_add_tcase(s, tcase_of("cooperative_groups", cooperative_groups_copy_is_cp_async));

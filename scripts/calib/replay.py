@@ -16,6 +16,9 @@ S copies that fill it, so the rate counts them too), the latency is
 W x S x 512 / rate by Little's law.
 spec.cu (H100): the guide's with_specialized_staging_unified alone on an SM,
 512 batches, roles by lane (the guide) or by warp (replay/spec.trace).
+tiles.cu: the campaign's gemm_tiles (cp.async) and gemm_tiles_bulk (bulk
+copies) alone on an SM, 512 batches of 4-byte elements and 4 KiB tiles: the
+traces themselves (traces/gemm_tiles*.trace), cycles a batch.
 """
 import argparse
 import json
@@ -41,8 +44,9 @@ def measured(gpu, name="loaded"):
 
 
 def cycles(smpipe, gpu, trace, sets, extra):
-    """The simulated cycles of scripts/calib/replay/TRACE with --set SETS."""
-    cmd = [smpipe, "run", os.path.join(ROOT, "scripts", "calib", "replay", trace), "-q", "--json", "-",
+    """The simulated cycles of scripts/calib/replay/TRACE (a path from the
+    repository root when it has a slash) with --set SETS."""
+    cmd = [smpipe, "run", os.path.join(ROOT, trace) if "/" in trace else os.path.join(ROOT, "scripts", "calib", "replay", trace), "-q", "--json", "-",
            "--no-race-check", "--arch", gpu]
     for kv in sets:
         cmd += ["--set", kv]
@@ -103,6 +107,49 @@ def spec(smpipe, gpu, extra):
     return errs
 
 
+def tiles(smpipe, gpu, extra):
+    """The tiles.cu table: cycles a batch by stage count for each copy
+    engine, block size, compute and mode; the faster engine named at each
+    point the GPU separates by 5% or more.  None without a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "tiles_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "tiles")
+    stages = (1, 2, 3, 4, 8)
+    print("| engine | threads | IMADs | mode | " + " | ".join("S%d measured / simulated" % s for s in stages) + " |")
+    print("| --- | --- | --- | --- | " + " | ".join("---" for _ in stages) + " |")
+    errs, sims = {"cpa": [], "bulk": []}, {}
+    for eng, trace in (("cpa", "traces/gemm_tiles.trace"), ("bulk", "traces/gemm_tiles_bulk.trace")):
+        for t in (64, 128, 512):
+            for c in (0, 16):
+                for mode in ("cold", "warm"):
+                    cells = []
+                    for s in stages:
+                        key = "tiles.%s.S%d.T%d.C%d.%s.batch" % (eng, s, t, c, mode)
+                        sets = ["threads=%d" % t, "stages=%d" % s, "compute_iters=%d" % c, "elem_bytes=4",
+                                "tile_bytes=4096", "batches=512", "mem.source=%s" % ("dram" if mode == "cold" else "l2")]
+                        sim = cycles(smpipe, gpu, trace, sets, extra) / 512.0
+                        sims[key] = sim
+                        errs[eng].append(100.0 * (sim - meas[key]) / meas[key])
+                        cells.append("%.0f / %.0f" % (meas[key], sim))
+                    print("| %s | %d | %d | %s | %s |" % (eng, t, c, mode, " | ".join(cells)))
+    print()
+    right = total = 0
+    for key in sims:
+        if key.startswith("tiles.cpa."):
+            other = key.replace("tiles.cpa.", "tiles.bulk.")
+            mc, mb = meas[key], meas[other]
+            if abs(mc - mb) >= 0.05 * min(mc, mb):
+                total += 1
+                right += (mc < mb) == (sims[key] < sims[other])
+    for eng, what in (("cpa", "gemm_tiles (cp.async)"), ("bulk", "gemm_tiles_bulk (bulk copies)")):
+        e = errs[eng]
+        print("%s tiles, %s: MAPE %.1f%%, signed %+.1f%% over %d cases." % (gpu.upper(), what,
+              sum(abs(x) for x in e) / len(e), sum(e) / len(e), len(e)))
+    print("%s tiles: the faster engine named at %d of the %d points the GPU separates by 5%%." % (gpu.upper(), right, total))
+    print()
+    return errs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
@@ -114,6 +161,7 @@ def main():
           sum(e) / len(e), len(e)))
     print()
     spec(a.smpipe, a.gpu, a.extra)
+    tiles(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
