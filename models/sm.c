@@ -649,7 +649,35 @@ uint32_t sm_initial_word(int32_t buffer, int64_t word)
     return (uint32_t) (x ^ (x >> 31));
 }
 
-static int32_t count_divisions(const ExprNode *n)
+/* Whether n reads a variable whose first value slot is set in `written`
+ * (NULL: none is). */
+static bool reads_written(const ExprNode *n, const GHashTable *written)
+{
+    if (n == NULL || written == NULL) {
+        return false;
+    }
+    if (n->kind == EN_VAR && g_hash_table_contains((GHashTable *) written, GINT_TO_POINTER(n->var + 1))) {
+        return true;
+    }
+    return reads_written(n->a, written) || reads_written(n->b, written) || reads_written(n->c, written);
+}
+
+static bool same_expr(const ExprNode *a, const ExprNode *b)
+{
+    if (a == NULL || b == NULL) {
+        return a == b;
+    }
+    return a->kind == b->kind && a->op == b->op && a->var == b->var && a->value == b->value && same_expr(a->a, b->a) &&
+           same_expr(a->b, b->b) && same_expr(a->c, b->c);
+}
+
+/* Divisions and modulos n evaluates, except by constant powers of two and,
+ * inside a loop, those whose operands the loop never changes: nvcc hoists
+ * such a loop-invariant division out of the loop and computes it once
+ * (`written`: the value slots the innermost loop around the operation
+ * assigns, NULL outside loops; `hoisted` collects the distinct invariant
+ * ones, to be charged once a loop entry). */
+static int32_t count_divisions(const ExprNode *n, const GHashTable *written, bool in_loop, GPtrArray *hoisted)
 {
     if (n == NULL) {
         return 0;
@@ -658,9 +686,88 @@ static int32_t count_divisions(const ExprNode *n)
     if (n->kind == EN_BINARY && (n->op == '/' || n->op == '%')) {
         const ExprNode *d = n->b;
         bool pow2 = d->kind == EN_CONST && d->value > 0 && (d->value & (d->value - 1)) == 0;
-        here = !pow2;
+        if (!pow2 && in_loop && !reads_written(n, written)) {
+            bool seen = false;
+            for (guint i = 0; i < hoisted->len && !seen; i++) {
+                seen = same_expr(g_ptr_array_index(hoisted, i), n);
+            }
+            if (!seen) {
+                g_ptr_array_add(hoisted, (gpointer) n);
+            }
+        } else {
+            here = !pow2;
+        }
     }
-    return here + count_divisions(n->a) + count_divisions(n->b) + count_divisions(n->c);
+    return here + count_divisions(n->a, written, in_loop, hoisted) + count_divisions(n->b, written, in_loop, hoisted) +
+           count_divisions(n->c, written, in_loop, hoisted);
+}
+
+/* The value slots (plus one, as hash keys) that operations first..last-1
+ * assign.  Returns a new set (g_hash_table_unref). */
+static GHashTable *slots_written(const Program *prog, guint first, guint last)
+{
+    GHashTable *w = g_hash_table_new(NULL, NULL);
+    for (guint j = first; j < last && j < prog->ops->len; j++) {
+        const Op *op = &g_array_index(prog->ops, Op, j);
+        if (op->var >= 0) {
+            int32_t slot = g_array_index(prog->vars, ProgVar, op->var).slot;
+            g_hash_table_add(w, GINT_TO_POINTER(slot + 1));
+        }
+    }
+    return w;
+}
+
+/* sm->op_divs: for each operation, the divisions count_divisions charges
+ * it, each inside the innermost loop around it; a loop's OP_LOOP_ENTER is
+ * charged the distinct invariant divisions of the operations whose
+ * innermost loop it is.  Returns a new array (g_free). */
+static int32_t *divisions_by_op(const Program *prog)
+{
+    guint n = prog->ops->len;
+    int32_t *divs = g_new0(int32_t, MAX(n, 1u));
+    /* inner[i]: the OP_LOOP_ENTER of the innermost loop around i, or -1. */
+    g_autofree int32_t *inner = g_new(int32_t, MAX(n, 1u));
+    for (guint i = 0; i < n; i++) {
+        inner[i] = -1;
+    }
+    for (guint e = 0; e < n; e++) {
+        const Op *op = &g_array_index(prog->ops, Op, e);
+        if (op->code != OP_LOOP_ENTER) {
+            continue;
+        }
+        /* Later (inner) loops overwrite the ones around them. */
+        for (guint i = e + 1; i < (guint) op->join && i < n; i++) {
+            inner[i] = (int32_t) e;
+        }
+    }
+    g_autoptr(GHashTable) loops = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify) g_hash_table_unref);
+    g_autoptr(GHashTable) hoists = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify) g_ptr_array_unref);
+    for (guint i = 0; i < n; i++) {
+        const Op *op = &g_array_index(prog->ops, Op, i);
+        GHashTable *written = NULL;
+        GPtrArray *hoisted = NULL;
+        if (inner[i] >= 0) {
+            gpointer key = GINT_TO_POINTER(inner[i] + 1);
+            written = g_hash_table_lookup(loops, key);
+            if (written == NULL) {
+                const Op *enter = &g_array_index(prog->ops, Op, inner[i]);
+                written = slots_written(prog, (guint) inner[i] + 1, (guint) enter->join);
+                g_hash_table_insert(loops, key, written);
+                g_hash_table_insert(hoists, key, g_ptr_array_new());
+            }
+            hoisted = g_hash_table_lookup(hoists, key);
+        }
+        for (int k = 0; k < 4; k++) {
+            divs[i] += count_divisions(op->e[k], written, inner[i] >= 0, hoisted);
+        }
+    }
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, hoists);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        divs[GPOINTER_TO_INT(key) - 1] += (int32_t) ((GPtrArray *) value)->len;
+    }
+    return divs;
 }
 
 static bool is_data_compute(const Op *op)
@@ -807,15 +914,13 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
 
     /* Integer divisions and modulos an operation's expressions evaluate,
      * except by constant powers of two (a shift or a mask): the hardware
-     * has no divider, so each costs sched.div_cycles issue slots. */
+     * has no divider, so each costs sched.div_cycles issue slots; a loop's
+     * invariant ones run once at its entry (divisions_by_op; the SASS of
+     * `smpipe cuda traces/cutlass_multistage.trace --set stages=3`,
+     * docs/validation/campaign/microbench/cutlass_multistage_s3.sass, has two
+     * multiply-high sequences by 3 where the trace writes nine a batch). */
     sm->control_cycles = (int64_t) llround((double) arch->control_issue * arch->int_cpi);
-    sm->op_divs = g_new0(int32_t, MAX(prog->ops->len, 1u));
-    for (guint i = 0; i < prog->ops->len; i++) {
-        const Op *op = &g_array_index(prog->ops, Op, i);
-        for (int k = 0; k < 4; k++) {
-            sm->op_divs[i] += count_divisions(op->e[k]);
-        }
-    }
+    sm->op_divs = divisions_by_op(prog);
 
     sm->op_fuse = fusable_computes(prog, sm->op_divs);
 

@@ -91,6 +91,22 @@ START_TEST(every_warp_cycle_in_one_state)
 }
 END_TEST
 
+/* Divisions charge sched.div_cycles issue slots each time they run, except
+ * that nvcc hoists one whose operands the innermost loop around it never
+ * changes: it then runs once each time that loop is entered, once however
+ * many statements repeat it.  Outer loop of 10, inner of 8: the varying
+ * j % 3 runs 80 times, the invariant y % 3 (in two statements) 10. */
+START_TEST(invariant_divisions_leave_the_loop)
+{
+    const char *text = "smpipe 1\nblock 32\nvar x = 0\nvar z = 0\nfor (var i = 0; i < 10; ++i)\n"
+                       "    var y = i + 7\n    for (var j = 0; j < 8; ++j)\n        x = x + y % 3\n"
+                       "        z = z + j % 3\n        x = x - y % 3\n    end\nend\n";
+    const char *none[] = { "sched.div_cycles=0", NULL };
+    const char *some[] = { "sched.div_cycles=100", NULL };
+    ck_assert_uint_eq(issuing_cycles(text, some) - issuing_cycles(text, none), (80 + 10) * 100);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sm");
@@ -103,6 +119,7 @@ int main(void)
     suite_add_tcase(s, tr);
     TCase *tc = tcase_create("accounting");
     tcase_add_test(tc, every_warp_cycle_in_one_state);
+    tcase_add_test(tc, invariant_divisions_leave_the_loop);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
