@@ -134,8 +134,12 @@ START_TEST(barriers_tx_and_classes)
     ck_assert_ptr_nonnull(strstr(a, "smp_barrier::arrival_token t = cuda::device::barrier_arrive_tx(bar, 1, 1024);"));
     ck_assert_ptr_nonnull(strstr(a, "bar.wait(cuda::std::move(t));"));
     ck_assert_ptr_nonnull(strstr(a, "__CUDA_ARCH__ < 900"));
-    ck_assert_ptr_nonnull(strstr(a, "smp_class_ffma<4>(smp_sink, 10);"));
-    ck_assert_ptr_nonnull(strstr(a, "smp_class_hmma<1>(smp_sink, 3);"));
+    /* Without operands the chains start from a constant seed: nothing
+     * computed before them (the sink) delays them. */
+    ck_assert_ptr_nonnull(strstr(a, "smp_class_ffma<4>(0u, smp_sink, 10);"));
+    ck_assert_ptr_nonnull(strstr(a, "smp_class_hmma<1>(0u, smp_sink, 3);"));
+    ck_assert_ptr_nonnull(strstr(a, "const unsigned a = 0x3c003c00u | (seed & 1u);"));
+    ck_assert_ptr_null(strstr(a, "(sink & 255u)"));
     ck_assert_ptr_nonnull(strstr(a, "x = smp_compute(x, 5);"));
     /* memcpy_async_tx needs sm_90: refused on the A100. */
     char *msg = NULL;
@@ -323,7 +327,9 @@ START_TEST(operand_compute_values)
     ck_assert_ptr_nonnull(strstr(s->str, "smp_keep(smp_sink, m);"));
     ck_assert_ptr_nonnull(strstr(s->str, "smp_keep(smp_sink, smp_op_dfma<1>(2, c, 0u, 0u));"));
     ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ T smp_op_hmma(long long n, T x, const U &y, const V &z)"));
-    ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ void smp_class_ffma(unsigned &sink, long long n)"));
+    ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ void smp_class_ffma(unsigned seed, unsigned &sink, long long n)"));
+    /* With operands the chains start from them (dep) and wait for them. */
+    ck_assert_ptr_nonnull(strstr(s->str, "smp_class_ffma<K>(dep, dep, n);"));
     ck_assert_ptr_null(strstr(s->str, "smp_op_imad"));
     g_string_free(s, TRUE);
     cuda_gen_point_free(p);

@@ -29,18 +29,18 @@
 /* ------------------------------------------------------- compute classes */
 
 static const ClassDef class_defs[] = {
-    { "imad", "unsigned", "sink + (unsigned) c", "mad.lo.u32 %0, %0, 1664525, 1013904223;", "+r", "acc[c]" },
-    { "iadd", "unsigned", "sink + (unsigned) c", "add.u32 %0, %0, 1013904223;", "+r", "acc[c]" },
-    { "lop", "unsigned", "sink + (unsigned) c", "xor.b32 %0, %0, 1013904223;", "+r", "acc[c]" },
-    { "ffma", "float", "(float) (sink & 255u) + (float) c", "fma.rn.f32 %0, %0, 0f3F7FBE77, 0f3F000000;", "+f",
+    { "imad", "unsigned", "seed + (unsigned) c", "mad.lo.u32 %0, %0, 1664525, 1013904223;", "+r", "acc[c]" },
+    { "iadd", "unsigned", "seed + (unsigned) c", "add.u32 %0, %0, 1013904223;", "+r", "acc[c]" },
+    { "lop", "unsigned", "seed + (unsigned) c", "xor.b32 %0, %0, 1013904223;", "+r", "acc[c]" },
+    { "ffma", "float", "(float) (seed & 255u) + (float) c", "fma.rn.f32 %0, %0, 0f3F7FBE77, 0f3F000000;", "+f",
       "__float_as_uint(acc[c])" },
-    { "fadd", "float", "(float) (sink & 255u) + (float) c", "add.f32 %0, %0, 0f3F000000;", "+f",
+    { "fadd", "float", "(float) (seed & 255u) + (float) c", "add.f32 %0, %0, 0f3F000000;", "+f",
       "__float_as_uint(acc[c])" },
-    { "fmul", "float", "(float) (sink & 255u) + (float) c", "mul.f32 %0, %0, 0f3F7FBE77;", "+f",
+    { "fmul", "float", "(float) (seed & 255u) + (float) c", "mul.f32 %0, %0, 0f3F7FBE77;", "+f",
       "__float_as_uint(acc[c])" },
-    { "mufu", "float", "(float) (sink & 255u) + (float) c + 1.0f", "rsqrt.approx.ftz.f32 %0, %0;", "+f",
+    { "mufu", "float", "(float) (seed & 255u) + (float) c + 1.0f", "rsqrt.approx.ftz.f32 %0, %0;", "+f",
       "__float_as_uint(acc[c])" },
-    { "dfma", "double", "(double) (sink & 255u) + (double) c", "fma.rn.f64 %0, %0, 0d3FEFF7CED916872B, 0d3FE0000000000000;",
+    { "dfma", "double", "(double) (seed & 255u) + (double) c", "fma.rn.f64 %0, %0, 0d3FEFF7CED916872B, 0d3FE0000000000000;",
       "+d", "(unsigned) __double_as_longlong(acc[c])" },
     { "hmma", NULL, NULL, NULL, NULL, NULL },
 };
@@ -270,7 +270,7 @@ static void emit_operand_helper(GString *o, const char *cls)
                            "__device__ __forceinline__ T smp_op_%s(long long n, T x, const U &y, const V &z)\n{\n"
                            "    unsigned dep = 0u;\n"
                            "    smp_keep(dep, x);\n    smp_keep(dep, y);\n    smp_keep(dep, z);\n"
-                           "    smp_class_%s<K>(dep, n);\n"
+                           "    smp_class_%s<K>(dep, dep, n);\n"
                            "    return smp_mix(dep, x, y, z);\n}\n", cls, cls, cls, cls);
 }
 
@@ -281,15 +281,20 @@ static void emit_class_helpers(GString *o, const int *used)
         if (!used[i]) {
             continue;
         }
-        g_string_append_printf(o, "\n/* compute(%s, n, K): n %s instructions round robin over K independent chains. */\n"
-                               "template <int K>\n__device__ __forceinline__ void smp_class_%s(unsigned &sink, long long n)\n{\n",
+        /* The chains start from seed and end folded into sink: without
+         * operands the caller passes a constant seed, so that nothing
+         * computed before (the sink) delays them, as the trace says. */
+        g_string_append_printf(o, "\n/* compute(%s, n, K): n %s instructions round robin over K independent chains"
+                               " starting from seed,\n * folded into sink. */\n"
+                               "template <int K>\n__device__ __forceinline__ void smp_class_%s(unsigned seed, unsigned &sink,"
+                               " long long n)\n{\n",
                                d->name, d->name, d->name);
         if (d->type == NULL) {
             /* hmma: one warp-wide m16n8k16 f16 MMA with f32 accumulators per
              * instruction; the warp must be converged. */
             g_string_append(o,
                 "    float acc[K][4];\n"
-                "    const unsigned a = 0x3c003c00u | (sink & 1u);\n"
+                "    const unsigned a = 0x3c003c00u | (seed & 1u);\n"
                 "#pragma unroll\n"
                 "    for (int c = 0; c < K; ++c) {\n"
                 "        acc[c][0] = acc[c][1] = acc[c][2] = acc[c][3] = (float) c;\n"
