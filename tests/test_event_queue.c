@@ -108,6 +108,28 @@ START_TEST(random_pushes_pop_sorted)
 }
 END_TEST
 
+/* pop_until takes the earliest event only when it is due by the limit,
+ * from the wheel (near) and from the heap (far) alike. */
+START_TEST(pop_until_leaves_later_events)
+{
+    SimEventQueue q;
+    sim_event_queue_init(&q);
+    sim_event_queue_push(&q, 5, record, NULL, 'a');
+    sim_event_queue_push(&q, 1000, record, NULL, 'b');
+    SimEvent ev;
+    ck_assert(!sim_event_queue_pop_until(&q, 4, &ev));
+    ck_assert_uint_eq(sim_event_queue_len(&q), 2);
+    ck_assert(sim_event_queue_pop_until(&q, 5, &ev));
+    ck_assert_uint_eq(ev.arg, 'a');
+    ck_assert(!sim_event_queue_pop_until(&q, 999, &ev));
+    ck_assert_uint_eq(sim_event_queue_peek_cycle(&q), 1000);
+    ck_assert(sim_event_queue_pop_until(&q, 1000, &ev));
+    ck_assert_uint_eq(ev.arg, 'b');
+    ck_assert(!sim_event_queue_pop_until(&q, SIM_CYCLE_NEVER, &ev));
+    sim_event_queue_clear(&q);
+}
+END_TEST
+
 /* Fails the test when the heap invariant is broken. */
 static void assert_heap(const SimEventQueue *q)
 {
@@ -620,6 +642,7 @@ int main(void)
     tcase_add_test(tc, heap_orders_by_cycle_then_sequence);
     tcase_add_test(tc, ties_pop_in_insertion_order);
     tcase_add_test(tc, random_pushes_pop_sorted);
+    tcase_add_test(tc, pop_until_leaves_later_events);
     suite_add_tcase(s, tc);
     TCase *tt = tcase_create("timer");
     tcase_add_test(tt, timer_fires_once_and_is_idle_in_its_handler);

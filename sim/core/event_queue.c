@@ -235,11 +235,22 @@ void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t)
 
 bool sim_event_queue_pop(SimEventQueue *q, SimEvent *out)
 {
+    return sim_event_queue_pop_until(q, SIM_CYCLE_NEVER, out);
+}
+
+bool sim_event_queue_pop_until(SimEventQueue *q, SimCycle limit, SimEvent *out)
+{
     int32_t n = wheel_first(q);
     if (n >= 0 && (q->len == 0 || sim_event_before(&q->nodes[n].ev, &q->heap[0]))) {
+        if (q->nodes[n].ev.cycle > limit) {
+            return false;
+        }
         *out = q->nodes[n].ev;
         wheel_remove(q, n);
     } else if (q->len > 0) {
+        if (q->heap[0].cycle > limit) {
+            return false;
+        }
         *out = q->heap[0];
         SimEvent last = q->heap[--q->len];
         if (q->len > 0) {

@@ -99,6 +99,9 @@ void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t);
  * timer's entry leaves it idle before this returns (QEMU's rule), so the
  * handler may arm it again. */
 bool sim_event_queue_pop(SimEventQueue *q, SimEvent *out);
+/* sim_event_queue_pop when the earliest event is due no later than limit;
+ * otherwise (or when empty) returns false and leaves the queue alone. */
+bool sim_event_queue_pop_until(SimEventQueue *q, SimCycle limit, SimEvent *out);
 /* Cycle of the earliest event, or SIM_CYCLE_NEVER when empty. */
 SimCycle sim_event_queue_peek_cycle(const SimEventQueue *q);
 /* The invariant above: NULL when it holds, else a static description of
