@@ -229,41 +229,51 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     int64_t cs = MIN(align, (int64_t) 16);
     Pipe *p = op->aux == SYNC_PIPE ? pipe_of_op(sm, w, op) : NULL;
 
+    /* Destination, source and size the same for every lane (a group's
+     * copy, the usual case): a check of them answers for every lane as it
+     * does for the first, so only the first lane's values are checked. */
+    bool uniform = dv.uniform && sv.uniform && zv.uniform;
     if (s->step == 0) {
         /* Validate once, for every lane. */
+        bool values_checked = false;
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             if (!(m & (1u << l))) {
                 continue;
             }
-            int64_t size = sim_lane_value(&zv, l);
-            int64_t d = sim_lane_value(&dv, l), sr = sim_lane_value(&sv, l);
-            /* The group's first lane here: of the warp's lanes for the
-             * block, of the tile's for a tile. */
-            int first = lane_lowest(g == GROUP_BLOCK ? m : m & lane_tiles(1u << l, gsize));
-            if (g != GROUP_THREAD && (sim_lane_value(&dv, l) != sim_lane_value(&dv, first) ||
-                                      sim_lane_value(&sv, l) != sim_lane_value(&sv, first) ||
-                                      size != sim_lane_value(&zv, first))) {
-                return RULE(sm, w, m, op, "memcpy_async over a group: every thread of the group passes the same"
-                            " destination, source and size (SPEC memcpy-3)");
+            if (!uniform || !values_checked) {
+                values_checked = true;
+                int64_t size = sim_lane_value(&zv, l);
+                int64_t d = sim_lane_value(&dv, l), sr = sim_lane_value(&sv, l);
+                /* The group's first lane here: of the warp's lanes for the
+                 * block, of the tile's for a tile. */
+                int first = lane_lowest(g == GROUP_BLOCK ? m : m & lane_tiles(1u << l, gsize));
+                if (g != GROUP_THREAD && (sim_lane_value(&dv, l) != sim_lane_value(&dv, first) ||
+                                          sim_lane_value(&sv, l) != sim_lane_value(&sv, first) ||
+                                          size != sim_lane_value(&zv, first))) {
+                    return RULE(sm, w, m, op, "memcpy_async over a group: every thread of the group passes the same"
+                                " destination, source and size (SPEC memcpy-3)");
+                }
+                if (size < 0) {
+                    return RULE(sm, w, 1u << l, op, "memcpy_async: negative size %" G_GINT64_FORMAT, size);
+                }
+                if (d % align != 0 || (sr - (INT64_C(1) << 32)) % align != 0) {
+                    /* SPEC memcpy-4: aligned_size_t<N> and alignof(T) promise
+                     * N-aligned pointers. */
+                    return RULE(sm, w, 1u << l, op, "memcpy_async: the %s is not %" G_GINT64_FORMAT "-byte aligned, as"
+                                " alignof(T)/aligned_size_t promise (SPEC memcpy-4)",
+                                d % align != 0 ? "destination" : "source", align);
+                }
+                if (size % cs != 0) {
+                    /* SPEC memcpy-5: the library copies whole chunks of
+                     * min(alignment, 16) bytes, on every path (the synchronous
+                     * fallback too). */
+                    return RULE(sm, w, 1u << l, op, "memcpy_async: size %" G_GINT64_FORMAT " is not a multiple of %"
+                                G_GINT64_FORMAT " bytes: the library would copy past the end (SPEC memcpy-5)", size, cs);
+                }
             }
-            if (size < 0) {
-                return RULE(sm, w, 1u << l, op, "memcpy_async: negative size %" G_GINT64_FORMAT, size);
+            if (p == NULL && uniform) {
+                break;
             }
-            if (d % align != 0 || (sr - (INT64_C(1) << 32)) % align != 0) {
-                /* SPEC memcpy-4: aligned_size_t<N> and alignof(T) promise
-                 * N-aligned pointers. */
-                return RULE(sm, w, 1u << l, op, "memcpy_async: the %s is not %" G_GINT64_FORMAT "-byte aligned, as"
-                            " alignof(T)/aligned_size_t promise (SPEC memcpy-4)",
-                            d % align != 0 ? "destination" : "source", align);
-            }
-            if (size % cs != 0) {
-                /* SPEC memcpy-5: the library copies whole chunks of
-                 * min(alignment, 16) bytes, on every path (the synchronous
-                 * fallback too). */
-                return RULE(sm, w, 1u << l, op, "memcpy_async: size %" G_GINT64_FORMAT " is not a multiple of %"
-                            G_GINT64_FORMAT " bytes: the library would copy past the end (SPEC memcpy-5)", size, cs);
-            }
-
             if (p != NULL && !(p->flags[w->tid0 + l] & PT_ACQUIRED)) {
                 /* SPEC pipeline-copy-1: copies go into an acquired stage. */
                 return RULE(sm, w, 1u << l, op, "memcpy_async into a pipeline stage that this thread has not acquired"
@@ -321,6 +331,9 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
                             G_GINT64_FORMAT " of '%s') overlap; the library requires disjoint ranges (SPEC memcpy-6)",
                             sr - sb->base, sr - sb->base + size - 1, sb->name, d - db->base, d - db->base + size - 1,
                             db->name);
+            }
+            if (uniform) {
+                break;
             }
         }
         if (path == PATH_SYNC) {
@@ -421,13 +434,27 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     int64_t chunk = path == PATH_SYNC ? MIN(align, (int64_t) 16) : cs;
     int64_t rank[SIM_WARP_SIZE];
     int64_t iters = 0;
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        rank[l] = copy_rank(w, g, l);
-        if (m & (1u << l)) {
-            int64_t sz = sim_lane_value(&zv, l);
-            int64_t first = rank[l] * chunk;
-            if (first < sz) {
-                iters = MAX(iters, (sz - first + gsize * chunk - 1) / (gsize * chunk));
+    if (zv.uniform) {
+        /* One size: the lane of the lowest rank copies the most chunks. */
+        int64_t low = INT64_MAX;
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            rank[l] = copy_rank(w, g, l);
+            if (m & (1u << l)) {
+                low = MIN(low, rank[l]);
+            }
+        }
+        if (low != INT64_MAX && low * chunk < zv.s) {
+            iters = (zv.s - low * chunk + gsize * chunk - 1) / (gsize * chunk);
+        }
+    } else {
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            rank[l] = copy_rank(w, g, l);
+            if (m & (1u << l)) {
+                int64_t sz = sim_lane_value(&zv, l);
+                int64_t first = rank[l] * chunk;
+                if (first < sz) {
+                    iters = MAX(iters, (sz - first + gsize * chunk - 1) / (gsize * chunk));
+                }
             }
         }
     }

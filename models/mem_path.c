@@ -8,120 +8,137 @@
 
 /* ------------------------------------------------------------ line sets */
 
-static size_t hash_line(uint64_t x, size_t cap)
+/* The bucket a run's key probes first (a 64-bit finaliser's mix). */
+static inline size_t home_bucket(uint64_t run_key, size_t cap)
 {
+    uint64_t x = run_key;
     x ^= x >> 33;
     x *= UINT64_C(0xff51afd7ed558ccd);
     x ^= x >> 33;
     return (size_t) x & (cap - 1);
 }
 
+static inline uint64_t run_key_of(uint64_t line)
+{
+    return line / LINE_SET_RUN + 1;
+}
+
 void line_set_init(LineSet *s, size_t max_lines)
 {
     memset(s, 0, sizeof *s);
     s->fifo_cap = MAX(max_lines, (size_t) 1);
-    s->cap = 64;
-    s->keys = g_new0(uint64_t, s->cap);
-    s->ready = g_new0(SimCycle, s->cap);
+    s->cap = 16;
+    s->buckets = g_new0(LineBucket, s->cap);
     s->fifo_alloc = MIN(s->fifo_cap, (size_t) 64);
     s->fifo = g_new0(uint64_t, s->fifo_alloc);
 }
 
 void line_set_clear(LineSet *s)
 {
-    g_free(s->keys);
-    g_free(s->ready);
+    g_free(s->buckets);
     g_free(s->fifo);
     memset(s, 0, sizeof *s);
 }
 
-static size_t find_slot(const LineSet *s, uint64_t key)
+/* The bucket holding run_key, or the empty bucket that ends its probe. */
+static inline size_t find_bucket(const LineSet *s, uint64_t run_key)
 {
-    size_t i = hash_line(key, s->cap);
-    while (s->keys[i] != 0 && s->keys[i] != key) {
-        i = (i + 1) & (s->cap - 1);
+    size_t mask = s->cap - 1;
+    size_t i = home_bucket(run_key, s->cap);
+    while (s->buckets[i].run_key != 0 && s->buckets[i].run_key != run_key) {
+        i = (i + 1) & mask;
     }
     return i;
 }
 
 bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready)
 {
-    size_t i = find_slot(s, line + 1);
-    if (s->keys[i] == 0) {
+    const LineBucket *b = &s->buckets[find_bucket(s, run_key_of(line))];
+    unsigned bit = 1u << (line % LINE_SET_RUN);
+    if (b->run_key == 0 || !(b->present & bit)) {
         return false;
     }
-    *ready = s->ready[i];
+    *ready = b->ready[line % LINE_SET_RUN];
     return true;
 }
 
 static void grow(LineSet *s)
 {
-    uint64_t *old_keys = s->keys;
-    SimCycle *old_ready = s->ready;
+    LineBucket *old = s->buckets;
     size_t old_cap = s->cap;
     s->cap *= 2;
-    s->keys = g_new0(uint64_t, s->cap);
-    s->ready = g_new0(SimCycle, s->cap);
+    s->buckets = g_new0(LineBucket, s->cap);
     for (size_t i = 0; i < old_cap; i++) {
-        if (old_keys[i] != 0) {
-            size_t j = find_slot(s, old_keys[i]);
-            s->keys[j] = old_keys[i];
-            s->ready[j] = old_ready[i];
+        if (old[i].run_key != 0) {
+            s->buckets[find_bucket(s, old[i].run_key)] = old[i];
         }
     }
-    g_free(old_keys);
-    g_free(old_ready);
+    g_free(old);
 }
 
-/* Linear-probing deletion by backward shift: keeps every key reachable. */
-static void erase(LineSet *s, uint64_t key)
+/* Takes line out; its bucket goes when it holds no other line (linear
+ * probing's deletion by backward shift, which keeps every key reachable). */
+static void erase(LineSet *s, uint64_t line)
 {
-    size_t i = find_slot(s, key);
-    if (s->keys[i] == 0) {
+    size_t mask = s->cap - 1;
+    size_t i = find_bucket(s, run_key_of(line));
+    LineBucket *b = &s->buckets[i];
+    unsigned bit = 1u << (line % LINE_SET_RUN);
+    if (b->run_key == 0 || !(b->present & bit)) {
         return;
     }
     s->len--;
+    b->present &= ~bit;
+    if (b->present != 0) {
+        return;
+    }
+    s->used--;
     size_t hole = i;
     size_t j = i;
     for (;;) {
-        j = (j + 1) & (s->cap - 1);
-        if (s->keys[j] == 0) {
+        j = (j + 1) & mask;
+        if (s->buckets[j].run_key == 0) {
             break;
         }
-        size_t home = hash_line(s->keys[j], s->cap);
+        size_t home = home_bucket(s->buckets[j].run_key, s->cap);
         /* Move j into the hole unless its home lies cyclically in (hole, j]. */
         bool in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
         if (!in_range) {
-            s->keys[hole] = s->keys[j];
-            s->ready[hole] = s->ready[j];
+            s->buckets[hole] = s->buckets[j];
             hole = j;
         }
     }
-    s->keys[hole] = 0;
-    s->ready[hole] = 0;
+    memset(&s->buckets[hole], 0, sizeof s->buckets[hole]);
 }
 
 void line_set_put(LineSet *s, uint64_t line, SimCycle ready)
 {
-    uint64_t key = line + 1;
-    size_t i = find_slot(s, key);
-    if (s->keys[i] == key) {
-        s->ready[i] = ready;
+    uint64_t run_key = run_key_of(line);
+    unsigned slot = (unsigned) (line % LINE_SET_RUN);
+    size_t i = find_bucket(s, run_key);
+    if (s->buckets[i].run_key == run_key && (s->buckets[i].present & (1u << slot))) {
+        s->buckets[i].ready[slot] = ready;
         return;
     }
     if (s->fifo_len == s->fifo_cap) {
-        /* Full: evict the oldest line. */
+        /* Full: evict the oldest line.  Its bucket may go, or shift the
+         * one found, so the search is done again. */
         uint64_t old = s->fifo[s->fifo_head];
-        s->fifo_head = (s->fifo_head + 1) % s->fifo_alloc;
+        s->fifo_head = s->fifo_head + 1 == s->fifo_alloc ? 0 : s->fifo_head + 1;
         s->fifo_len--;
         erase(s, old);
+        i = find_bucket(s, run_key);
     }
-    if ((s->len + 1) * 2 > s->cap) {
-        grow(s);
+    if (s->buckets[i].run_key == 0) {
+        if ((s->used + 1) * 2 > s->cap) {
+            grow(s);
+            i = find_bucket(s, run_key);
+        }
+        s->buckets[i].run_key = run_key;
+        s->used++;
     }
-    i = find_slot(s, key);
-    s->keys[i] = key;
-    s->ready[i] = ready;
+    s->buckets[i].present |= 1u << slot;
+    s->buckets[i].ready[slot] = ready;
     s->len++;
     if (s->fifo_len == s->fifo_alloc) {
         /* The ring grows on demand, up to the capacity, unrolled in order. */
@@ -135,8 +152,43 @@ void line_set_put(LineSet *s, uint64_t line, SimCycle ready)
         s->fifo_head = 0;
         s->fifo_alloc = nalloc;
     }
-    s->fifo[(s->fifo_head + s->fifo_len) % s->fifo_alloc] = key;
+    size_t tail = s->fifo_head + s->fifo_len;
+    s->fifo[tail >= s->fifo_alloc ? tail - s->fifo_alloc : tail] = line;
     s->fifo_len++;
+}
+
+const char *line_set_check(const LineSet *s)
+{
+    size_t used = 0;
+    size_t lines = 0;
+    for (size_t i = 0; i < s->cap; i++) {
+        const LineBucket *b = &s->buckets[i];
+        if (b->run_key == 0) {
+            if (b->present != 0) {
+                return "an empty bucket has lines";
+            }
+            continue;
+        }
+        if (b->present == 0) {
+            return "a bucket in use has no line";
+        }
+        if (find_bucket(s, b->run_key) != i) {
+            return "a bucket is not where its probe finds it";
+        }
+        used++;
+        lines += (size_t) __builtin_popcount(b->present);
+    }
+    if (used != s->used || lines != s->len || s->len != s->fifo_len || s->used * 2 > s->cap) {
+        return "the counts disagree";
+    }
+    for (size_t k = 0; k < s->fifo_len; k++) {
+        uint64_t line = s->fifo[(s->fifo_head + k) % s->fifo_alloc];
+        SimCycle ready;
+        if (!line_set_find(s, line, &ready)) {
+            return "a line of the ring is not in the table";
+        }
+    }
+    return NULL;
 }
 
 /* ------------------------------------------------------------- servers */

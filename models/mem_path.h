@@ -46,12 +46,29 @@ typedef struct SimStats SimStats;
 
 #define MEM_FP 65536  /* fixed-point fraction of a cycle used by the servers */
 
+/* Consecutive lines kept in one bucket of a LineSet. */
+#define LINE_SET_RUN 4
+
+/* A LineSet's bucket: the resident lines of one run of LINE_SET_RUN
+ * consecutive lines, side by side so that a stream of lines (the usual
+ * access) finds, adds and evicts them in one cache line or two. */
 typedef struct {
-    uint64_t *keys;      /* line address + 1; 0 = empty */
-    SimCycle *ready;     /* cycle the line's data is available */
+    uint64_t run_key;    /* line / LINE_SET_RUN + 1; 0 = empty bucket */
+    uint32_t present;    /* bit k: line LINE_SET_RUN x (run_key - 1) + k is in */
+    SimCycle ready[LINE_SET_RUN]; /* present lines: cycle the data is available */
+} LineBucket;
+
+/* The lines resident in L2, oldest evicted first: an open-addressing table
+ * of buckets (linear probing, at most half the buckets in use, a bucket
+ * freed when its last line goes) and a ring of the lines in insertion
+ * order.  Invariant: the ring holds exactly the lines present in the
+ * buckets, len of them; used counts the buckets with a line. */
+typedef struct {
+    LineBucket *buckets; /* cap entries, owned */
     size_t cap;          /* power of two */
-    size_t len;
-    uint64_t *fifo;      /* insertion order, for eviction */
+    size_t used;         /* buckets in use */
+    size_t len;          /* lines in the set */
+    uint64_t *fifo;      /* lines in insertion order, for eviction, owned */
     size_t fifo_cap;     /* most lines kept */
     size_t fifo_alloc, fifo_head, fifo_len;
 } LineSet;
@@ -113,5 +130,9 @@ void line_set_init(LineSet *s, size_t max_lines);
 void line_set_clear(LineSet *s);
 /* Finds a line; returns true and its ready cycle. */
 bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready);
-/* Inserts (or updates) a line, evicting the oldest beyond the capacity. */
+/* Inserts (or updates) a line, evicting the oldest beyond the capacity.
+ * An update keeps the line's age: eviction goes by first insertion. */
 void line_set_put(LineSet *s, uint64_t line, SimCycle ready);
+/* The invariant above: NULL when it holds, else a static description of
+ * the first breach.  O(cap + lines): for assertions and tests. */
+const char *line_set_check(const LineSet *s);

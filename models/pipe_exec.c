@@ -300,9 +300,32 @@ Pipe *pipe_of_op(Sm *sm, Warp *w, const Op *op)
     return &sm->blocks[w->block].pipes[sm->pipe_slot[op->obj]];
 }
 
+/* True when all 32 threads from tid0 on are made and active and, in a block
+ * pipeline, have a role among role_bits: the usual case of check_lanes for
+ * a converged warp, settled in one pass without a branch per lane. */
+static bool warp_lanes_settled(const Pipe *p, int64_t tid0, uint8_t role_bits)
+{
+    const uint8_t *flags = p->flags + tid0;
+    const uint8_t *role = p->role + tid0;
+    uint8_t need = PT_MADE | PT_ACTIVE;
+    unsigned bad = 0;
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        bad |= (unsigned) ((flags[l] & need) ^ need);
+    }
+    if (p->block_scope) {
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            bad |= (unsigned) ((role[l] & role_bits) == 0);
+        }
+    }
+    return bad == 0;
+}
+
 /* Checks each lane's protocol state; returns false (run failed) on misuse. */
 static bool check_lanes(Sm *sm, Warp *w, Split *s, const Op *op, Pipe *p, uint8_t role_bits)
 {
+    if (s->mask == 0xffffffffu && warp_lanes_settled(p, w->tid0, role_bits)) {
+        return true;
+    }
     for (LaneMask m = s->mask; m != 0; m &= m - 1) {
         int l = __builtin_ctz(m);
         int64_t tid = w->tid0 + l;

@@ -1,5 +1,6 @@
-/* test_event_queue.c: the event heap's ordering, its timers (arm, cancel,
- * move, the heap invariant) and the two engine loops. */
+/* test_event_queue.c: the event queue's ordering (its wheel of near cycles
+ * and its heap), its timers (arm, cancel, move, the invariant) and the two
+ * engine loops. */
 #include "test_util.h"
 
 #include "sim/core/engine.h"
@@ -103,6 +104,28 @@ START_TEST(random_pushes_pop_sorted)
         last_seq = ev.seq;
     }
     g_rand_free(r);
+    sim_event_queue_clear(&q);
+}
+END_TEST
+
+/* pop_until takes the earliest event only when it is due by the limit,
+ * from the wheel (near) and from the heap (far) alike. */
+START_TEST(pop_until_leaves_later_events)
+{
+    SimEventQueue q;
+    sim_event_queue_init(&q);
+    sim_event_queue_push(&q, 5, record, NULL, 'a');
+    sim_event_queue_push(&q, 1000, record, NULL, 'b');
+    SimEvent ev;
+    ck_assert(!sim_event_queue_pop_until(&q, 4, &ev));
+    ck_assert_uint_eq(sim_event_queue_len(&q), 2);
+    ck_assert(sim_event_queue_pop_until(&q, 5, &ev));
+    ck_assert_uint_eq(ev.arg, 'a');
+    ck_assert(!sim_event_queue_pop_until(&q, 999, &ev));
+    ck_assert_uint_eq(sim_event_queue_peek_cycle(&q), 1000);
+    ck_assert(sim_event_queue_pop_until(&q, 1000, &ev));
+    ck_assert_uint_eq(ev.arg, 'b');
+    ck_assert(!sim_event_queue_pop_until(&q, SIM_CYCLE_NEVER, &ev));
     sim_event_queue_clear(&q);
 }
 END_TEST
@@ -232,10 +255,12 @@ START_TEST(check_finds_a_broken_heap)
     SimEventQueue q;
     sim_event_queue_init(&q);
     SimTimer t = { 0 };
-    sim_event_queue_push(&q, 1, record, NULL, 0);
-    sim_event_queue_push(&q, 2, record, NULL, 0);
-    sim_event_queue_arm(&q, &t, 3, record, NULL, 0);
+    /* Beyond the wheel's span: all three go to the heap. */
+    sim_event_queue_push(&q, 1001, record, NULL, 0);
+    sim_event_queue_push(&q, 1002, record, NULL, 0);
+    sim_event_queue_arm(&q, &t, 1003, record, NULL, 0);
     assert_heap(&q);
+    ck_assert_uint_eq(q.len, 3);
     SimEvent top = q.heap[0];
     q.heap[0] = q.heap[1];
     q.heap[1] = top;
@@ -247,7 +272,64 @@ START_TEST(check_finds_a_broken_heap)
     ck_assert_ptr_nonnull(sim_event_queue_check(&q));
     t.pos ^= 1;
     assert_heap(&q);
+    /* In the wheel: a list out of sequence order, a timer that says heap. */
+    SimTimer u = { 0 };
+    sim_event_queue_push(&q, 5, record, NULL, 0);
+    sim_event_queue_arm(&q, &u, 5, record, NULL, 0);
+    assert_heap(&q);
+    ck_assert_uint_eq(q.wheel_len, 2);
+    int32_t first = q.head[5];
+    int32_t second = q.nodes[first].next;
+    uint64_t seq = q.nodes[first].ev.seq;
+    q.nodes[first].ev.seq = q.nodes[second].ev.seq;
+    ck_assert_ptr_nonnull(sim_event_queue_check(&q));
+    q.nodes[first].ev.seq = seq;
+    assert_heap(&q);
+    u.in_wheel = false;
+    ck_assert_ptr_nonnull(sim_event_queue_check(&q));
+    u.in_wheel = true;
+    assert_heap(&q);
     sim_event_queue_clear(&q);
+}
+END_TEST
+
+/* An entry queued in the heap (far ahead then) and one queued later in the
+ * wheel for the same cycle pop in sequence order; a timer moves between
+ * the stores and keeps its place in arming order. */
+START_TEST(wheel_and_heap_pop_in_sequence_order)
+{
+    SimEventQueue q;
+    sim_event_queue_init(&q);
+    SimTimer t = { 0 };
+    sim_event_queue_push(&q, 100, record, NULL, 'h');   /* heap: base is 0 */
+    sim_event_queue_arm(&q, &t, 150, record, NULL, 't'); /* heap */
+    sim_event_queue_push(&q, 50, record, NULL, 'a');    /* wheel */
+    ck_assert_uint_eq(q.len, 2);
+    ck_assert_uint_eq(q.wheel_len, 1);
+    SimEvent ev;
+    ck_assert(sim_event_queue_pop(&q, &ev));
+    ck_assert_uint_eq(ev.arg, 'a');                     /* base is 50 now */
+    sim_event_queue_push(&q, 100, record, NULL, 'w');   /* wheel, same cycle as 'h' */
+    ck_assert_uint_eq(q.wheel_len, 1);
+    sim_event_queue_arm(&q, &t, 100, record, NULL, 't'); /* heap to wheel, after 'w' */
+    ck_assert(t.in_wheel);
+    ck_assert_uint_eq(q.len, 1);
+    assert_heap(&q);
+    ck_assert_uint_eq(sim_event_queue_peek_cycle(&q), 100);
+    const uint64_t want[] = { 'h', 'w', 't' };
+    assert_pops(&q, want, G_N_ELEMENTS(want));
+
+    sim_event_queue_init(&q);
+    sim_event_queue_arm(&q, &t, 10, record, NULL, 't'); /* wheel */
+    ck_assert(t.in_wheel);
+    sim_event_queue_push(&q, 10, record, NULL, 'p');
+    sim_event_queue_arm(&q, &t, 500, record, NULL, 't'); /* wheel to heap */
+    ck_assert(!t.in_wheel);
+    ck_assert_uint_eq(q.len, 1);
+    assert_heap(&q);
+    sim_event_queue_arm(&q, &t, 10, record, NULL, 't'); /* back, after 'p' */
+    const uint64_t want2[] = { 'p', 't' };
+    assert_pops(&q, want2, G_N_ELEMENTS(want2));
 }
 END_TEST
 
@@ -258,6 +340,8 @@ END_TEST
 START_TEST(random_timer_operations_keep_the_heap)
 {
     enum { NT = 64 };
+    /* Delays within the wheel's span, then a mix of wheel and heap. */
+    const int span = _i == 0 ? 40 : 3 * SIM_WHEEL_SPAN;
     SimEventQueue q;
     sim_event_queue_init(&q);
     SimTimer t[NT];
@@ -270,7 +354,7 @@ START_TEST(random_timer_operations_keep_the_heap)
     for (int step = 0; step < 20000; step++) {
         int k = g_rand_int_range(r, 0, NT);
         int op = g_rand_int_range(r, 0, 10);
-        SimCycle at = now + (SimCycle) g_rand_int_range(r, 0, 40);
+        SimCycle at = now + (SimCycle) g_rand_int_range(r, 0, span);
         if (op < 4) {
             token[k] = next_token++;
             sim_event_queue_arm(&q, &t[k], at, record, &t[k], token[k]);
@@ -558,6 +642,7 @@ int main(void)
     tcase_add_test(tc, heap_orders_by_cycle_then_sequence);
     tcase_add_test(tc, ties_pop_in_insertion_order);
     tcase_add_test(tc, random_pushes_pop_sorted);
+    tcase_add_test(tc, pop_until_leaves_later_events);
     suite_add_tcase(s, tc);
     TCase *tt = tcase_create("timer");
     tcase_add_test(tt, timer_fires_once_and_is_idle_in_its_handler);
@@ -566,7 +651,8 @@ int main(void)
     tcase_add_test(tt, timer_rearm_moves_it);
     tcase_add_test(tt, same_cycle_fires_in_arming_order);
     tcase_add_test(tt, check_finds_a_broken_heap);
-    tcase_add_test(tt, random_timer_operations_keep_the_heap);
+    tcase_add_test(tt, wheel_and_heap_pop_in_sequence_order);
+    tcase_add_loop_test(tt, random_timer_operations_keep_the_heap, 0, 2);
     suite_add_tcase(s, tt);
     TCase *te = tcase_create("engine");
     tcase_add_test(te, handlers_may_reschedule_and_engines_agree);

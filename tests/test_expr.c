@@ -23,8 +23,9 @@ START_TEST(arithmetic_is_checked)
 }
 END_TEST
 
-/* Compiles `var v = EXPR` in a one-warp program and evaluates it. */
-static void eval_lanes(const char *expr, LaneMask mask, SimLaneValue *out, SimArithStatus *st)
+/* Compiles `var v = EXPR` in a one-warp program and evaluates it; *bad_lane
+ * is the lane an error names. */
+static void eval_lanes_at(const char *expr, LaneMask mask, SimLaneValue *out, SimArithStatus *st, int *bad_lane)
 {
     g_autofree char *text = g_strdup_printf("smpipe 1\nparam p = 5\nblock 32\nvar v = %s\n", expr);
     Trace *t = parse_ok(text);
@@ -38,8 +39,15 @@ static void eval_lanes(const char *expr, LaneMask mask, SimLaneValue *out, SimAr
     const ExprNode *bad = NULL;
     int lane = -1;
     *st = sim_eval(op->e[0], &env, mask, out, &bad, &lane);
+    *bad_lane = lane;
     program_free(p);
     trace_free(t);
+}
+
+static void eval_lanes(const char *expr, LaneMask mask, SimLaneValue *out, SimArithStatus *st)
+{
+    int lane;
+    eval_lanes_at(expr, mask, out, st, &lane);
 }
 
 START_TEST(lanes_and_constants)
@@ -82,6 +90,46 @@ START_TEST(short_circuit_and_inactive_lanes)
 }
 END_TEST
 
+/* An error in a varying operation names its first active lane that
+ * fails, for each operator's own lane loop and for the generic one. */
+START_TEST(lane_errors_name_the_first_failing_lane)
+{
+    static const struct {
+        const char *expr;
+        SimArithStatus st;
+        int lane;              /* all lanes active */
+        int lane_without_it;   /* that lane inactive */
+    } cases[] = {
+        { "threadIdx.x * 4611686018427387904", SIM_ARITH_OVERFLOW, 2, 3 },
+        { "9223372036854775800 + threadIdx.x", SIM_ARITH_OVERFLOW, 8, 9 },
+        { "-9223372036854775800 - threadIdx.x", SIM_ARITH_OVERFLOW, 9, 10 },
+        { "100 / (threadIdx.x - 6)", SIM_ARITH_DIV_ZERO, 6, -1 },
+        { "1 << (threadIdx.x + 50)", SIM_ARITH_SHIFT, 13, 14 },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        SimLaneValue v;
+        SimArithStatus st;
+        int lane;
+        eval_lanes_at(cases[i].expr, 0xffffffffu, &v, &st, &lane);
+        ck_assert_int_eq(st, cases[i].st);
+        ck_assert_int_eq(lane, cases[i].lane);
+        eval_lanes_at(cases[i].expr, ~(1u << cases[i].lane), &v, &st, &lane);
+        if (cases[i].lane_without_it < 0) {
+            ck_assert_int_eq(st, SIM_ARITH_OK);
+        } else {
+            ck_assert_int_eq(st, cases[i].st);
+            ck_assert_int_eq(lane, cases[i].lane_without_it);
+        }
+    }
+    /* Lanes below the failing one got their values. */
+    SimLaneValue v;
+    SimArithStatus st;
+    eval_lanes("threadIdx.x * 3 - 9223372036854775800 * (threadIdx.x / 31)", 0x7fffffffu, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert_int_eq(v.v[30], 90);
+}
+END_TEST
+
 START_TEST(constant_overflow_is_a_compile_error)
 {
     Trace *t = parse_ok("smpipe 1\nblock 32\nvar v = 9223372036854775807 + 1\n");
@@ -102,6 +150,7 @@ int main(void)
     tcase_add_test(tc, arithmetic_is_checked);
     tcase_add_test(tc, lanes_and_constants);
     tcase_add_test(tc, short_circuit_and_inactive_lanes);
+    tcase_add_test(tc, lane_errors_name_the_first_failing_lane);
     tcase_add_test(tc, constant_overflow_is_a_compile_error);
     suite_add_tcase(s, tc);
     return run_suite(s);

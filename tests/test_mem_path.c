@@ -94,6 +94,86 @@ START_TEST(line_set_evicts_oldest)
 }
 END_TEST
 
+/* An update keeps the line's age; a bucket's lines leave one by one. */
+START_TEST(line_set_updates_keep_the_age)
+{
+    LineSet s;
+    line_set_init(&s, 4);
+    for (uint64_t i = 0; i < 4; i++) {
+        line_set_put(&s, i, i);          /* one run of LINE_SET_RUN lines */
+    }
+    line_set_put(&s, 0, 100);            /* an update, not a new insertion */
+    SimCycle r;
+    ck_assert(line_set_find(&s, 0, &r));
+    ck_assert_uint_eq(r, 100);
+    line_set_put(&s, 9, 9);              /* evicts line 0, the oldest */
+    ck_assert(!line_set_find(&s, 0, &r));
+    ck_assert(line_set_find(&s, 1, &r));
+    ck_assert_uint_eq(r, 1);
+    ck_assert_uint_eq(s.len, 4);
+    ck_assert_ptr_null(line_set_check(&s));
+    line_set_clear(&s);
+}
+END_TEST
+
+/* Random puts and finds over clustered and scattered lines give what a
+ * plain map and queue give, with growth, evictions and colliding runs. */
+START_TEST(line_set_matches_a_reference)
+{
+    GRand *rnd = g_rand_new_with_seed(11);
+    for (size_t max_lines = 1; max_lines <= 700; max_lines = max_lines * 3 + 1) {
+        LineSet s;
+        line_set_init(&s, max_lines);
+        GHashTable *ref = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+        GQueue order = G_QUEUE_INIT;
+        for (int step = 0; step < 6000; step++) {
+            uint64_t line;
+            switch (g_rand_int_range(rnd, 0, 3)) {
+            case 0:
+                line = (uint64_t) g_rand_int_range(rnd, 0, 64);        /* a few runs */
+                break;
+            case 1:
+                line = (uint64_t) step / 2;                             /* a stream */
+                break;
+            default:
+                line = (uint64_t) g_rand_int(rnd) * 4099;               /* scattered */
+                break;
+            }
+            SimCycle ready = (SimCycle) step;
+            SimCycle got;
+            SimCycle *want = g_hash_table_lookup(ref, &line);
+            ck_assert_int_eq(line_set_find(&s, line, &got), want != NULL);
+            if (want != NULL) {
+                ck_assert_uint_eq(got, *want);
+            }
+            if (g_rand_boolean(rnd)) {
+                line_set_put(&s, line, ready);
+                if (want != NULL) {
+                    *want = ready;
+                } else {
+                    if (g_queue_get_length(&order) == max_lines) {
+                        uint64_t *old = g_queue_pop_head(&order);
+                        g_hash_table_remove(ref, old);
+                        g_free(old);
+                    }
+                    g_hash_table_insert(ref, g_memdup2(&line, sizeof line), g_memdup2(&ready, sizeof ready));
+                    g_queue_push_tail(&order, g_memdup2(&line, sizeof line));
+                }
+            }
+            ck_assert_uint_eq(s.len, g_hash_table_size(ref));
+            if (step % 97 == 0) {
+                ck_assert_ptr_null(line_set_check(&s));
+            }
+        }
+        ck_assert_ptr_null(line_set_check(&s));
+        g_queue_clear_full(&order, g_free);
+        g_hash_table_destroy(ref);
+        line_set_clear(&s);
+    }
+    g_rand_free(rnd);
+}
+END_TEST
+
 /* Warm data is in L2 only when the footprint fits the SM's share of it:
  * l2.bytes / mem.active_sms (1 MiB / 4 here). */
 START_TEST(warm_only_when_the_footprint_fits_the_share)
@@ -184,6 +264,8 @@ int main(void)
     tcase_add_test(tc, bandwidth_queues_requests);
     tcase_add_test(tc, l1_for_cached_reads_only);
     tcase_add_test(tc, line_set_evicts_oldest);
+    tcase_add_test(tc, line_set_updates_keep_the_age);
+    tcase_add_test(tc, line_set_matches_a_reference);
     tcase_add_test(tc, warm_only_when_the_footprint_fits_the_share);
     tcase_add_test(tc, writes_are_written_back_when_the_footprint_does_not_fit);
     tcase_add_test(tc, loaded_latency_follows_the_last_window);

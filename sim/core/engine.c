@@ -157,11 +157,12 @@ static bool run_out(SimEngine *e, GError **error)
 static bool run_event(SimEngine *e, GError **error)
 {
     SimEvent ev;
+    /* The watchdog's limit: an event due later is left in the queue. */
+    SimCycle limit = e->max_cycles != 0 ? e->max_cycles : SIM_CYCLE_NEVER;
     while (!e->stop && sim_event_queue_len(&e->queue) > 0) {
-        if (!watchdog(e, sim_event_queue_peek_cycle(&e->queue), error)) {
-            return false;
+        if (!sim_event_queue_pop_until(&e->queue, limit, &ev)) {
+            return watchdog(e, sim_event_queue_peek_cycle(&e->queue), error);
         }
-        sim_event_queue_pop(&e->queue, &ev);
         e->now = ev.cycle;
         e->dispatched++;
         ev.fn(ev.target, ev.arg, e->now);

@@ -1,20 +1,105 @@
-/* event_queue.c: binary min-heap of SimEvent ordered by (cycle, seq), with
- * timers that know their entry's index (event_queue.h). */
+/* event_queue.c: the pending events, a wheel of per-cycle lists for the
+ * near future and a binary min-heap for the rest, ordered by (cycle, seq),
+ * with timers that know where their entry is (event_queue.h). */
 #include "sim/core/event_queue.h"
+
+#define WHEEL_MASK ((SimCycle) SIM_WHEEL_SPAN - 1)
 
 void sim_event_queue_init(SimEventQueue *q)
 {
-    q->heap = NULL;
-    q->len = 0;
-    q->cap = 0;
-    q->next_seq = 0;
+    memset(q, 0, sizeof *q);
+    q->free_node = -1;
+    for (int b = 0; b < SIM_WHEEL_SPAN; b++) {
+        q->head[b] = -1;
+        q->tail[b] = -1;
+    }
 }
 
 void sim_event_queue_clear(SimEventQueue *q)
 {
     g_free(q->heap);
+    g_free(q->nodes);
     sim_event_queue_init(q);
 }
+
+/* ---------------------------------------------------------------- wheel */
+
+/* True when an entry due at cycle belongs in the wheel. */
+static inline bool wheel_takes(const SimEventQueue *q, SimCycle cycle)
+{
+    return cycle >= q->base && cycle - q->base < SIM_WHEEL_SPAN;
+}
+
+/* Appends ev to its cycle's list (it has the newest sequence number, so
+ * the list stays in sequence order) and tells its timer, if any. */
+static void wheel_add(SimEventQueue *q, const SimEvent *ev)
+{
+    if (q->free_node < 0) {
+        int32_t old = q->nodes_cap;
+        q->nodes_cap = old ? old * 2 : 64;
+        q->nodes = g_renew(SimWheelNode, q->nodes, q->nodes_cap);
+        for (int32_t i = old; i < q->nodes_cap; i++) {
+            q->nodes[i].next = i + 1 < q->nodes_cap ? i + 1 : -1;
+        }
+        q->free_node = old;
+    }
+    int32_t n = q->free_node;
+    SimWheelNode *node = &q->nodes[n];
+    q->free_node = node->next;
+    size_t b = (size_t) (ev->cycle & WHEEL_MASK);
+    node->ev = *ev;
+    node->next = -1;
+    node->prev = q->tail[b];
+    if (q->tail[b] >= 0) {
+        q->nodes[q->tail[b]].next = n;
+    } else {
+        q->head[b] = n;
+        q->wheel_mask |= UINT64_C(1) << b;
+    }
+    q->tail[b] = n;
+    q->wheel_len++;
+    if (ev->timer != NULL) {
+        ev->timer->pos = (size_t) n;
+        ev->timer->in_wheel = true;
+    }
+}
+
+/* Unlinks node n from its list and frees it. */
+static void wheel_remove(SimEventQueue *q, int32_t n)
+{
+    SimWheelNode *node = &q->nodes[n];
+    size_t b = (size_t) (node->ev.cycle & WHEEL_MASK);
+    if (node->prev >= 0) {
+        q->nodes[node->prev].next = node->next;
+    } else {
+        q->head[b] = node->next;
+    }
+    if (node->next >= 0) {
+        q->nodes[node->next].prev = node->prev;
+    } else {
+        q->tail[b] = node->prev;
+    }
+    if (q->head[b] < 0) {
+        q->wheel_mask &= ~(UINT64_C(1) << b);
+    }
+    node->next = q->free_node;
+    q->free_node = n;
+    q->wheel_len--;
+}
+
+/* The wheel's earliest entry: the head of the first non-empty list from
+ * base's on, or -1 when the wheel is empty. */
+static inline int32_t wheel_first(const SimEventQueue *q)
+{
+    if (q->wheel_mask == 0) {
+        return -1;
+    }
+    unsigned r = (unsigned) (q->base & WHEEL_MASK);
+    uint64_t m = r ? (q->wheel_mask >> r) | (q->wheel_mask << (SIM_WHEEL_SPAN - r)) : q->wheel_mask;
+    return q->head[((unsigned) __builtin_ctzll(m) + r) & WHEEL_MASK];
+}
+
+/* ----------------------------------------------------------------- heap */
 
 /* Writes ev at index i and tells its timer, if any, where it now is. */
 static inline void place(SimEventQueue *q, size_t i, const SimEvent *ev)
@@ -82,12 +167,34 @@ static void reserve_one(SimEventQueue *q)
     }
 }
 
+/* Takes heap entry i out: the last entry fills the hole, above or below. */
+static void heap_remove(SimEventQueue *q, size_t i)
+{
+    SimEvent last = q->heap[--q->len];
+    if (i < q->len) {
+        settle(q, i, last);
+    }
+}
+
+/* Queues ev in the store its cycle belongs to. */
+static void enqueue(SimEventQueue *q, const SimEvent *ev)
+{
+    if (wheel_takes(q, ev->cycle)) {
+        wheel_add(q, ev);
+        return;
+    }
+    if (ev->timer != NULL) {
+        ev->timer->in_wheel = false;
+    }
+    reserve_one(q);
+    sift_up(q, q->len++, *ev);
+}
+
 void sim_event_queue_push(SimEventQueue *q, SimCycle cycle, SimEventFn fn,
                           void *target, uint64_t arg)
 {
-    reserve_one(q);
     SimEvent ev = { cycle, q->next_seq++, fn, target, arg, NULL };
-    sift_up(q, q->len++, ev);
+    enqueue(q, &ev);
 }
 
 void sim_event_queue_arm(SimEventQueue *q, SimTimer *t, SimCycle cycle,
@@ -95,14 +202,22 @@ void sim_event_queue_arm(SimEventQueue *q, SimTimer *t, SimCycle cycle,
 {
     SimEvent ev = { cycle, q->next_seq++, fn, target, arg, t };
     t->cycle = cycle;
-    if (t->armed) {
-        /* A move: the new key replaces the old one in the same entry. */
+    if (t->armed && !t->in_wheel && !wheel_takes(q, cycle)) {
+        /* A move within the heap: the new key replaces the old one in the
+         * same entry. */
         settle(q, t->pos, ev);
         return;
     }
+    if (t->armed) {
+        /* A move to the end of a wheel list, or between the stores. */
+        if (t->in_wheel) {
+            wheel_remove(q, (int32_t) t->pos);
+        } else {
+            heap_remove(q, t->pos);
+        }
+    }
     t->armed = true;
-    reserve_one(q);
-    sift_up(q, q->len++, ev);
+    enqueue(q, &ev);
 }
 
 void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t)
@@ -111,33 +226,95 @@ void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t)
         return;
     }
     t->armed = false;
-    size_t i = t->pos;
-    SimEvent last = q->heap[--q->len];
-    if (i < q->len) {
-        /* The last entry fills the hole; it may belong above or below. */
-        settle(q, i, last);
+    if (t->in_wheel) {
+        wheel_remove(q, (int32_t) t->pos);
+    } else {
+        heap_remove(q, t->pos);
     }
 }
 
 bool sim_event_queue_pop(SimEventQueue *q, SimEvent *out)
 {
-    if (q->len == 0) {
+    return sim_event_queue_pop_until(q, SIM_CYCLE_NEVER, out);
+}
+
+bool sim_event_queue_pop_until(SimEventQueue *q, SimCycle limit, SimEvent *out)
+{
+    int32_t n = wheel_first(q);
+    if (n >= 0 && (q->len == 0 || sim_event_before(&q->nodes[n].ev, &q->heap[0]))) {
+        if (q->nodes[n].ev.cycle > limit) {
+            return false;
+        }
+        *out = q->nodes[n].ev;
+        wheel_remove(q, n);
+    } else if (q->len > 0) {
+        if (q->heap[0].cycle > limit) {
+            return false;
+        }
+        *out = q->heap[0];
+        SimEvent last = q->heap[--q->len];
+        if (q->len > 0) {
+            sift_down(q, 0, last);
+        }
+    } else {
         return false;
     }
-    *out = q->heap[0];
     if (out->timer != NULL) {
         out->timer->armed = false;
     }
-    SimEvent last = q->heap[--q->len];
-    if (q->len > 0) {
-        sift_down(q, 0, last);
-    }
+    /* Everything left is due no earlier: the wheel's window moves on. */
+    q->base = MAX(q->base, out->cycle);
     return true;
 }
 
 SimCycle sim_event_queue_peek_cycle(const SimEventQueue *q)
 {
-    return q->len ? q->heap[0].cycle : SIM_CYCLE_NEVER;
+    int32_t n = wheel_first(q);
+    SimCycle c = q->len ? q->heap[0].cycle : SIM_CYCLE_NEVER;
+    return n >= 0 ? MIN(c, q->nodes[n].ev.cycle) : c;
+}
+
+/* The wheel's part of the invariant (event_queue.h). */
+static const char *check_wheel(const SimEventQueue *q)
+{
+    size_t count = 0;
+    for (int b = 0; b < SIM_WHEEL_SPAN; b++) {
+        bool has = (q->wheel_mask >> b) & 1;
+        if (has != (q->head[b] >= 0) || (q->head[b] >= 0) != (q->tail[b] >= 0)) {
+            return "a wheel list's mask bit, head and tail disagree";
+        }
+        int32_t prev = -1;
+        for (int32_t n = q->head[b]; n >= 0; n = q->nodes[n].next) {
+            const SimWheelNode *node = &q->nodes[n];
+            if (++count > q->wheel_len) {
+                return "the wheel holds more entries than it counts";
+            }
+            if (node->prev != prev) {
+                return "a wheel node's back link is wrong";
+            }
+            if ((node->ev.cycle & WHEEL_MASK) != (SimCycle) b || !wheel_takes(q, node->ev.cycle)) {
+                return "a wheel entry is in the wrong list";
+            }
+            if (prev >= 0 && q->nodes[prev].ev.seq >= node->ev.seq) {
+                return "a wheel list is out of sequence order";
+            }
+            if (node->ev.seq >= q->next_seq) {
+                return "an entry has a sequence number not yet given";
+            }
+            const SimTimer *t = node->ev.timer;
+            if (t != NULL && (!t->armed || !t->in_wheel || t->pos != (size_t) n || t->cycle != node->ev.cycle)) {
+                return "a timer's entry is not where its timer says";
+            }
+            prev = n;
+        }
+        if (q->tail[b] != prev) {
+            return "a wheel list's tail is not its last node";
+        }
+    }
+    if (count != q->wheel_len) {
+        return "the wheel holds fewer entries than it counts";
+    }
+    return NULL;
 }
 
 const char *sim_event_queue_check(const SimEventQueue *q)
@@ -151,9 +328,9 @@ const char *sim_event_queue_check(const SimEventQueue *q)
             return "an entry has a sequence number not yet given";
         }
         const SimTimer *t = ev->timer;
-        if (t != NULL && (!t->armed || t->pos != i || t->cycle != ev->cycle)) {
+        if (t != NULL && (!t->armed || t->in_wheel || t->pos != i || t->cycle != ev->cycle)) {
             return "a timer's entry is not where its timer says";
         }
     }
-    return NULL;
+    return check_wheel(q);
 }

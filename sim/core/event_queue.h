@@ -1,14 +1,25 @@
-/* event_queue.h: the simulator's pending events, a binary min-heap keyed by
- * (cycle, sequence).  Every push and every arming of a timer takes the next
+/* event_queue.h: the simulator's pending events, ordered by (cycle,
+ * sequence).  Every push and every arming of a timer takes the next
  * sequence number, so same-cycle events pop in the order they were queued,
  * which makes every run deterministic.
  *
- * Two kinds of entry share the heap: one-shot events (push: fire and
+ * Two kinds of entry share the queue: one-shot events (push: fire and
  * forget) and timers.  A SimTimer is embedded in its owner's struct (one
- * per thing that may need waking: libuv's timers); the heap's entry points
- * back at it and the timer knows its entry's index, so cancelling or moving
- * it is O(log n) and a superseded request leaves nothing behind.  The
- * queue allocates nothing per timer beyond the entry's slot in its array. */
+ * per thing that may need waking: libuv's timers); the queue's entry points
+ * back at it and the timer knows where its entry is, so cancelling or
+ * moving it costs no search and a superseded request leaves nothing behind.
+ *
+ * Two stores hold the entries, and a pop takes the earlier of their
+ * fronts, so the order is the one (cycle, sequence) gives whichever holds
+ * what:
+ *  - the wheel: entries due within SIM_WHEEL_SPAN cycles of the last popped
+ *    cycle (`base`), one FIFO list per cycle (cycle mod SIM_WHEEL_SPAN).
+ *    Sequence numbers only grow, so appending keeps each list in sequence
+ *    order, and adding, removing and popping cost O(1): the common case of
+ *    a simulator whose units ask to be woken a few cycles ahead;
+ *  - a binary min-heap for the rest (far ahead, or before `base`).
+ * An entry stays in the store it was queued in until it pops or is
+ * withdrawn (a move re-queues it). */
 #pragma once
 
 #include "sim/core/simtypes.h"
@@ -21,8 +32,10 @@ typedef void (*SimEventFn)(void *target, uint64_t arg, SimCycle now);
  * armed timer must not be freed, copied or cleared: cancel it first. */
 typedef struct {
     SimCycle cycle;   /* armed: when it fires */
-    size_t pos;       /* armed: index of its entry (heap, or the stepped engine's list) */
+    size_t pos;       /* armed: index of its entry (heap, wheel node, or the
+                       * stepped engine's list) */
     bool armed;
+    bool in_wheel;    /* armed in the event queue: pos is a wheel node */
 } SimTimer;
 
 typedef struct {
@@ -34,13 +47,36 @@ typedef struct {
     SimTimer *timer;  /* the armed timer this entry is, not owned; NULL for a push */
 } SimEvent;
 
-/* Invariant (sim_event_queue_check): for every i > 0, heap[(i-1)/2] orders
- * before heap[i]; every entry with a timer is that timer's entry (armed,
- * pos == i, same cycle). */
+/* Cycles the wheel spans (a power of two; bit b of a 64-bit mask says
+ * whether list b has entries). */
+#define SIM_WHEEL_SPAN 64
+
+/* A wheel entry, linked into its cycle's list or, unused, into the free
+ * list (next only). */
 typedef struct {
-    SimEvent *heap;   /* array of len elements, capacity cap */
+    SimEvent ev;
+    int32_t prev;     /* previous node of its list, or -1 */
+    int32_t next;     /* next node of its list, or -1 */
+} SimWheelNode;
+
+/* Invariant (sim_event_queue_check): for every i > 0, heap[(i-1)/2] orders
+ * before heap[i]; wheel list b holds, in increasing sequence order, the
+ * wheel's entries whose cycle c has c mod SIM_WHEEL_SPAN == b and
+ * base <= c < base + SIM_WHEEL_SPAN, and bit b of wheel_mask is set
+ * exactly when it has any; every entry with a timer is that timer's entry
+ * (armed, pos and in_wheel saying where, same cycle). */
+typedef struct {
+    SimEvent *heap;   /* array of len elements, capacity cap, owned */
     size_t len;
     size_t cap;
+    SimWheelNode *nodes; /* wheel entries and free nodes, nodes_cap of them, owned */
+    int32_t nodes_cap;
+    int32_t free_node;   /* first free node, or -1 */
+    int32_t head[SIM_WHEEL_SPAN]; /* first node of each cycle's list, or -1 */
+    int32_t tail[SIM_WHEEL_SPAN]; /* last node of each list, or -1 */
+    uint64_t wheel_mask; /* bit b: list b is not empty */
+    size_t wheel_len;    /* entries in the wheel */
+    SimCycle base;       /* the latest cycle popped (0 at first) */
     uint64_t next_seq; /* sequence number of the next push or arming */
 } SimEventQueue;
 
@@ -63,6 +99,9 @@ void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t);
  * timer's entry leaves it idle before this returns (QEMU's rule), so the
  * handler may arm it again. */
 bool sim_event_queue_pop(SimEventQueue *q, SimEvent *out);
+/* sim_event_queue_pop when the earliest event is due no later than limit;
+ * otherwise (or when empty) returns false and leaves the queue alone. */
+bool sim_event_queue_pop_until(SimEventQueue *q, SimCycle limit, SimEvent *out);
 /* Cycle of the earliest event, or SIM_CYCLE_NEVER when empty. */
 SimCycle sim_event_queue_peek_cycle(const SimEventQueue *q);
 /* The invariant above: NULL when it holds, else a static description of
@@ -71,7 +110,7 @@ const char *sim_event_queue_check(const SimEventQueue *q);
 
 static inline size_t sim_event_queue_len(const SimEventQueue *q)
 {
-    return q->len;
+    return q->len + q->wheel_len;
 }
 
 /* True when a orders before b. */

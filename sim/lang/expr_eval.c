@@ -105,6 +105,69 @@ static inline int lowest_lane(LaneMask m)
     return m ? __builtin_ctz(m) : 0;
 }
 
+/* v[l] = v[l] op rhs[l] for the lanes of mask, in lane order, as
+ * sim_arith_binary would give each; the common operators get a loop of
+ * their own instead of a dispatch per lane.  On an error, returns it with
+ * *bad_lane the first lane that failed (v's lanes from it on unchanged). */
+static SimArithStatus lanes_binary(int op, int64_t *v, const SimLaneValue *rhs, LaneMask mask, int *bad_lane)
+{
+    int64_t b[SIM_WARP_SIZE];
+    if (rhs->uniform) {
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            b[l] = rhs->s;
+        }
+    } else {
+        memcpy(b, rhs->v, sizeof b);
+    }
+    int64_t r;
+    switch (op) {
+    case '+':
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (mask & (1u << l)) {
+                if (__builtin_add_overflow(v[l], b[l], &r)) {
+                    *bad_lane = l;
+                    return SIM_ARITH_OVERFLOW;
+                }
+                v[l] = r;
+            }
+        }
+        return SIM_ARITH_OK;
+    case '-':
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (mask & (1u << l)) {
+                if (__builtin_sub_overflow(v[l], b[l], &r)) {
+                    *bad_lane = l;
+                    return SIM_ARITH_OVERFLOW;
+                }
+                v[l] = r;
+            }
+        }
+        return SIM_ARITH_OK;
+    case '*':
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (mask & (1u << l)) {
+                if (__builtin_mul_overflow(v[l], b[l], &r)) {
+                    *bad_lane = l;
+                    return SIM_ARITH_OVERFLOW;
+                }
+                v[l] = r;
+            }
+        }
+        return SIM_ARITH_OK;
+    default:
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (mask & (1u << l)) {
+                SimArithStatus st = sim_arith_binary(op, v[l], b[l], &v[l]);
+                if (st != SIM_ARITH_OK) {
+                    *bad_lane = l;
+                    return st;
+                }
+            }
+        }
+        return SIM_ARITH_OK;
+    }
+}
+
 SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
                         SimLaneValue *out, const ExprNode **bad_node, int *bad_lane)
 {
@@ -217,12 +280,19 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
             }
             out->uniform = false;
         }
+        if (n->op != TK_ANDAND && n->op != TK_OROR) {
+            st = lanes_binary(n->op, out->v, &rhs, mask, bad_lane);
+            if (st != SIM_ARITH_OK) {
+                *bad_node = n;
+            }
+            return st;
+        }
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             if (!(mask & (1u << l))) {
                 continue;
             }
             int64_t b = sim_lane_value(&rhs, l);
-            if ((n->op == TK_ANDAND || n->op == TK_OROR) && !(rmask & (1u << l))) {
+            if (!(rmask & (1u << l))) {
                 out->v[l] = out->v[l] != 0;
                 continue;
             }
