@@ -367,7 +367,7 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
          * with a barrier overload it then does expect_tx(size). */
         int32_t mbar = (int32_t) op->obj;
         MBarrier *mb = &b->mbars[mbar];
-        bool issued = false;
+        int64_t issued = 0;
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             if (!(m & (1u << l))) {
                 continue;
@@ -375,7 +375,7 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             if (copy_rank(w, g, l) != 0) {
                 continue;
             }
-            issued = true;
+            issued++;
             /* Every thread of a group passes the same size. */
             int64_t bytes = sim_lane_value(&zv, l);
             if (!mb->valid) {
@@ -420,11 +420,12 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             sm_schedule_action(sm, done, ACT_COMPLETE_TX, w->block, mbar, bytes, op->loc, w->id, 1u << l);
         }
         /* The elected thread's warp runs the copy code (elect loop, bulk
-         * copy, expect_tx) while the group's other threads branch past it. */
+         * copy, expect_tx) once for each copy its lanes issue, while the
+         * group's other threads branch past it. */
         s->step = 0;
         s->pc++;
         *cost = 1;
-        s->ready_at = t + 1 + (issued ? (SimCycle) sm->arch.bulk_issue_cycles : 0);
+        s->ready_at = t + 1 + (SimCycle) (issued * sm->arch.bulk_issue_cycles);
         s->wait_state = WS_DEPENDENCY;
         sm->stats.instructions++;
         return STEP_ISSUED;

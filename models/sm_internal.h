@@ -118,7 +118,7 @@ struct Sm {
     BulkEngine bulk;
     int32_t *class_map;      /* Program.classes index -> arch class */
     int32_t *pipe_slot;      /* op index -> pipe slot, or -1 */
-    int32_t *op_divs;        /* op index -> emulated divisions in its expressions */
+    int32_t *op_divs;        /* op index -> emulated divisions it runs (a loop entry: its invariant ones) */
     int64_t control_cycles;  /* a control statement's issue cycles: sched.control_issue x int_cpi */
     int32_t *op_fuse;        /* op index -> following compute ops it interleaves with */
     int32_t npipes;

@@ -193,8 +193,9 @@ static int64_t library_issue(Sm *sm, Warp *w, const Op *op)
 }
 
 /* Runs one step of the split's operation; an operation that starts pays
- * the issue slots of the divisions its expressions evaluate and of the
- * library code behind it. */
+ * the issue slots of the divisions it runs (sm->op_divs: its expressions',
+ * or at a loop's entry the loop's invariant ones) and of the library code
+ * behind it. */
 static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];

@@ -78,6 +78,29 @@ START_TEST(bulk_issue_holds_the_electing_warp)
 }
 END_TEST
 
+/* Each thread's own bulk copy (memcpy_async onto a barrier per thread):
+ * the warp runs the copy code once for each of its 32 copies. */
+START_TEST(bulk_issue_counts_each_copy)
+{
+    static const char *const sets[] = { "bulk.issue_cycles=70", NULL };
+    Bench b;
+    bench_open(&b, "smpipe 1\nblock 32\nshared int4 s[32]\nglobal int4 g[32]\nbarrier bar\n"
+                   "if threadIdx.x == 0\n    init(bar, block.size())\nend\n"
+                   "memcpy_async(s + threadIdx.x, g + threadIdx.x, sizeof(int4), bar)\n",
+               NULL, sets, false, sync_exec_mbarrier);
+    int64_t cost;
+    Split *s0 = &bench_warp(&b, 0)->split[0];
+    ck_assert_int_eq(bench_step(&b, 0, bench_op(&b, OP_BAR_INIT, 0), 10, &cost), STEP_ISSUED);
+    b.exec = async_exec_memcpy;
+    const Op *copy = bench_op(&b, OP_MEMCPY, 0);
+    s0->step = 0;
+    ck_assert_int_eq(bench_step(&b, 0, copy, 100, &cost), STEP_ISSUED);
+    ck_assert_uint_eq(b.sm->bulk.copies, 32);
+    ck_assert_uint_eq(s0->ready_at, 100 + 1 + 32 * 70);
+    bench_close(&b);
+}
+END_TEST
+
 /* SPEC memcpy-2: on sm_80 the same call is cp.async, 16-byte chunks
  * strided over the group: 1024 bytes / (32 threads x 16) = 2 instructions. */
 START_TEST(barrier_copy_is_cp_async_on_sm80)
@@ -391,6 +414,7 @@ int main(void)
     Suite *s = suite_create("async_copy");
     suite_add_tcase(s, tcase_of("bulk_on_sm90", barrier_copy_is_bulk_on_sm90));
     suite_add_tcase(s, tcase_of("bulk_issue_hold", bulk_issue_holds_the_electing_warp));
+    suite_add_tcase(s, tcase_of("bulk_issue_each", bulk_issue_counts_each_copy));
     suite_add_tcase(s, tcase_of("cp_async_on_sm80", barrier_copy_is_cp_async_on_sm80));
     suite_add_tcase(s, tcase_of("pipeline_never_bulk", pipeline_copy_is_never_bulk));
     suite_add_tcase(s, tcase_of("cooperative_groups", cooperative_groups_copy_is_cp_async));

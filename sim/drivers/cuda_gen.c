@@ -282,7 +282,7 @@ static void emit_class_helpers(GString *o, const int *used)
             continue;
         }
         /* The chains start from seed and end folded into sink: without
-         * operands the caller passes a constant seed, so that nothing
+         * operands the caller passes the next smp_seq, so that nothing
          * computed before (the sink) delays them, as the trace says. */
         g_string_append_printf(o, "\n/* compute(%s, n, K): n %s instructions round robin over K independent chains"
                                " starting from seed,\n * folded into sink. */\n"
@@ -492,6 +492,11 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
     }
     gen_line(g, "extern __shared__ __align__(128) unsigned char smp_smem[];");
     gen_line(g, "unsigned smp_sink = 0;");
+    /* The seed of each compute(CLASS, n, k) without operands: known only
+     * at run time, so that ptxas can neither fold the chains (a constant
+     * seed lets it compute them) nor hoist or merge them (each call gets
+     * the next value), yet computed from nothing the trace computes. */
+    gen_line(g, "[[maybe_unused]] unsigned smp_seq = blockIdx.x;");
     if (gen_block_is_multi_dim(p)) {
         gen_line(g, "const unsigned smp_rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);");
     }

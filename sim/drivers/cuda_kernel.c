@@ -589,8 +589,9 @@ static void emit_compute(Gen *g, const Op *op)
     const char *cls = g_ptr_array_index(g->prog->classes, op->value);
     int64_t chains = op->e[1]->kind == EN_CONST ? CLAMP(op->e[1]->value, 1, CUDA_GEN_MAX_CHAINS) : 1;
     count = ex_str(g, op->e[0]);
-    /* No operands: the chains wait for nothing (seed 0). */
-    gen_line(g, "smp_class_%s<%" G_GINT64_FORMAT ">(0u, smp_sink, %s);", cls, chains, count);
+    /* No operands: the chains wait for nothing the trace computes (the
+     * seed is a per-call counter, cuda_gen.c). */
+    gen_line(g, "smp_class_%s<%" G_GINT64_FORMAT ">(++smp_seq, smp_sink, %s);", cls, chains, count);
 }
 
 static void emit_op(Gen *g, const Op *op, int index)

@@ -76,7 +76,7 @@ typedef struct {
 /* Operators of expression nodes (binary ones reuse parser tokens). */
 typedef enum {
     EN_CONST,      /* value */
-    EN_VAR,        /* var: Program.vars index */
+    EN_VAR,        /* var: the variable's first value slot (ProgVar.slot) */
     EN_TID,        /* block.thread_rank(); value 1, 2, 3: threadIdx.x, .y, .z */
     EN_LANE,       /* lane id */
     EN_WARP,       /* warp id within the block */
