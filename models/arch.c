@@ -47,6 +47,7 @@ static const KeyDef keys[] = {
     { "sm", "blocks", K_INT, F(blocks), 1, 64, "resident blocks of the program on the SM (run option)" },
     { "gpu", "sms", K_INT, F(sms), 1, 1024, "SMs on the chip" },
     { "launch", "grid", K_INT, F(grid), 0, 1 << 30, "blocks in the launch, spread over gpu.sms SMs with sm.blocks on each; 0 = only the blocks resident on the simulated SM (run option)" },
+    { "launch", "overhead_us", K_DOUBLE, F(launch_overhead_us), 0, 1e6, "microseconds that CUDA events time around a launch beyond its SMs' busy span: launch latency and block dispatch; added to the whole-launch estimate" },
     { "sched", "policy", K_POLICY, F(policy), 0, 0, "warp scheduling policy: lrr or gto" },
     { "sched", "control_issue", K_INT, F(control_issue), 0, 16, "issue slots per control statement (assignment, branch)" },
     { "sched", "chain_overlap", K_BOOL, F(chain_overlap), 0, 0, "a warp issues independent compute chains interleaved, as the compiler schedules them" },

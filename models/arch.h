@@ -44,6 +44,7 @@ typedef struct {
     int64_t blocks;              /* resident blocks of the program (run option) */
     int64_t sms;                 /* SMs on the chip */
     int64_t grid;                /* blocks in the launch; 0 = the resident blocks alone (run option) */
+    double launch_overhead_us;   /* what events time around a launch beyond its SMs' busy span */
 
     SchedPolicy policy;
     int64_t control_issue;       /* issue slots per control statement */

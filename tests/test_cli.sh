@@ -51,6 +51,14 @@ check run-launch-tail 0 "$smpipe" run -q "$src/traces/with_staging_unified.trace
 [ "$(json_num tail_cycles)" = "$(cat "$tmp/out")" ] && [ "$(json_num tail_sms)" = 72 ] &&
     [ "$(json_num cycles)" = "$(( $(json_num full_waves) * $(json_num wave_cycles) + $(json_num tail_cycles) ))" ] &&
     ok || fail "run-launch: the estimate is not one full wave plus the 72-block tail run"
+# The launch's time adds launch.overhead_us to the waves' cycles at the clock.
+check run-launch-overhead 0 "$smpipe" run "$src/traces/with_staging_unified.trace" --set threads=256 --set batches=64 \
+    --set sm.blocks=4 --set launch.grid=600 --set launch.overhead_us=7.5 --json "$tmp/launch.json"
+json_real() { sed -n '/"launch": {/,/}/p' "$tmp/launch.json" | sed -n "s/^ *\"$1\": \([0-9.e+-]*\).*/\1/p"; }
+awk -v c="$(json_num cycles)" -v o="$(json_real overhead_us)" -v u="$(json_real us)" \
+    'BEGIN { d = u - (c / 1980 + 7.5); exit !(o == 7.5 && c > 0 && d < 1e-3 && d > -1e-3) }' && ok ||
+    fail "run-launch-overhead: us is not cycles at 1980 MHz plus 7.5"
+contains run-launch-overhead "$tmp/out" "waves plus 7.50 us of launch overhead"
 check run-no-launch 0 "$smpipe" run "$src/traces/with_staging_unified.trace"
 grep -q "whole launch" "$tmp/out" && fail "run-no-launch: an estimate without launch.grid" || ok
 

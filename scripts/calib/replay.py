@@ -19,6 +19,8 @@ spec.cu (H100): the guide's with_specialized_staging_unified alone on an SM,
 tiles.cu: the campaign's gemm_tiles (cp.async) and gemm_tiles_bulk (bulk
 copies) alone on an SM, 512 batches of 4-byte elements and 4 KiB tiles: the
 traces themselves (traces/gemm_tiles*.trace), cycles a batch.
+latdist.cu (H100): one block of 1-32 warps alone, each lane copying 16 bytes
+with cp.async, waiting and meeting at a barrier (replay/latdist.trace).
 """
 import argparse
 import json
@@ -150,6 +152,32 @@ def tiles(smpipe, gpu, extra):
     return errs
 
 
+def latdist(smpipe, gpu, extra):
+    """The latdist.cu table: one block of W warps alone, each lane copying 16
+    bytes with cp.async, waiting for its group and meeting at a barrier.  The
+    GPU's span from the first copy to the last warp past the barrier against
+    the trace's cycles an iteration (which also hold the iteration's opening
+    barrier and the library's pipeline calls), and each one's growth over one
+    warp's: what a block pays for its slowest warp.  None without a
+    measurement."""
+    if not os.path.exists(os.path.join(MICRO, "latdist_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "latdist")
+    print("| memory | warps | measured span | growth | simulated cycles an iteration | growth |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for mode, src in (("l2", "l2"), ("dram", "dram")):
+        base_m = base_s = None
+        for w in (1, 2, 4, 8, 16, 32):
+            m = meas["latdist.warps.%s.W%d.block" % (mode, w)]
+            sim = cycles(smpipe, gpu, "latdist.trace", ["W=%d" % w, "iters=64", "mem.source=%s" % src], extra) / 64.0
+            if base_m is None:
+                base_m, base_s = m, sim
+            print("| %s | %d | %.0f | %+.0f | %.0f | %+.0f |" % ("L2" if mode == "l2" else "DRAM", w, m, m - base_m, sim,
+                                                                sim - base_s))
+    print()
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
@@ -162,6 +190,7 @@ def main():
     print()
     spec(a.smpipe, a.gpu, a.extra)
     tiles(a.smpipe, a.gpu, a.extra)
+    latdist(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")

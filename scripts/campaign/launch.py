@@ -5,8 +5,9 @@ Every whole-GPU point of the campaign (regimes gpu1, occ2 and occ4: launch.grid
 = 132 x sm.blocks, one full wave, no tail) has the launch's time measured with
 CUDA events (`kernel_ms` in results.json, the median of the timed launches).
 `smpipe run --set launch.grid=...` estimates that launch as waves of the
-simulated SM's cycles; for one wave that is the simulated cycles of the point,
-which points.csv holds, at the architecture's clock.  This script compares the
+simulated SM's cycles plus launch.overhead_us; for one wave that is the
+simulated cycles of the point, which points.csv holds, at the architecture's
+clock, plus the overhead.  This script compares the
 two per GPU, part (points.csv's, scripts/campaign/split.py's split) and regime.
 
     python3 scripts/campaign/launch.py [--csv docs/validation/campaign/points.csv]
@@ -23,10 +24,10 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 CAMPAIGN = os.path.join(ROOT, "docs", "validation", "campaign")
 
 
-def clock_mhz(gpu):
+def arch_value(gpu, section, key):
     ini = configparser.ConfigParser(inline_comment_prefixes=("#",))
     ini.read(os.path.join(ROOT, "arch", gpu + ".ini"))
-    return float(ini["arch"]["clock_mhz"])
+    return float(ini[section][key])
 
 
 def main():
@@ -47,7 +48,9 @@ def main():
             ms = measured[folder].get(int(row["point"]))
             if not ms or ms <= 0:
                 continue
-            est_ms = float(row["simulated"]) / clock_mhz(row["gpu"]) / 1000.0
+            gpu = row["gpu"]
+            est_ms = (float(row["simulated"]) / arch_value(gpu, "arch", "clock_mhz") +
+                      arch_value(gpu, "launch", "overhead_us")) / 1000.0
             key = (row["gpu"], row["part"], row["regime"])
             errs[key].append(100.0 * (est_ms - ms) / ms)
     print("| GPU | part | regime | launches | MAPE | signed mean | within 10% |")

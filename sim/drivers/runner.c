@@ -241,5 +241,7 @@ bool sim_launch_estimate(const Trace *t, const SimRunOptions *o, const SimRun *r
         }
     }
     out->cycles = (uint64_t) out->full_waves * out->wave_cycles + out->tail_cycles;
+    out->overhead_us = a->launch_overhead_us;
+    out->us = (double) out->cycles / a->clock_mhz + out->overhead_us;
     return true;
 }

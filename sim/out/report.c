@@ -319,9 +319,10 @@ void report_text(const SimStats *s, const ReportInfo *info, ReportBy by, GString
                                    G_GINT64_FORMAT " SMs busy, at most %" G_GINT64_FORMAT " blocks on one)\n", "tail wave",
                                    L->tail_cycles, "cycles", L->tail_blocks, L->tail_sms, L->tail_per_sm);
         }
-        g_string_append_printf(out, "  %-28s %14" G_GUINT64_FORMAT " %-14s(%.2f us at %.0f MHz)\n", "launch",
-                               L->cycles, "cycles", info->clock_mhz > 0 ? (double) L->cycles / info->clock_mhz : 0.0,
-                               info->clock_mhz);
+        g_string_append_printf(out, "  %-28s %14" G_GUINT64_FORMAT " %-14s(%.2f us at %.0f MHz)\n", "waves",
+                               L->cycles, "cycles", L->us - L->overhead_us, info->clock_mhz);
+        g_string_append_printf(out, "  %-28s %14.2f %-14s(waves plus %.2f us of launch overhead)\n", "launch", L->us,
+                               "us", L->overhead_us);
     }
 
     int order[WS__COUNT];
@@ -723,8 +724,10 @@ void report_json(const SimStats *s, const ReportInfo *info, ReportBy by, GString
         jsonw_uint(&j, L->tail_cycles);
         jsonw_key(&j, "cycles");
         jsonw_uint(&j, L->cycles);
+        jsonw_key(&j, "overhead_us");
+        jsonw_double(&j, L->overhead_us);
         jsonw_key(&j, "us");
-        jsonw_double(&j, info->clock_mhz > 0 ? (double) L->cycles / info->clock_mhz : 0.0);
+        jsonw_double(&j, L->us);
         jsonw_end_object(&j);
     }
     jsonw_key(&j, "instructions");

@@ -20,7 +20,8 @@ typedef enum {
 /* The whole launch (launch.grid) as waves of resident blocks: every SM
  * runs gpu.sms x sm.blocks blocks a wave as the simulated SM does, then the
  * remaining blocks, spread one per SM first, make a shorter tail wave
- * (simulated separately with its own blocks per SM and busy SMs). */
+ * (simulated separately with its own blocks per SM and busy SMs); the
+ * launch's time adds what no SM's cycles contain (launch.overhead_us). */
 typedef struct {
     int64_t grid;             /* blocks in the launch; 0 = no launch given */
     int64_t per_wave;         /* gpu.sms x sm.blocks */
@@ -31,6 +32,8 @@ typedef struct {
     int64_t tail_sms;         /* SMs the tail keeps busy */
     uint64_t tail_cycles;
     uint64_t cycles;          /* full_waves x wave_cycles + tail_cycles */
+    double overhead_us;       /* launch.overhead_us: launch latency and block dispatch */
+    double us;                /* cycles at arch.clock_mhz plus overhead_us */
 } SimLaunch;
 
 typedef struct {
