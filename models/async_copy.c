@@ -231,7 +231,8 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
 
     /* Destination, source and size the same for every lane (a group's
      * copy, the usual case): a check of them answers for every lane as it
-     * does for the first, so only the first lane's values are checked. */
+     * does for the first, so only the first lane's values are checked, and
+     * so are its pipeline's when the warp's threads agree there. */
     bool uniform = dv.uniform && sv.uniform && zv.uniform;
     if (s->step == 0) {
         /* Validate once, for every lane. */
@@ -282,6 +283,10 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             if (p != NULL && (p->flags[w->tid0 + l] & PT_MADE) && p->block_scope &&
                 !(p->role[w->tid0 + l] & ROLEBIT_PRODUCER)) {
                 return RULE(sm, w, 1u << l, op, "memcpy_async into a pipeline by a consumer thread (SPEC pipeline-role-1)");
+            }
+            if (uniform && pipe_warp_agrees(p, w->tid0)) {
+                /* The other lanes would pass the same checks. */
+                break;
             }
         }
         /* Bounds, for all lanes at once (sizes may differ per lane only in

@@ -45,8 +45,61 @@ typedef struct {
     uint32_t sectors;
 } LineReq;
 
+/* Sectors first..last of a line (sector indices within it), as a mask. */
+static inline uint32_t sector_bits(uint32_t s0, uint32_t s1)
+{
+    return (uint32_t) (((UINT64_C(1) << (s1 + 1)) - 1) & ~((UINT64_C(1) << s0) - 1));
+}
+
+/* True when the lanes of mask are consecutive and each lane's range starts
+ * where the previous one's ends (addr[l + 1] == addr[l] + size, size > 0):
+ * together they copy one run of bytes.  A group's copy is that (thread of
+ * rank r copies chunk r), so it is usually true. */
+static bool one_run(const int64_t *addr, uint32_t mask, int64_t size)
+{
+    if (mask == 0 || size <= 0) {
+        return false;
+    }
+    int first = __builtin_ctz(mask);
+    uint32_t run = mask >> first;
+    if ((run & (run + 1)) != 0) {
+        return false;
+    }
+    int n = __builtin_popcount(mask);
+    unsigned apart = 0;
+    for (int l = first + 1; l < first + n; l++) {
+        apart |= (unsigned) (addr[l] - addr[l - 1] != size);
+    }
+    return apart == 0;
+}
+
+/* The (line, sector-mask) pairs of bytes lo .. hi (inclusive), line by
+ * line: what the lane-by-lane gathering finds for a run of lanes whose
+ * ranges follow one another (one_run), in the same order. */
+static int64_t gather_run(const CopyEngine *c, uint64_t lo, uint64_t hi, LineReq *out)
+{
+    uint64_t lb = (uint64_t) c->line_bytes;
+    uint64_t first = div_by(lo, c->line_bytes, c->line_shift);
+    uint64_t last = div_by(hi, c->line_bytes, c->line_shift);
+    uint32_t top = (uint32_t) div_by(lb - 1, c->sector_bytes, c->sector_shift);
+    int64_t n = 0;
+    for (uint64_t line = first; line <= last; line++) {
+        uint64_t start = line * lb;
+        uint32_t s0 = line == first ? (uint32_t) div_by(lo - start, c->sector_bytes, c->sector_shift) : 0;
+        uint32_t s1 = line == last ? (uint32_t) div_by(hi - start, c->sector_bytes, c->sector_shift) : top;
+        out[n].line = line;
+        out[n].sectors = sector_bits(s0, s1);
+        n++;
+    }
+    return n;
+}
+
 static int64_t gather_lines(const CopyEngine *c, const int64_t *addr, uint32_t mask, int64_t size, LineReq *out)
 {
+    if (one_run(addr, mask, size)) {
+        int last = 31 - __builtin_clz(mask);
+        return gather_run(c, (uint64_t) addr[__builtin_ctz(mask)], (uint64_t) addr[last] + (uint64_t) size - 1, out);
+    }
     int64_t n = 0;
     for (int l = 0; l < 32; l++) {
         if (!(mask & (1u << l))) {
@@ -61,7 +114,7 @@ static int64_t gather_lines(const CopyEngine *c, const int64_t *addr, uint32_t m
             uint64_t seg_end = MIN(last, line_end);
             uint32_t s0 = (uint32_t) div_by(a - line_start, c->sector_bytes, c->sector_shift);
             uint32_t s1 = (uint32_t) div_by(seg_end - line_start, c->sector_bytes, c->sector_shift);
-            uint32_t bits = (uint32_t) (((UINT64_C(1) << (s1 + 1)) - 1) & ~((UINT64_C(1) << s0) - 1));
+            uint32_t bits = sector_bits(s0, s1);
             /* Lines are distinct in out; neighbouring lanes mostly share
              * the line found last, so the search runs backwards. */
             int64_t k;
@@ -150,7 +203,7 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
     c->lsu_free = issue + (SimCycle) c->issue_cycles;
     bool cache_l1 = size < 16; /* cp.async.ca for 4 and 8 bytes, .cg for 16 */
     SimCycle arrive = issue;
-    int64_t bytes = 0;
+    int64_t bytes = __builtin_popcount(mask) * size;
     for (int64_t k = 0; k < n; k++) {
         int64_t req_bytes = __builtin_popcount(reqs[k].sectors) * c->sector_bytes;
         SimCycle a = mem_path_read(m, issue, reqs[k].line * (uint64_t) c->line_bytes, req_bytes, cache_l1);
@@ -158,11 +211,6 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
         arrive = MAX(arrive, a);
         track(c, a);
         c->sectors += (uint64_t) __builtin_popcount(reqs[k].sectors);
-    }
-    for (int l = 0; l < 32; l++) {
-        if (mask & (1u << l)) {
-            bytes += size;
-        }
     }
     /* The fill writes the destination like a warp store would. */
     int64_t ideal;

@@ -121,14 +121,14 @@ void pipe_lanes_exit(Sm *sm, Warp *w, LaneMask m, SimCycle now)
             continue;
         }
         /* The pipeline's destructor quits for threads still active. */
-        int64_t n = 0;
+        LaneMask active = 0;
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            int64_t tid = w->tid0 + l;
-            if ((m & (1u << l)) && (p->flags[tid] & PT_ACTIVE)) {
-                p->flags[tid] &= (uint8_t) ~PT_ACTIVE;
-                n++;
+            if ((m & (1u << l)) && (p->flags[w->tid0 + l] & PT_ACTIVE)) {
+                active |= 1u << l;
             }
         }
+        int64_t n = lane_count(active);
+        pipe_lanes_flags(p, w->tid0, active, 0, PT_ACTIVE);
         if (n > 0) {
             p->refcount -= n;
             if (p->refcount == 0) {
@@ -300,32 +300,17 @@ Pipe *pipe_of_op(Sm *sm, Warp *w, const Op *op)
     return &sm->blocks[w->block].pipes[sm->pipe_slot[op->obj]];
 }
 
-/* True when all 32 threads from tid0 on are made and active and, in a block
- * pipeline, have a role among role_bits: the usual case of check_lanes for
- * a converged warp, settled in one pass without a branch per lane. */
-static bool warp_lanes_settled(const Pipe *p, int64_t tid0, uint8_t role_bits)
+/* The lanes of m whose protocol state a check must read: the lowest
+ * alone when the warp's threads agree (it answers for the others, and is
+ * the lane a failing check names either way), else all of them. */
+static inline LaneMask lanes_to_read(const Pipe *p, const Warp *w, LaneMask m)
 {
-    const uint8_t *flags = p->flags + tid0;
-    const uint8_t *role = p->role + tid0;
-    uint8_t need = PT_MADE | PT_ACTIVE;
-    unsigned bad = 0;
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        bad |= (unsigned) ((flags[l] & need) ^ need);
-    }
-    if (p->block_scope) {
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            bad |= (unsigned) ((role[l] & role_bits) == 0);
-        }
-    }
-    return bad == 0;
+    return pipe_warp_agrees(p, w->tid0) ? m & (~m + 1) : m;
 }
 
 /* Checks each lane's protocol state; returns false (run failed) on misuse. */
 static bool check_lanes(Sm *sm, Warp *w, Split *s, const Op *op, Pipe *p, uint8_t role_bits)
 {
-    if (s->mask == 0xffffffffu && warp_lanes_settled(p, w->tid0, role_bits)) {
-        return true;
-    }
     for (LaneMask m = s->mask; m != 0; m &= m - 1) {
         int l = __builtin_ctz(m);
         int64_t tid = w->tid0 + l;
@@ -335,6 +320,10 @@ static bool check_lanes(Sm *sm, Warp *w, Split *s, const Op *op, Pipe *p, uint8_
          * would return NULL and change nothing). */
         if ((p->flags[tid] & (PT_MADE | PT_ACTIVE)) == (PT_MADE | PT_ACTIVE) &&
             (!p->block_scope || (before & role_bits) != 0)) {
+            if (pipe_warp_agrees(p, w->tid0)) {
+                /* The other lanes are in the same state. */
+                return true;
+            }
             continue;
         }
         const char *err = pipe_check_role(p, tid, role_bits);
@@ -357,9 +346,12 @@ static bool check_lanes(Sm *sm, Warp *w, Split *s, const Op *op, Pipe *p, uint8_
 /* Block scope: the lanes of `left` whose stage index idx[tid] (the
  * pipeline's head or tail) is that of the lowest lane, stored in *slot.
  * Converged threads form one group; diverged stage positions several. */
-static LaneMask lanes_at_slot(const Warp *w, LaneMask left, const uint8_t *idx, int64_t *slot)
+static LaneMask lanes_at_slot(const Pipe *p, const Warp *w, LaneMask left, const uint8_t *idx, int64_t *slot)
 {
     *slot = idx[w->tid0 + lane_lowest(left)];
+    if (pipe_warp_agrees(p, w->tid0)) {
+        return left;
+    }
     LaneMask grp = 0;
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
         if ((left & (1u << l)) && idx[w->tid0 + l] == *slot) {
@@ -369,26 +361,14 @@ static LaneMask lanes_at_slot(const Warp *w, LaneMask left, const uint8_t *idx, 
     return grp;
 }
 
-/* Moves thread tid's head or tail (idx) to the next stage; wrapping past
- * the last stage flips the thread's parity bit for that barrier set. */
-static void next_stage(Pipe *p, uint8_t *idx, int64_t tid, uint8_t parity_bit)
-{
-    if (++idx[tid] == p->stages) {
-        idx[tid] = 0;
-        p->flags[tid] ^= parity_bit;
-    }
-}
-
 /* Acquire / consumer_wait on a block pipeline: wait until, for every lane,
  * the barrier phase it names has completed. */
 static StepResult pipe_block_wait(Sm *sm, Warp *w, int32_t si, const Op *op, Pipe *p, bool acquire, SimCycle t)
 {
     Split *s = &w->split[si];
     Block *b = &sm->blocks[w->block];
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        if (!(s->mask & (1u << l))) {
-            continue;
-        }
+    for (LaneMask lanes = lanes_to_read(p, w, s->mask); lanes != 0; lanes &= lanes - 1) {
+        int l = __builtin_ctz(lanes);
         int64_t tid = w->tid0 + l;
         int64_t slot = acquire ? p->head[tid] : p->tail[tid];
         MBarrier *m = acquire ? pipe_consumed(p, b->mbars, slot) : pipe_produced(p, b->mbars, slot);
@@ -425,7 +405,7 @@ static bool thread_wait_begin(Sm *sm, Warp *w, Split *s, LaneMask m, int64_t pri
     return true;
 }
 
-StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+static StepResult exec_op(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
     Block *b = &sm->blocks[w->block];
@@ -453,30 +433,24 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
                 *cost = 1;
                 return r;
             }
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                if (m & (1u << l)) {
-                    int64_t tid = w->tid0 + l;
-                    p->flags[tid] |= PT_ACQUIRED;
-                    if (sm->tl && p->life && !p->life[p->head[tid]].open) {
-                        sim_timeline_counter_add(sm->tl, "stages occupied", sm->engine.now, t, +1);
-                    }
-                    pipe_stage_open(p, p->head[tid], t);
+            /* Each lane opens its head stage (once: the others find it open). */
+            for (LaneMask opening = lanes_to_read(p, w, m); opening != 0; opening &= opening - 1) {
+                int64_t tid = w->tid0 + __builtin_ctz(opening);
+                if (sm->tl && p->life && !p->life[p->head[tid]].open) {
+                    sim_timeline_counter_add(sm->tl, "stages occupied", sm->engine.now, t, +1);
                 }
-            }
-        } else {
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                if (m & (1u << l)) {
-                    p->flags[w->tid0 + l] |= PT_ACQUIRED;
-                }
+                pipe_stage_open(p, p->head[tid], t);
             }
         }
+        pipe_lanes_flags(p, w->tid0, m, PT_ACQUIRED, 0);
         s->step = 0;
         s->pc++;
         return STEP_CONTINUE;
     case OP_PIPE_COMMIT:
     case OP_PIPE_COMMIT_BAR:
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if ((m & (1u << l)) && op->code == OP_PIPE_COMMIT && !(p->flags[w->tid0 + l] & PT_ACQUIRED)) {
+        for (LaneMask c = lanes_to_read(p, w, m); c != 0; c &= c - 1) {
+            int l = __builtin_ctz(c);
+            if (op->code == OP_PIPE_COMMIT && !(p->flags[w->tid0 + l] & PT_ACQUIRED)) {
                 /* SPEC pipeline-commit-1: a producer commits the stage it
                  * acquired: producer_acquire comes first. */
                 return RULE(sm, w, 1u << l, op, "producer_commit without producer_acquire: a producer acquires the"
@@ -499,14 +473,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
         if (!p->block_scope) {
             /* cp.async.commit_group; ++head (uint8_t). */
             async_commit_group(sm, w, m);
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                if (m & (1u << l)) {
-                    int64_t tid = w->tid0 + l;
-                    p->head[tid]++;
-                    p->commits[tid]++;
-                    p->flags[tid] &= (uint8_t) ~PT_ACQUIRED;
-                }
-            }
+            pipe_lanes_commit(p, w->tid0, m);
             s->pc++;
             *cost = 1;
             s->ready_at = t + 1;
@@ -518,7 +485,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
             LaneMask left = m;
             while (left) {
                 int64_t slot;
-                LaneMask grp = lanes_at_slot(w, left, p->head, &slot);
+                LaneMask grp = lanes_at_slot(p, w, left, p->head, &slot);
                 left &= ~grp;
                 MBarrier *pm = pipe_produced(p, b->mbars, slot);
                 int32_t mi = (int32_t) (pm - b->mbars);
@@ -538,14 +505,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
                 StageLife *life = &p->life[slot];
                 life->committed = t;
                 life->has_commit = true;
-                for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                    if (grp & (1u << l)) {
-                        int64_t tid = w->tid0 + l;
-                        p->flags[tid] &= (uint8_t) ~PT_ACQUIRED;
-                        p->commits[tid]++;
-                        next_stage(p, p->head, tid, PT_CPARITY);
-                    }
-                }
+                pipe_lanes_commit(p, w->tid0, grp);
             }
         }
         s->pc++;
@@ -555,10 +515,9 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
         return STEP_ISSUED;
     case OP_PIPE_WAIT:
     case OP_PIPE_WAIT_FOR:
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if (!(m & (1u << l))) {
-                continue; /* the lane may not exist (a block of 28 threads) */
-            }
+        /* Only lanes of m: the others may not exist (a block of 28 threads). */
+        for (LaneMask c = lanes_to_read(p, w, m); c != 0; c &= c - 1) {
+            int l = __builtin_ctz(c);
             int64_t tid = w->tid0 + l;
             /* Thread scope: libcudacxx returns at once when head == tail
              * (every commit already waited for), without advancing tail. */
@@ -583,14 +542,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
                 }
             }
             async_wait_group_done(sm, w, m, s->aux, t);
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                if (m & (1u << l)) {
-                    int64_t tid = w->tid0 + l;
-                    p->tail[tid]++;
-                    p->flags[tid] |= PT_WAITED;
-                    p->waits[tid]++;
-                }
-            }
+            pipe_lanes_waited(p, w->tid0, m);
             if (op->var >= 0) {
                 warp_store_lanes(w, sm_var(sm, op->var), m, 1);
             }
@@ -641,22 +593,20 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
                 sim_timeline_flow_end(sm->tl, FLOW_STAGE, w->block, sm->pipe_slot[op->obj],
                                       p->waits[w->tid0 + lane_lowest(m)], w->timeline_track, t);
             }
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                if (m & (1u << l)) {
-                    int64_t tid = w->tid0 + l;
-                    int64_t slot = p->tail[tid];
-                    StageLife *life = &p->life[slot];
-                    if (!life->has_wait) {
-                        life->has_wait = true;
-                        life->waited = t;
-                    }
-                    if (sm->race) {
-                        race_stage_waited(sm->race, w->block, tid, sm->pipe_slot[op->obj], p->waits[tid]);
-                    }
-                    p->flags[tid] |= PT_WAITED;
-                    p->waits[tid]++;
+            for (LaneMask waiting = lanes_to_read(p, w, m); waiting != 0; waiting &= waiting - 1) {
+                StageLife *life = &p->life[p->tail[w->tid0 + __builtin_ctz(waiting)]];
+                if (!life->has_wait) {
+                    life->has_wait = true;
+                    life->waited = t;
                 }
             }
+            for (int l = 0; sm->race && l < SIM_WARP_SIZE; l++) {
+                if (m & (1u << l)) {
+                    int64_t tid = w->tid0 + l;
+                    race_stage_waited(sm->race, w->block, tid, sm->pipe_slot[op->obj], p->waits[tid]);
+                }
+            }
+            pipe_lanes_waited(p, w->tid0, m);
             /* Exposed copy latency: how long this warp was blocked. */
             if (s->blocked_since > 0 && t > s->blocked_since) {
                 p->life[slot0].exposed += t - s->blocked_since;
@@ -670,8 +620,9 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
         s->pc++;
         return STEP_CONTINUE;
     case OP_PIPE_RELEASE:
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if ((m & (1u << l)) && !(p->flags[w->tid0 + l] & PT_WAITED)) {
+        for (LaneMask c = lanes_to_read(p, w, m); c != 0; c &= c - 1) {
+            int l = __builtin_ctz(c);
+            if (!(p->flags[w->tid0 + l] & PT_WAITED)) {
                 /* SPEC pipeline-release-1: a consumer releases the stage it
                  * waited for. */
                 return RULE(sm, w, 1u << l, op, "consumer_release without consumer_wait: a consumer waits for the"
@@ -679,13 +630,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
             }
         }
         if (!p->block_scope) {
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                if (m & (1u << l)) {
-                    int64_t tid = w->tid0 + l;
-                    p->flags[tid] &= (uint8_t) ~PT_WAITED;
-                    p->releases[tid]++;
-                }
-            }
+            pipe_lanes_release(p, w->tid0, m);
             s->pc++;
             return STEP_CONTINUE;
         }
@@ -693,7 +638,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
             LaneMask left = m;
             while (left) {
                 int64_t slot;
-                LaneMask grp = lanes_at_slot(w, left, p->tail, &slot);
+                LaneMask grp = lanes_at_slot(p, w, left, p->tail, &slot);
                 left &= ~grp;
                 MBarrier *cm = pipe_consumed(p, b->mbars, slot);
                 int32_t mi = (int32_t) (cm - b->mbars);
@@ -704,17 +649,12 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
                                 " pipeline counts (%" G_GINT64_FORMAT ")", mbar_status_message(st), p->consumers);
                 }
                 pipe_note_phase(sm, b, mi, before, t);
-                for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                for (int l = 0; sm->race && l < SIM_WARP_SIZE; l++) {
                     if (grp & (1u << l)) {
-                        int64_t tid = w->tid0 + l;
-                        p->flags[tid] &= (uint8_t) ~PT_WAITED;
-                        p->releases[tid]++;
-                        if (sm->race) {
-                            race_stage_released(sm->race, w->block, tid, sm->pipe_slot[op->obj]);
-                        }
-                        next_stage(p, p->tail, tid, PT_PPARITY);
+                        race_stage_released(sm->race, w->block, w->tid0 + l, sm->pipe_slot[op->obj]);
                     }
                 }
+                pipe_lanes_release(p, w->tid0, grp);
             }
         }
         s->pc++;
@@ -750,11 +690,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
                 released = true;
             }
         }
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if (m & (1u << l)) {
-                p->flags[w->tid0 + l] &= (uint8_t) ~PT_ACTIVE;
-            }
-        }
+        pipe_lanes_flags(p, w->tid0, m, 0, PT_ACTIVE);
         if (op->var >= 0) {
             const ProgVar *v = sm_var(sm, op->var);
             /* thread scope: quit() returns true. */
@@ -777,13 +713,7 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
             return STEP_ISSUED;
         }
         async_wait_group_done(sm, w, m, op->value, t);
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if (m & (1u << l)) {
-                int64_t tid = w->tid0 + l;
-                p->tail[tid] = (uint8_t) (p->head[tid] - op->value);
-                p->flags[tid] |= PT_WAITED;
-            }
-        }
+        pipe_lanes_wait_prior(p, w->tid0, m, op->value);
         s->step = 0;
         s->pc++;
         return STEP_CONTINUE;
@@ -791,6 +721,18 @@ StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int6
     default:
         g_assert_not_reached();
     }
+}
+
+StepResult pipe_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
+{
+    StepResult r = exec_op(sm, w, si, op, t, cost);
+    if (G_UNLIKELY(sm->opt.check_invariants)) {
+        const char *broken = pipe_check_agreement(pipe_of_op(sm, w, op), w->tid0);
+        if (broken != NULL) {
+            g_error("pipeline invariant broken in warp %d at cycle %" G_GUINT64_FORMAT ": %s", w->id, t, broken);
+        }
+    }
+    return r;
 }
 
 /* A wait_for's deadline timer fired: the split is still blocked (a

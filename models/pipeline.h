@@ -41,6 +41,9 @@ typedef struct SimStageStats SimStageStats;
  * pipeline_consumer_wait_prior<N> both cap at it). */
 #define PIPE_WAIT_GROUP_MAX 8
 
+/* Threads of a warp (SIM_WARP_SIZE; a unit header includes only sim/core). */
+#define PIPE_WARP_LANES 32
+
 /* Per-thread flags. */
 enum {
     PT_MADE = 1,        /* make_pipeline returned for this thread */
@@ -80,11 +83,19 @@ typedef struct {
     int64_t arg;
     int64_t arg_first_tid;
     int64_t producer_votes; /* role form */
-    /* Per thread. */
+    /* Per thread (always exact, whatever agree says). */
     uint8_t *head, *tail, *flags, *role;
     uint32_t *commits;      /* stages this thread committed (monotonic) */
     uint32_t *releases;     /* stages this thread released (monotonic) */
     uint32_t *waits;        /* stages this thread passed consumer_wait on (monotonic) */
+    /* Per warp of the block (warp k: threads k * PIPE_WARP_LANES on, fewer
+     * in a last partial warp): 1 when every thread of the warp has the
+     * same head, tail, flags, role, commits, releases and waits, so that
+     * its first thread's state answers for all of them (pipe_warp_agrees).
+     * A step every thread of an agreeing warp takes moves them together and
+     * keeps it; any other change updates thread by thread and looks again
+     * (pipe_check_agreement is the invariant). */
+    uint8_t *agree;
     /* Statistics. */
     StageLife *life;        /* per slot */
     uint64_t *occupancy_time; /* cycles with k stages open, k = 0..stages */
@@ -105,6 +116,42 @@ const char *pipe_block_make(Pipe *p, MBarrier *mbars, int32_t pstate, int64_t st
 
 /* Per-thread set-up when make_pipeline returns for thread tid. */
 void pipe_thread_made(Pipe *p, int64_t tid, uint8_t role_bits);
+
+/* True when every thread of the warp whose first thread is tid0 has the
+ * same protocol state: thread tid0's answers for any of its lanes. */
+static inline bool pipe_warp_agrees(const Pipe *p, int64_t tid0)
+{
+    return p->agree[tid0 / PIPE_WARP_LANES] != 0;
+}
+
+/* The protocol's per-thread steps, for lanes `mask` of the warp whose first
+ * thread is tid0 (bit l: thread tid0 + l): one update for the warp when
+ * every thread of an agreeing warp takes it, else thread by thread.
+ *   pipe_lanes_flags     flags |= set, then &= ~clear
+ *   pipe_lanes_commit    producer_commit: not acquired, commits + 1, head
+ *                        to the next stage (block scope: wrapping flips
+ *                        the consumed parity; thread scope: uint8 ++)
+ *   pipe_lanes_waited    consumer_wait passed: waited, waits + 1 (thread
+ *                        scope: tail + 1)
+ *   pipe_lanes_release   consumer_release: not waited, releases + 1 (block
+ *                        scope: tail to the next stage, wrapping flips the
+ *                        produced parity)
+ *   pipe_lanes_wait_prior  wait_prior<prior>: tail = head - prior, waited */
+void pipe_lanes_flags(Pipe *p, int64_t tid0, uint32_t mask, uint8_t set, uint8_t clear);
+void pipe_lanes_commit(Pipe *p, int64_t tid0, uint32_t mask);
+void pipe_lanes_waited(Pipe *p, int64_t tid0, uint32_t mask);
+void pipe_lanes_release(Pipe *p, int64_t tid0, uint32_t mask);
+void pipe_lanes_wait_prior(Pipe *p, int64_t tid0, uint32_t mask, int64_t prior);
+
+/* Looks again whether the threads of the warp holding thread tid agree,
+ * after a change made to some of them directly (a role fixed by first
+ * use). */
+void pipe_warp_recheck(Pipe *p, int64_t tid);
+
+/* The invariant: NULL when the warp whose first thread is tid0 agrees
+ * exactly when agree says so, else a static description of the breach.
+ * O(32): for assertions and tests. */
+const char *pipe_check_agreement(const Pipe *p, int64_t tid0);
 
 static inline MBarrier *pipe_produced(const Pipe *p, MBarrier *mbars, int64_t slot)
 {

@@ -40,6 +40,74 @@ START_TEST(coalescing_into_lines_and_sectors)
 }
 END_TEST
 
+/* Line requests and sectors of lanes `mask` copying `size` bytes from
+ * src[l], counted byte by byte (the reference). */
+static int64_t lines_by_byte(const ArchParams *a, const int64_t *src, uint32_t mask, int64_t size, int64_t *sectors)
+{
+    int64_t lines[64];
+    uint32_t bits[64];
+    int64_t n = 0;
+    for (int l = 0; l < 32; l++) {
+        for (int64_t byte = src[l]; (mask & (1u << l)) && byte < src[l] + size; byte++) {
+            int64_t line = byte / a->line_bytes;
+            int64_t k = 0;
+            while (k < n && lines[k] != line) {
+                k++;
+            }
+            if (k == n) {
+                ck_assert_int_lt(n, 64);
+                lines[n] = line;
+                bits[n++] = 0;
+            }
+            bits[k] |= 1u << ((byte % a->line_bytes) / a->sector_bytes);
+        }
+    }
+    *sectors = 0;
+    for (int64_t k = 0; k < n; k++) {
+        *sectors += __builtin_popcount(bits[k]);
+    }
+    return n;
+}
+
+/* Lanes whose ranges follow one another (a group's copy: one run of
+ * bytes, gathered line by line) and the same ranges in the reverse lane
+ * order (gathered lane by lane) find the lines and sectors that counting
+ * byte by byte finds: runs starting anywhere in a line, of every chunk
+ * size, over whole, partial and single-lane masks, with power-of-two line
+ * and sector sizes (shifts) and without (divisions). */
+START_TEST(runs_of_lanes_coalesce_as_bytes_do)
+{
+    static const int64_t starts[] = { 4096, 4100, 4196, 4220, 4224 + 120 };
+    static const int64_t sizes[] = { 4, 8, 16 };
+    static const uint32_t masks[] = { 0xffffffffu, 0x0000ffffu, 0x00ffff00u, 1u << 5, 0x3u, 0x80000000u };
+    for (int geometry = 0; geometry < 2; geometry++) {
+        ArchParams a = arch();
+        if (geometry == 1) {
+            a.line_bytes = 96;
+            a.sector_bytes = 24;
+        }
+        CopyEngine c;
+        copy_engine_init(&c, &a);
+        for (size_t i = 0; i < G_N_ELEMENTS(starts); i++) {
+            for (size_t j = 0; j < G_N_ELEMENTS(sizes); j++) {
+                for (size_t k = 0; k < G_N_ELEMENTS(masks); k++) {
+                    for (int reversed = 0; reversed < 2; reversed++) {
+                        int64_t src[32], sectors, want_sectors;
+                        for (int l = 0; l < 32; l++) {
+                            src[l] = starts[i] + (reversed ? 31 - l : l) * sizes[j];
+                        }
+                        int64_t want = lines_by_byte(&a, src, masks[k], sizes[j], &want_sectors);
+                        ck_assert_int_eq(copy_engine_count_lines(&c, src, masks[k], sizes[j], &sectors), want);
+                        ck_assert_int_eq(sectors, want_sectors);
+                    }
+                }
+            }
+        }
+        copy_engine_clear(&c);
+    }
+}
+END_TEST
+
 /* The engine with the memory path and shared memory it copies through,
  * and a warp's 16-byte copies of lines 0..3 into offsets 0..511. */
 typedef struct {
@@ -124,6 +192,7 @@ int main(void)
     Suite *s = suite_create("copy_engine");
     TCase *tc = tcase_create("cp_async");
     tcase_add_test(tc, coalescing_into_lines_and_sectors);
+    tcase_add_test(tc, runs_of_lanes_coalesce_as_bytes_do);
     tcase_add_test(tc, inflight_limit_and_completion);
     suite_add_tcase(s, tc);
     TCase *ts = tcase_create("statistics");

@@ -90,6 +90,28 @@ START_TEST(short_circuit_and_inactive_lanes)
 }
 END_TEST
 
+/* A uniform left side of && or || decides for every lane at once: the
+ * right side runs everywhere or nowhere (p is 5). */
+START_TEST(uniform_left_side_short_circuits_every_lane)
+{
+    SimLaneValue v;
+    SimArithStatus st;
+    eval_lanes("p == 5 || 100 / (threadIdx.x - 6) > 0", 0xffffffffu, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert(v.uniform);
+    ck_assert_int_eq(v.s, 1);
+    eval_lanes("p != 5 && 100 / (threadIdx.x - 6) > 0", 0xffffffffu, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert_int_eq(sim_lane_value(&v, 6), 0);
+    eval_lanes("p == 5 && threadIdx.x > 3", 0x0000fff0u, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert_int_eq(sim_lane_value(&v, 4), 1);
+    ck_assert_int_eq(sim_lane_value(&v, 15), 1);
+    eval_lanes("p == 5 && 100 / (threadIdx.x - 6) > 0", 0xffffffffu, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_DIV_ZERO);
+}
+END_TEST
+
 /* An error in a varying operation names its first active lane that
  * fails, for each operator's own lane loop and for the generic one. */
 START_TEST(lane_errors_name_the_first_failing_lane)
@@ -150,6 +172,7 @@ int main(void)
     tcase_add_test(tc, arithmetic_is_checked);
     tcase_add_test(tc, lanes_and_constants);
     tcase_add_test(tc, short_circuit_and_inactive_lanes);
+    tcase_add_test(tc, uniform_left_side_short_circuits_every_lane);
     tcase_add_test(tc, lane_errors_name_the_first_failing_lane);
     tcase_add_test(tc, constant_overflow_is_a_compile_error);
     suite_add_tcase(s, tc);

@@ -315,6 +315,52 @@ START_TEST(thread_commit_closes_a_group)
 }
 END_TEST
 
+/* Lanes of a warp that run a step apart keep their own protocol state:
+ * the warp's threads no longer agree (models/pipeline.h), each lane is
+ * checked and moved on its own, and they agree again once the other lanes
+ * caught up.  A commit by the whole warp while only half of it acquired
+ * names the first lane that did not: lane 16, not lane 0, whose state
+ * answers for the warp only while its threads agree. */
+START_TEST(diverged_lanes_keep_their_own_state)
+{
+    for (int caught_up = 0; caught_up < 2; caught_up++) {
+        Bench b;
+        open_pipe(&b, UNIFIED(32, 2));
+        make_all(&b, 0, 0, 1, 2);
+        Warp *w = bench_warp(&b, 0);
+        Pipe *p = pipe0(&b);
+        const Op *acq = bench_op(&b, OP_PIPE_ACQUIRE, 0);
+        const Op *commit = bench_op(&b, OP_PIPE_COMMIT, 0);
+        ck_assert(pipe_warp_agrees(p, 0));
+        w->split[0].mask = 0x0000ffffu;
+        SimCycle t = bench_through(&b, 0, acq, 1000);
+        ck_assert(!pipe_warp_agrees(p, 0));
+        ck_assert(p->flags[15] & PT_ACQUIRED);
+        ck_assert(!(p->flags[16] & PT_ACQUIRED));
+        ck_assert(p->life[0].open);
+        if (caught_up) {
+            w->split[0].mask = 0xffff0000u;
+            t = bench_through(&b, 0, acq, t);
+            ck_assert(pipe_warp_agrees(p, 0));
+            ck_assert_uint_eq(p->life[0].acquired, 1000 + (SimCycle) b.sm->arch.mbar_test);
+        }
+        w->split[0].mask = ALL;
+        if (!caught_up) {
+            bench_step_fails(&b, 0, commit, t, "lanes 16 (threads 16..16)");
+            bench_close(&b);
+            continue;
+        }
+        bench_through(&b, 0, commit, t);
+        ck_assert(pipe_warp_agrees(p, 0));
+        ck_assert_int_eq(p->head[0], 1);
+        ck_assert_int_eq(p->head[31], 1);
+        ck_assert_int_eq(p->commits[20], 1);
+        ck_assert(!(p->flags[20] & PT_ACQUIRED));
+        bench_close(&b);
+    }
+}
+END_TEST
+
 /* A fresh pipeline's first operation `code` fails with `msg`, in both
  * scopes (a thread's own pipeline, then a block's once made). */
 static void first_op_fails(OpCode code, const char *msg)
@@ -723,6 +769,7 @@ int main(void)
         { "block commit", block_commit_arrives_when_copies_land },
         { "thread commit", thread_commit_closes_a_group },
         { "commit rule", commit_needs_acquire },
+        { "diverged lanes", diverged_lanes_keep_their_own_state },
         { "thread wait cap", thread_wait_leaves_at_most_8_groups },
         { "thread wait cycles", thread_wait_takes_wait_cycles },
         { "wait_prior cap", wait_prior_leaves_at_most_8_groups },

@@ -6,6 +6,8 @@
 
 #include "models/pipeline.h"
 
+#define ALL_LANES 0xffffffffu
+
 static void nowake(void *ctx, const BarrierWaiter *w, SimCycle now)
 {
     (void) ctx;
@@ -106,7 +108,7 @@ START_TEST(roles_fixed_by_first_use)
     const char *e = pipe_check_role(&p, 0, ROLEBIT_CONSUMER);
     ck_assert_ptr_nonnull(e);
     ck_assert_ptr_nonnull(strstr(e, "pipeline-role-1"));
-    p.flags[1] &= (uint8_t) ~PT_ACTIVE;
+    pipe_lanes_flags(&p, 0, 1u << 1, 0, PT_ACTIVE);
     ck_assert_ptr_nonnull(strstr(pipe_check_role(&p, 1, ROLEBIT_CONSUMER), "pipeline-quit-2"));
     pipe_clear(&p);
     mbars_free(m, 4);
@@ -220,6 +222,130 @@ START_TEST(remade_pipeline_keeps_its_statistics)
 }
 END_TEST
 
+/* ------------------------------------------------------ warp agreement */
+
+/* Whether threads a and b of p hold the same protocol state. */
+static bool same_thread_state(const Pipe *p, int64_t a, const Pipe *q, int64_t b)
+{
+    return p->head[a] == q->head[b] && p->tail[a] == q->tail[b] && p->flags[a] == q->flags[b] &&
+           p->role[a] == q->role[b] && p->commits[a] == q->commits[b] && p->releases[a] == q->releases[b] &&
+           p->waits[a] == q->waits[b];
+}
+
+/* A block pipeline of `threads` threads and 3 stages, every thread made
+ * with both roles. */
+static void made_pipe(Pipe *p, MBarrier *m, int64_t threads)
+{
+    pipe_init(p, true, 0, threads);
+    ck_assert_ptr_null(pipe_block_make(p, m, 0, 3, 0, PIPE_MODE_UNIFIED, 0, 0));
+    for (int64_t tid = 0; tid < threads; tid++) {
+        pipe_thread_made(p, tid, ROLEBIT_PRODUCER | ROLEBIT_CONSUMER);
+    }
+}
+
+/* The protocol's steps on two warps: warp 0 takes each step whole, warp 1
+ * in two halves, a step apart.  The halves disagree in between (the
+ * per-thread fallback) and agree again once both took the step; both
+ * warps end in the same per-thread state, through the head's and tail's
+ * wrap (parity flips) and back. */
+START_TEST(warp_agrees_until_its_lanes_part)
+{
+    Pipe p;
+    MBarrier *m = mbars_new(6);
+    made_pipe(&p, m, 64);
+    ck_assert(pipe_warp_agrees(&p, 0));
+    ck_assert(pipe_warp_agrees(&p, 32));
+    for (int round = 0; round < 4; round++) {
+        for (int half = 0; half < 2; half++) {
+            uint32_t lanes = half == 0 ? 0x0000ffffu : 0xffff0000u;
+            if (half == 0) {
+                pipe_lanes_flags(&p, 0, ALL_LANES, PT_ACQUIRED, 0);
+                pipe_lanes_commit(&p, 0, ALL_LANES);
+                pipe_lanes_waited(&p, 0, ALL_LANES);
+                pipe_lanes_release(&p, 0, ALL_LANES);
+                ck_assert(pipe_warp_agrees(&p, 0));
+            }
+            pipe_lanes_flags(&p, 32, lanes, PT_ACQUIRED, 0);
+            ck_assert(!pipe_warp_agrees(&p, 32));
+            ck_assert_ptr_null(pipe_check_agreement(&p, 32));
+            pipe_lanes_commit(&p, 32, lanes);
+            pipe_lanes_waited(&p, 32, lanes);
+            pipe_lanes_release(&p, 32, lanes);
+            ck_assert_int_eq(p.commits[32 + (half == 0 ? 0 : 16)], (uint32_t) round + 1);
+            ck_assert_int_eq(p.commits[32 + (half == 0 ? 16 : 0)], (uint32_t) round + (uint32_t) half);
+            ck_assert(pipe_warp_agrees(&p, 32) == (half == 1));
+            ck_assert_ptr_null(pipe_check_agreement(&p, 32));
+        }
+        for (int l = 0; l < 32; l++) {
+            ck_assert(same_thread_state(&p, l, &p, 32 + l));
+        }
+    }
+    /* Four rounds on 3 stages: head and tail wrapped once, each parity
+     * flipped once, nothing left acquired or waited. */
+    ck_assert_int_eq(p.head[5], 1);
+    ck_assert_int_eq(p.tail[40], 1);
+    ck_assert_int_eq(p.flags[5], PT_MADE | PT_ACTIVE | PT_PPARITY);
+    ck_assert_int_eq(p.releases[63], 4);
+    pipe_clear(&p);
+    mbars_free(m, 6);
+}
+END_TEST
+
+/* A block of 40 threads: its second warp has 8, and a whole-warp step
+ * (every lane's bit set) writes those 8 and keeps them agreeing; one of
+ * them quitting alone parts them. */
+START_TEST(partial_last_warp_agrees)
+{
+    Pipe p;
+    MBarrier *m = mbars_new(6);
+    made_pipe(&p, m, 40);
+    ck_assert(pipe_warp_agrees(&p, 32));
+    pipe_lanes_flags(&p, 32, ALL_LANES, PT_ACQUIRED, 0);
+    pipe_lanes_commit(&p, 32, ALL_LANES);
+    ck_assert(pipe_warp_agrees(&p, 32));
+    ck_assert_int_eq(p.head[39], 1);
+    ck_assert_int_eq(p.commits[32], 1);
+    ck_assert_int_eq(p.head[31], 0);
+    pipe_lanes_flags(&p, 32, 1u << 7, 0, PT_ACTIVE);
+    ck_assert(!pipe_warp_agrees(&p, 32));
+    ck_assert(!(p.flags[39] & PT_ACTIVE));
+    ck_assert(p.flags[38] & PT_ACTIVE);
+    ck_assert_ptr_null(pipe_check_agreement(&p, 32));
+    pipe_clear(&p);
+    mbars_free(m, 6);
+}
+END_TEST
+
+/* A role fixed by a thread's first operation (partitioned by count) parts
+ * its warp until every thread has one; pipe_check_agreement catches an
+ * agreement flag that lies either way. */
+START_TEST(roles_by_first_use_part_the_warp)
+{
+    Pipe p;
+    MBarrier *m = mbars_new(4);
+    pipe_init(&p, true, 0, 32);
+    pipe_block_make(&p, m, 0, 2, 0, PIPE_MODE_PRODUCER_COUNT, 16, 0);
+    for (int tid = 0; tid < 32; tid++) {
+        pipe_thread_made(&p, tid, 0);
+    }
+    ck_assert(pipe_warp_agrees(&p, 0));
+    ck_assert_ptr_null(pipe_check_role(&p, 0, ROLEBIT_PRODUCER));
+    ck_assert(!pipe_warp_agrees(&p, 0));
+    for (int tid = 1; tid < 32; tid++) {
+        ck_assert_ptr_null(pipe_check_role(&p, tid, ROLEBIT_PRODUCER));
+        ck_assert(pipe_warp_agrees(&p, 0) == (tid == 31));
+    }
+    ck_assert_ptr_null(pipe_check_agreement(&p, 0));
+    p.agree[0] = 0;
+    ck_assert_ptr_nonnull(pipe_check_agreement(&p, 0));
+    p.agree[0] = 1;
+    p.role[9] = ROLEBIT_CONSUMER;
+    ck_assert_ptr_nonnull(pipe_check_agreement(&p, 0));
+    pipe_clear(&p);
+    mbars_free(m, 4);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pipeline");
@@ -229,6 +355,11 @@ int main(void)
     tcase_add_test(tc, roles_fixed_by_first_use);
     tcase_add_test(tc, occupancy_time);
     suite_add_tcase(s, tc);
+    TCase *ta = tcase_create("warp agreement");
+    tcase_add_test(ta, warp_agrees_until_its_lanes_part);
+    tcase_add_test(ta, partial_last_warp_agrees);
+    tcase_add_test(ta, roles_by_first_use_part_the_warp);
+    suite_add_tcase(s, ta);
     TCase *tw = tcase_create("thread scope waits");
     tcase_add_test(tw, thread_consumer_wait_caps_wait_group_at_8);
     tcase_add_test(tw, thread_wait_prior_caps_at_8);

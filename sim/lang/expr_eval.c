@@ -105,10 +105,44 @@ static inline int lowest_lane(LaneMask m)
     return m ? __builtin_ctz(m) : 0;
 }
 
+/* For every lane at once (a converged warp): v[l] = v[l] op b[l] for +, -
+ * or *, when no lane overflows; returns false, v unchanged, when one does
+ * or for another operator (the lane-by-lane loop then finds the first). */
+static bool all_lanes_binary(int op, int64_t *v, const int64_t *b)
+{
+    int64_t r[SIM_WARP_SIZE];
+    bool over = false;
+    switch (op) {
+    case '+':
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            over |= __builtin_add_overflow(v[l], b[l], &r[l]);
+        }
+        break;
+    case '-':
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            over |= __builtin_sub_overflow(v[l], b[l], &r[l]);
+        }
+        break;
+    case '*':
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            over |= __builtin_mul_overflow(v[l], b[l], &r[l]);
+        }
+        break;
+    default:
+        return false;
+    }
+    if (over) {
+        return false;
+    }
+    memcpy(v, r, sizeof r);
+    return true;
+}
+
 /* v[l] = v[l] op rhs[l] for the lanes of mask, in lane order, as
  * sim_arith_binary would give each; the common operators get a loop of
- * their own instead of a dispatch per lane.  On an error, returns it with
- * *bad_lane the first lane that failed (v's lanes from it on unchanged). */
+ * their own instead of a dispatch per lane, without a test per lane for a
+ * converged warp.  On an error, returns it with *bad_lane the first lane
+ * that failed (v's lanes from it on unchanged). */
 static SimArithStatus lanes_binary(int op, int64_t *v, const SimLaneValue *rhs, LaneMask mask, int *bad_lane)
 {
     int64_t b[SIM_WARP_SIZE];
@@ -118,6 +152,9 @@ static SimArithStatus lanes_binary(int op, int64_t *v, const SimLaneValue *rhs, 
         }
     } else {
         memcpy(b, rhs->v, sizeof b);
+    }
+    if (mask == 0xffffffffu && all_lanes_binary(op, v, b)) {
+        return SIM_ARITH_OK;
     }
     int64_t r;
     switch (op) {
@@ -240,9 +277,13 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
         }
         LaneMask rmask = mask;
         if (n->op == TK_ANDAND || n->op == TK_OROR) {
-            /* Short-circuit: the right side runs only where it decides. */
+            /* Short-circuit: the right side runs only where it decides
+             * (everywhere or nowhere when the left side is uniform). */
             rmask = 0;
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (out->uniform) {
+                rmask = (out->s != 0) == (n->op == TK_ANDAND) ? mask : 0;
+            }
+            for (int l = 0; !out->uniform && l < SIM_WARP_SIZE; l++) {
                 if (mask & (1u << l)) {
                     bool lhs = sim_lane_value(out, l) != 0;
                     if (lhs == (n->op == TK_ANDAND)) {
