@@ -48,6 +48,7 @@ typedef struct {
 
     SchedPolicy policy;
     int64_t control_issue;       /* issue slots per control statement */
+    int64_t unroll_max;          /* passes up to which nvcc unrolls a loop of constant trip count */
     int64_t div_cycles;          /* issue slots of an integer division or modulo (emulated) */
     int64_t div_latency;         /* cycles until a division's result can be used */
     int64_t pipe_call_issue;     /* issue slots of a block-scope pipeline call (library SASS) */

@@ -10,6 +10,7 @@
 #include "models/race.h"
 #include "models/sync.h"
 #include "models/warp.h"
+#include "sim/lang/parser.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -770,6 +771,144 @@ static int32_t *divisions_by_op(const Program *prog)
     return divs;
 }
 
+/* Loops that nvcc unrolls: a trip count it knows (counter set to a
+ * constant, compared with a constant, stepped by a constant, written
+ * nowhere else), no loop inside, at most sched.unroll_max passes (the SASS
+ * of gemm_tiles at 64 threads, docs/validation/campaign/microbench/
+ * tiles_cpa_s2_t64.sass: its 16-pass fetch loop is 32 LDGSTS with
+ * immediate offsets and no loop control).  Their control (the head's
+ * compare, the step, the back jump) and the assignments that only add
+ * constant multiples of the counter to values the loop does not change
+ * (an address's immediate offset) cost nothing. */
+static bool slot_written(GHashTable *written, int32_t slot)
+{
+    return g_hash_table_contains(written, GINT_TO_POINTER(slot + 1));
+}
+
+/* True when n is an invariant of the loop (written: its slots) plus
+ * constant multiples of the unrolled counters' slots (counters). */
+static bool offsetable(const ExprNode *n, GHashTable *written, GHashTable *counters)
+{
+    switch ((ExprNodeKind) n->kind) {
+    case EN_CONST: case EN_TID: case EN_LANE: case EN_WARP: case EN_BLOCK_ID:
+        return true;
+    case EN_VAR:
+        return g_hash_table_contains(counters, GINT_TO_POINTER(n->var + 1)) || !slot_written(written, n->var);
+    case EN_BINARY:
+        if (n->op == '+' || n->op == '-') {
+            return offsetable(n->a, written, counters) && offsetable(n->b, written, counters);
+        }
+        if (n->op == '*') {
+            return (n->a->kind == EN_CONST && offsetable(n->b, written, counters)) ||
+                   (n->b->kind == EN_CONST && offsetable(n->a, written, counters));
+        }
+        return false;
+    default:
+        return false;
+    }
+}
+
+static bool cond_holds(int32_t op, bool counter_left, int64_t i, int64_t k)
+{
+    int64_t a = counter_left ? i : k, b = counter_left ? k : i;
+    switch (op) {
+    case '<': return a < b;
+    case '>': return a > b;
+    case TK_LE: return a <= b;
+    case TK_GE: return a >= b;
+    case TK_NE: return a != b;
+    default: return false;
+    }
+}
+
+/* The passes of the loop entered at op e if nvcc knows them and they are
+ * at most max (counting stops there), else -1. */
+static int64_t constant_trips(const Program *prog, guint e, int64_t max)
+{
+    guint n = prog->ops->len;
+    const Op *enter = &g_array_index(prog->ops, Op, e);
+    if (e == 0 || enter->join < 4 || (guint) enter->join > n) {
+        return -1;
+    }
+    const Op *init = &g_array_index(prog->ops, Op, e - 1);
+    const Op *head = &g_array_index(prog->ops, Op, e + 1);
+    const Op *step = &g_array_index(prog->ops, Op, (guint) enter->join - 2);
+    if (init->code != OP_ASSIGN || head->code != OP_LOOP || step->code != OP_ASSIGN || init->var < 0 ||
+        step->var != init->var || init->e[0] == NULL || init->e[0]->kind != EN_CONST) {
+        return -1;
+    }
+    int32_t slot = g_array_index(prog->vars, ProgVar, init->var).slot;
+    const ExprNode *c = head->e[0], *st = step->e[0];
+    if (c == NULL || c->kind != EN_BINARY || st == NULL || st->kind != EN_BINARY ||
+        (st->op != '+' && st->op != '-') || st->a->kind != EN_VAR || st->a->var != slot || st->b->kind != EN_CONST) {
+        return -1;
+    }
+    bool left = c->a->kind == EN_VAR && c->a->var == slot && c->b->kind == EN_CONST;
+    bool right = c->b->kind == EN_VAR && c->b->var == slot && c->a->kind == EN_CONST;
+    if (!left && !right) {
+        return -1;
+    }
+    for (guint j = e + 2; j < (guint) enter->join - 2; j++) {
+        const Op *op = &g_array_index(prog->ops, Op, j);
+        if (op->var == init->var) {
+            return -1;
+        }
+    }
+    int64_t k = left ? c->b->value : c->a->value;
+    int64_t d = st->op == '+' ? st->b->value : -st->b->value;
+    int64_t i = init->e[0]->value, trips = 0;
+    while (cond_holds(c->op, left, i, k)) {
+        if (++trips > max) {
+            return -1;
+        }
+        i += d;
+    }
+    return trips;
+}
+
+/* True when operations first..last-1 enter a loop. */
+static bool holds_loop(const Program *prog, guint first, guint last)
+{
+    for (guint j = first; j < last && j < prog->ops->len; j++) {
+        if (g_array_index(prog->ops, Op, j).code == OP_LOOP_ENTER) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* sm->op_unrolled: the operations that innermost loops of at most max
+ * passes (above) lose to unrolling; a loop around another keeps its
+ * control (the batch loops of the guide's kernels at their default 16
+ * batches).  Returns a new array (g_free). */
+static bool *unrolled_ops(const Program *prog, int64_t max)
+{
+    guint n = prog->ops->len;
+    bool *free_op = g_new0(bool, MAX(n, 1u));
+    g_autoptr(GHashTable) counters = g_hash_table_new(NULL, NULL);
+    for (guint e = 0; e < n; e++) {
+        const Op *enter = &g_array_index(prog->ops, Op, e);
+        if (enter->code != OP_LOOP_ENTER) {
+            continue;
+        }
+        guint join = (guint) enter->join;
+        if (constant_trips(prog, e, max) < 0 || holds_loop(prog, e + 1, join)) {
+            continue;
+        }
+        free_op[e + 1] = free_op[join - 2] = free_op[join - 1] = true;
+        int32_t slot = g_array_index(prog->vars, ProgVar, g_array_index(prog->ops, Op, e - 1).var).slot;
+        g_hash_table_add(counters, GINT_TO_POINTER(slot + 1));
+        g_autoptr(GHashTable) written = slots_written(prog, e + 1, join);
+        for (guint j = e + 2; j < join - 2; j++) {
+            const Op *op = &g_array_index(prog->ops, Op, j);
+            if (op->code == OP_ASSIGN && op->e[0] != NULL && offsetable(op->e[0], written, counters)) {
+                free_op[j] = true;
+            }
+        }
+    }
+    return free_op;
+}
+
 static bool is_data_compute(const Op *op)
 {
     return op->code == OP_COMPUTE && op->obj >= 0 && op->var >= 0;
@@ -921,6 +1060,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
      * multiply-high sequences by 3 where the trace writes nine a batch). */
     sm->control_cycles = (int64_t) llround((double) arch->control_issue * arch->int_cpi);
     sm->op_divs = divisions_by_op(prog);
+    sm->op_unrolled = unrolled_ops(prog, arch->unroll_max);
 
     sm->op_fuse = fusable_computes(prog, sm->op_divs);
 
@@ -1109,6 +1249,7 @@ void sm_free(Sm *sm)
     g_free(sm->ready_cls);
     g_free(sm->pipe_slot);
     g_free(sm->op_divs);
+    g_free(sm->op_unrolled);
     g_free(sm->op_fuse);
     g_free(sm->copy_tracks);
     g_free(sm->copy_track_free);

@@ -121,6 +121,7 @@ struct Sm {
     int32_t *op_divs;        /* op index -> emulated divisions it runs (a loop entry: its invariant ones) */
     int64_t control_cycles;  /* a control statement's issue cycles: sched.control_issue x int_cpi */
     int32_t *op_fuse;        /* op index -> following compute ops it interleaves with */
+    bool *op_unrolled;       /* op index -> control folded away by unrolling a constant-trip loop */
     int32_t npipes;
     int64_t live_warps;
     SimCycle end_cycle;

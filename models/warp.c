@@ -228,7 +228,8 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
     Split *s = &w->split[si];
     const Op *op = sm_op(sm, s->pc);
     LaneMask m = s->mask;
-    int64_t ctrl = sm->control_cycles;
+    /* Control an unrolled loop folded into immediates issues nothing. */
+    int64_t ctrl = sm->op_unrolled[s->pc] ? 0 : sm->control_cycles;
     *cost = 0;
     if (s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
         /* Arrived at its reconvergence point: wait for the other side. */

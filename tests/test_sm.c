@@ -107,6 +107,30 @@ START_TEST(invariant_divisions_leave_the_loop)
 }
 END_TEST
 
+/* A loop whose passes the compiler knows, up to sched.unroll_max of them,
+ * loses its control (head, step, back jump) and the assignments that only
+ * add multiples of its counter to invariants; a longer loop, or one whose
+ * bound the loop changes, keeps them. */
+static char *counted_loop(const char *bound)
+{
+    return g_strdup_printf("smpipe 1\nblock 32\nvar x = 0\nfor (var i = 0; i < %s; ++i)\n"
+                           "    var e = i * 4 + threadIdx.x\n    x = x * 3 + e\nend\n", bound);
+}
+
+START_TEST(constant_trip_loops_unroll)
+{
+    const char *kept[] = { "sched.control_issue=10", "sched.int_cpi=1", "sched.unroll_max=0", NULL };
+    const char *unrolled[] = { "sched.control_issue=10", "sched.int_cpi=1", "sched.unroll_max=32", NULL };
+    g_autofree char *short_loop = counted_loop("8");
+    /* Per pass: head, e, step and jump (10 cycles each); and the last head. */
+    ck_assert_uint_eq(issuing_cycles(short_loop, kept) - issuing_cycles(short_loop, unrolled), 8 * 4 * 10 + 10);
+    g_autofree char *long_loop = counted_loop("33");
+    ck_assert_uint_eq(issuing_cycles(long_loop, kept), issuing_cycles(long_loop, unrolled));
+    g_autofree char *moving = counted_loop("8 + x % 2");
+    ck_assert_uint_eq(issuing_cycles(moving, kept), issuing_cycles(moving, unrolled));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sm");
@@ -120,6 +144,7 @@ int main(void)
     TCase *tc = tcase_create("accounting");
     tcase_add_test(tc, every_warp_cycle_in_one_state);
     tcase_add_test(tc, invariant_divisions_leave_the_loop);
+    tcase_add_test(tc, constant_trip_loops_unroll);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
