@@ -786,7 +786,7 @@ static bool slot_written(GHashTable *written, int32_t slot)
 }
 
 /* True when n is an invariant of the loop (written: its slots) plus
- * constant multiples of the unrolled counters' slots (counters). */
+ * constant multiples of its counter (counters: the counter's slot). */
 static bool offsetable(const ExprNode *n, GHashTable *written, GHashTable *counters)
 {
     switch ((ExprNodeKind) n->kind) {
@@ -854,14 +854,16 @@ static int64_t constant_trips(const Program *prog, guint e, int64_t max)
             return -1;
         }
     }
+    if (st->b->value == INT64_MIN) {
+        return -1;
+    }
     int64_t k = left ? c->b->value : c->a->value;
     int64_t d = st->op == '+' ? st->b->value : -st->b->value;
     int64_t i = init->e[0]->value, trips = 0;
     while (cond_holds(c->op, left, i, k)) {
-        if (++trips > max) {
+        if (++trips > max || __builtin_add_overflow(i, d, &i)) {
             return -1;
         }
-        i += d;
     }
     return trips;
 }
@@ -885,7 +887,6 @@ static bool *unrolled_ops(const Program *prog, int64_t max)
 {
     guint n = prog->ops->len;
     bool *free_op = g_new0(bool, MAX(n, 1u));
-    g_autoptr(GHashTable) counters = g_hash_table_new(NULL, NULL);
     for (guint e = 0; e < n; e++) {
         const Op *enter = &g_array_index(prog->ops, Op, e);
         if (enter->code != OP_LOOP_ENTER) {
@@ -897,6 +898,7 @@ static bool *unrolled_ops(const Program *prog, int64_t max)
         }
         free_op[e + 1] = free_op[join - 2] = free_op[join - 1] = true;
         int32_t slot = g_array_index(prog->vars, ProgVar, g_array_index(prog->ops, Op, e - 1).var).slot;
+        g_autoptr(GHashTable) counters = g_hash_table_new(NULL, NULL);
         g_hash_table_add(counters, GINT_TO_POINTER(slot + 1));
         g_autoptr(GHashTable) written = slots_written(prog, e + 1, join);
         for (guint j = e + 2; j < join - 2; j++) {

@@ -128,6 +128,12 @@ START_TEST(constant_trip_loops_unroll)
     ck_assert_uint_eq(issuing_cycles(long_loop, kept), issuing_cycles(long_loop, unrolled));
     g_autofree char *moving = counted_loop("8 + x % 2");
     ck_assert_uint_eq(issuing_cycles(moving, kept), issuing_cycles(moving, unrolled));
+    /* Counting a loop's passes never overflows (the program itself fails
+     * when its counter would). */
+    TestRun tr;
+    ck_assert(!run_text(&tr, "smpipe 1\nblock 32\nfor (var i = 9223372036854775800; i > 0; i = i + 100)\nend\n",
+                        unrolled));
+    test_run_clear(&tr);
 }
 END_TEST
 
