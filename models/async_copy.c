@@ -208,6 +208,42 @@ static int64_t copy_rank(const Warp *w, GroupKind g, int l)
     return lanes == 0 ? w->tid0 + l : l % lanes;
 }
 
+/* The race detector's check and record of one cp.async of the lanes km,
+ * each writing [dst[l], dst[l] + chunk): synchronised through the stage
+ * each thread commits next (a block-scope pipeline), the barrier's phase,
+ * or the thread's commit group.  Every racing lane counts, the first
+ * one's warning is reported (once per line). */
+static void race_copy_lanes(Sm *sm, Warp *w, const Op *op, const Pipe *p, const Block *b, LaneMask km,
+                            const int64_t *dst, int64_t chunk)
+{
+    RaceTag tag;
+    const uint32_t *seq = NULL;
+    uint32_t groups[SIM_WARP_SIZE];
+    int32_t stages = 0;
+    if (p != NULL && p->block_scope) {
+        tag = (RaceTag) { RACE_TAG_STAGE, sm->pipe_slot[op->obj], 0, op->loc };
+        seq = p->commits + w->tid0;
+        stages = (int32_t) p->stages;
+    } else if (op->aux == SYNC_BARRIER) {
+        tag = (RaceTag) { RACE_TAG_BARRIER, (int32_t) op->obj, (uint32_t) b->mbars[op->obj].phase, op->loc };
+    } else {
+        tag = (RaceTag) { RACE_TAG_GROUP, 0, 0, op->loc };
+        for (LaneMask c = km; c != 0; c &= c - 1) {
+            int l = __builtin_ctz(c);
+            groups[l] = race_current_group(sm->race, w->block, w->tid0 + l);
+        }
+        seq = groups;
+    }
+    uint64_t races = 0;
+    g_autofree char *warn = race_async_write_lanes(sm->race, w->block, w->tid0, km, dst, chunk, tag, seq, stages,
+                                                   &races);
+    sm->stats.race_warnings += races;
+    if (warn) {
+        g_autofree char *key = g_strdup_printf("race-war-%u", op->loc.line);
+        sm_warn(sm, key, "%s", warn);
+    }
+}
+
 StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
@@ -597,28 +633,12 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             }
             w->lane_open[l] = MAX(w->lane_open[l], r.done);
             w->lane_copies[l] = MAX(w->lane_copies[l], r.done);
-            int64_t tid = w->tid0 + l;
             if (sm->opt.functional) {
                 memcpy(ldst_data_at(sm, w, dspace, dst[l]), ldst_data_at(sm, w, sspace, src[l]), (size_t) chunk);
             }
-            if (sm->race) {
-                RaceTag tag;
-                int32_t stages = 0;
-                if (p != NULL && p->block_scope) {
-                    tag = (RaceTag) { RACE_TAG_STAGE, sm->pipe_slot[op->obj], p->commits[tid], op->loc };
-                    stages = (int32_t) p->stages;
-                } else if (op->aux == SYNC_BARRIER) {
-                    tag = (RaceTag) { RACE_TAG_BARRIER, (int32_t) op->obj, (uint32_t) b->mbars[op->obj].phase, op->loc };
-                } else {
-                    tag = (RaceTag) { RACE_TAG_GROUP, 0, race_current_group(sm->race, w->block, tid), op->loc };
-                }
-                g_autofree char *warn = race_async_write(sm->race, w->block, tid, dst[l], chunk, tag, stages);
-                if (warn) {
-                    sm->stats.race_warnings++;
-                    g_autofree char *key = g_strdup_printf("race-war-%u", op->loc.line);
-                    sm_warn(sm, key, "%s", warn);
-                }
-            }
+        }
+        if (sm->race) {
+            race_copy_lanes(sm, w, op, p, b, km, dst, chunk);
         }
         sm->stats.instructions++;
         s->remaining = k + 1;

@@ -101,6 +101,20 @@ SimCycle ldst_global_read(Sm *sm, SimCycle t, const int64_t *addr, LaneMask m, i
     return done;
 }
 
+/* The race detector's check and record of a warp's shared-memory load at
+ * the lanes' addresses: every racing lane counts, the first one's warning
+ * is reported (once per line). */
+static void ldst_race_read(Sm *sm, Warp *w, const Op *op, LaneMask m, const int64_t *addr, int64_t size)
+{
+    uint64_t races = 0;
+    g_autofree char *warn = race_read_lanes(sm->race, w->block, w->tid0, m, addr, size, op->loc, &races);
+    sm->stats.race_warnings += races;
+    if (warn) {
+        g_autofree char *key = g_strdup_printf("race-raw-%u", op->loc.line);
+        sm_warn(sm, key, "%s", warn);
+    }
+}
+
 /* Each lane's address of the pointer expression ptr (a load's or store's),
  * checked against its buffer; false when evaluation or the check failed
  * (the run has failed). */
@@ -135,16 +149,7 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
         sm_note_smem_replays(sm, t, replays);
         ready = port - 1 + (SimCycle) sm->arch.smem_latency;
         if (sm->race) {
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                if (m & (1u << l)) {
-                    g_autofree char *warn = race_read(sm->race, w->block, w->tid0 + l, addr[l], size, op->loc);
-                    if (warn) {
-                        sm->stats.race_warnings++;
-                        g_autofree char *key = g_strdup_printf("race-raw-%u", op->loc.line);
-                        sm_warn(sm, key, "%s", warn);
-                    }
-                }
-            }
+            ldst_race_read(sm, w, op, m, addr, size);
         }
     } else {
         ready = ldst_global_read(sm, t, addr, m, size);
@@ -410,15 +415,8 @@ SimCycle ldst_ptr_load(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode
         return ldst_global_read(sm, t, addr, m, size);
     }
     SimCycle port = smem_access(&sm->smem, t, addr, m, size, replays);
-    for (int l = 0; sm->race != NULL && l < SIM_WARP_SIZE; l++) {
-        if (m & (1u << l)) {
-            g_autofree char *warn = race_read(sm->race, w->block, w->tid0 + l, addr[l], size, op->loc);
-            if (warn) {
-                sm->stats.race_warnings++;
-                g_autofree char *key = g_strdup_printf("race-raw-%u", op->loc.line);
-                sm_warn(sm, key, "%s", warn);
-            }
-        }
+    if (sm->race != NULL) {
+        ldst_race_read(sm, w, op, m, addr, size);
     }
     return port - 1 + (SimCycle) sm->arch.smem_latency;
 }

@@ -600,11 +600,8 @@ static StepResult exec_op(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
                     life->waited = t;
                 }
             }
-            for (int l = 0; sm->race && l < SIM_WARP_SIZE; l++) {
-                if (m & (1u << l)) {
-                    int64_t tid = w->tid0 + l;
-                    race_stage_waited(sm->race, w->block, tid, sm->pipe_slot[op->obj], p->waits[tid]);
-                }
+            if (sm->race) {
+                race_stage_waited_lanes(sm->race, w->block, w->tid0, m, sm->pipe_slot[op->obj], p->waits + w->tid0);
             }
             pipe_lanes_waited(p, w->tid0, m);
             /* Exposed copy latency: how long this warp was blocked. */
@@ -649,10 +646,8 @@ static StepResult exec_op(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
                                 " pipeline counts (%" G_GINT64_FORMAT ")", mbar_status_message(st), p->consumers);
                 }
                 pipe_note_phase(sm, b, mi, before, t);
-                for (int l = 0; sm->race && l < SIM_WARP_SIZE; l++) {
-                    if (grp & (1u << l)) {
-                        race_stage_released(sm->race, w->block, w->tid0 + l, sm->pipe_slot[op->obj]);
-                    }
+                if (sm->race) {
+                    race_stage_released_lanes(sm->race, w->block, w->tid0, grp, sm->pipe_slot[op->obj]);
                 }
                 pipe_lanes_release(p, w->tid0, grp);
             }

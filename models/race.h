@@ -49,10 +49,28 @@ void race_plain_write(RaceState *r, int32_t block, int64_t tid, int64_t off, int
 /* A load by tid at line `loc`.  Returns a newly allocated warning for a
  * read-after-write race, or NULL. */
 char *race_read(RaceState *r, int32_t block, int64_t tid, int64_t off, int64_t size, SrcLoc loc);
+/* A warp's load: for each bit l of lanes, in lane order, race_read by
+ * thread tid0 + l of [off[l], off[l] + size).  Adds the lanes whose read
+ * races to *races; returns a newly allocated warning for the first of
+ * them, or NULL. */
+char *race_read_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, const int64_t *off, int64_t size,
+                      SrcLoc loc, uint64_t *races);
+/* A warp's async copy: for each bit l of lanes, in lane order,
+ * race_async_write by thread tid0 + l of [off[l], off[l] + size) with tag,
+ * its sequence seq[l] (tag.seq for every lane when seq is NULL).  Adds the
+ * lanes whose copy races to *races; returns a newly allocated warning for
+ * the first of them, or NULL. */
+char *race_async_write_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, const int64_t *off,
+                             int64_t size, RaceTag tag, const uint32_t *seq, int32_t writer_pipe_stages,
+                             uint64_t *races);
 
 /* Synchronisation events. */
 void race_stage_waited(RaceState *r, int32_t block, int64_t tid, int32_t pipe, uint32_t instance);
 void race_stage_released(RaceState *r, int32_t block, int64_t tid, int32_t pipe);
+/* The same for each bit l of lanes: thread tid0 + l (waited for instance[l]). */
+void race_stage_waited_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, int32_t pipe,
+                             const uint32_t *instance);
+void race_stage_released_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, int32_t pipe);
 void race_groups_waited(RaceState *r, int32_t block, int64_t tid, uint32_t complete_groups);
 void race_group_committed(RaceState *r, int32_t block, int64_t tid);
 uint32_t race_current_group(RaceState *r, int32_t block, int64_t tid);
