@@ -78,6 +78,16 @@ void scheduler_take(Scheduler *s, int32_t warp)
     g_assert_not_reached();
 }
 
+void scheduler_take_at(Scheduler *s, int32_t warp, int32_t pos)
+{
+    if (pos >= 0 && pos < s->nready && s->ready[pos] == warp) {
+        remove_at(s, pos);
+        s->last = warp;
+        return;
+    }
+    scheduler_take(s, warp);
+}
+
 void scheduler_remove(Scheduler *s, int32_t warp)
 {
     for (int32_t i = 0; i < s->nready; i++) {

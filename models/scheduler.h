@@ -45,5 +45,9 @@ static inline int64_t scheduler_rank(SchedPolicy policy, int32_t last, int32_t w
 
 /* Removes warp from the ready list and records it as issued last. */
 void scheduler_take(Scheduler *s, int32_t warp);
+/* scheduler_take for a warp whose position in the ready list may be known:
+ * `pos` is where it was when the list was last read; if it is still there
+ * no search is needed. */
+void scheduler_take_at(Scheduler *s, int32_t warp, int32_t pos);
 /* Removes warp from the list without recording an issue. */
 void scheduler_remove(Scheduler *s, int32_t warp);

@@ -240,6 +240,7 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
     for (;;) {
         int64_t best_rank = INT64_MAX;
         Warp *w = NULL;
+        int32_t best_pos = -1;
         for (int32_t i = 0; i < n; i++) {
             int32_t id = sm->order[i];
             int64_t rank = scheduler_rank(sm->arch.policy, last, id, i);
@@ -249,6 +250,7 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
                 continue;
             }
             best_rank = rank;
+            best_pos = i;
             w = &sm->warps[id];
         }
         if (w == NULL) {
@@ -256,7 +258,8 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
         }
         visited = best_rank;
         catch_up(sm, w, now);
-        scheduler_take(s, w->id);
+        /* On the first visit the list is as it was read: no search. */
+        scheduler_take_at(s, w->id, best_pos);
         w->queued = false;
         int64_t k = warp_issue(sm, w, now);
         if (sm->engine.stop) {
