@@ -305,6 +305,21 @@ static bool visible(const RaceState *r, const BlockShadow *s, const WriteRec *w,
     return false;
 }
 
+/* The read record of a read by thread tid at loc: its barrier epoch and the
+ * pipeline stage it holds (the last pipeline in which it holds one). */
+static uint32_t thread_read_rec(RaceState *r, BlockShadow *s, int64_t tid, SrcLoc loc)
+{
+    int32_t held_pipe = -1;
+    uint32_t held_instance = 0;
+    for (int32_t p = 0; p < r->pipes; p++) {
+        if (s->held[p * s->threads + tid] >= 0) {
+            held_pipe = p;
+            held_instance = (uint32_t) s->held[p * s->threads + tid];
+        }
+    }
+    return read_rec(s, s->epoch[tid], held_pipe, held_instance, loc);
+}
+
 /* Thread tid reads [off, off + size): checks each word's async write, and
  * records the read.  Returns whether the read races; the first race's
  * warning goes to *warning when that is still NULL. */
@@ -316,15 +331,7 @@ static bool read_one(RaceState *r, BlockShadow *s, int64_t tid, int64_t off, int
         return false;
     }
     bool raced = false;
-    int32_t held_pipe = -1;
-    uint32_t held_instance = 0;
-    for (int32_t p = 0; p < r->pipes; p++) {
-        if (s->held[p * s->threads + tid] >= 0) {
-            held_pipe = p;
-            held_instance = (uint32_t) s->held[p * s->threads + tid];
-        }
-    }
-    uint32_t rrec = read_rec(s, s->epoch[tid], held_pipe, held_instance, loc);
+    uint32_t rrec = thread_read_rec(r, s, tid, loc);
     for (int64_t i = w0; i <= w1; i++) {
         WordShadow *w = &s->words[i];
         if (w->writer != 0 && !raced && !visible(r, s, wrec_at(s, w->wrec), w->writer - 1, tid)) {
@@ -419,15 +426,7 @@ char *race_read_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes,
      * reader waited for) without the general test. */
     int first = __builtin_ctz(lanes);
     int64_t t0 = tid0 + first;
-    int32_t held_pipe = -1;
-    uint32_t held_instance = 0;
-    for (int32_t p = 0; p < r->pipes; p++) {
-        if (s->held[p * s->threads + t0] >= 0) {
-            held_pipe = p;
-            held_instance = (uint32_t) s->held[p * s->threads + t0];
-        }
-    }
-    uint32_t rrec = read_rec(s, s->epoch[t0], held_pipe, held_instance, loc);
+    uint32_t rrec = thread_read_rec(r, s, t0, loc);
     int64_t per_lane = size / 4;
     uint32_t known = REC_NONE;    /* the write record `stage_waited` belongs to */
     const uint32_t *stage_waited = NULL; /* its stage's waits, by thread, when it needs only those */
