@@ -87,7 +87,7 @@ void sm_account_flush(Warp *w, SimCycle at)
     }
 }
 
-void sm_account(Warp *w, SimWarpState st, SimCycle at)
+void sm_account_place(Warp *w, SimWarpState st, SimCycle at)
 {
     Sm *sm = w->sm;
     if (at < w->since) {
@@ -672,6 +672,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->opt = *opt;
     sm->opt.functional = opt->functional || prog->uses_expect;
     sm->tl = opt->timeline;
+    sm->account_place = opt->timeline != NULL || opt->by_line;
     sim_engine_init(&sm->engine, opt->engine);
     sm->engine.max_cycles = opt->max_cycles;
     sm->engine.check_invariants = opt->check_invariants;

@@ -146,6 +146,9 @@ struct Sm {
     uint64_t ops_executed;
     GHashTable *warned;      /* warning keys already given */
     SimTimeline *tl;
+    bool account_place;      /* accounting follows line, stage and barrier
+                              * (--by line or a timeline): sm_account's
+                              * general path (set by sm_new) */
     int *copy_tracks;        /* timeline tracks of copy lanes */
     SimCycle *copy_track_free;
     int ncopy_tracks;
@@ -161,7 +164,11 @@ struct Sm {
 };
 
 /* sm.c */
-void sm_account(Warp *w, SimWarpState st, SimCycle at);
+/* Charges [since, at) to the warp's current state and enters state st at
+ * cycle `at` (no earlier than since) with its focus path's role, and with
+ * account_place its operation's line, stage and barrier; nothing happens
+ * while all of them stay the same.  sm_account is its inline fast path. */
+void sm_account_place(Warp *w, SimWarpState st, SimCycle at);
 void sm_account_flush(Warp *w, SimCycle at);
 void sm_warp_schedule(Sm *sm, Warp *w);
 /* Wakes w's blocked path `split` at cycle `at` (no earlier than now), on
@@ -181,6 +188,37 @@ void sm_warn(Sm *sm, const char *key, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 char *sm_describe_lanes(const Warp *w, LaneMask m);
 char *sm_describe_mbar(const Sm *sm, int32_t block, int32_t mbar);
 SimRole sm_split_role(Sm *sm, Warp *w, Split *s);
+
+/* sm_account_place without line, stage and barrier, which stay 0, -1 and
+ * NULL without account_place, inline: every issue changes a warp's state
+ * two or three times.  The role is the split's cached one when it has
+ * it. */
+static inline void sm_account(Warp *w, SimWarpState st, SimCycle at)
+{
+    Sm *sm = w->sm;
+    if (G_UNLIKELY(sm->account_place)) {
+        sm_account_place(w, st, at);
+        return;
+    }
+    SimRole role = ROLE_NONE;
+    if (w->live) {
+        Split *s = &w->split[w->focus];
+        role = s->status != SPLIT_FREE && s->mask != 0 && s->role >= 0 ? (SimRole) s->role
+                                                                     : sm_split_role(sm, w, s);
+    }
+    if (st == w->state && role == w->role) {
+        return;
+    }
+    SimCycle since = w->since;
+    if (at > since) {
+        uint64_t d = at - since;
+        sm->stats.warp_state[(size_t) w->id * WS__COUNT + w->state] += d;
+        sm->stats.role_state[w->role][w->state] += d;
+        w->since = at;
+    }
+    w->state = st;
+    w->role = role;
+}
 
 /* The program's operation pc and variable i. */
 static inline const Op *sm_op(const Sm *sm, int32_t pc)
