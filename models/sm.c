@@ -121,12 +121,27 @@ void sm_account_place(Warp *w, SimWarpState st, SimCycle at)
 static void ev_arbitrate(void *target, uint64_t arg, SimCycle now);
 
 /* Asks for an arbitration of sub-partition smsp at cycle `at` unless one is
- * already due no later; an arbitration due later is moved to `at`. */
-static void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
+ * already due no later; an arbitration due later is moved to `at`.  While
+ * smsp's decision runs, its timer is idle and the request is held
+ * (decision_*) as the arming it would be, sequence number included, until
+ * end_decision arms the one that stands: the warp the decision issues asks
+ * first, and the decision's end usually moves that request earlier. */
+static inline void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 {
-    Scheduler *s = &sm->smsp[smsp];
+    at = MAX(at, MAX(sm->smsp[smsp].next_free, sm->engine.now));
+    if (smsp == sm->deciding) {
+        /* decision_at is SIM_CYCLE_NEVER while no request is held. */
+        if (at < sm->decision_at || !sm->decision_armed) {
+            if (sm->decision_armed) {
+                sim_engine_count_superseded(&sm->engine, sm->decision_at);
+            }
+            sm->decision_armed = true;
+            sm->decision_at = at;
+            sm->decision_seq = sim_engine_reserve_seq(&sm->engine);
+        }
+        return;
+    }
     SimTimer *t = &sm->arbitration[smsp];
-    at = MAX(at, MAX(s->next_free, sm->engine.now));
     if (sim_timer_cycle(t) <= at) {
         return;
     }
@@ -218,6 +233,20 @@ static void catch_up(Sm *sm, Warp *w, SimCycle now)
     }
 }
 
+/* Ends sub-partition smsp's decision: its timer is armed for the request
+ * that stands, if any, as request_arbitration would have armed it. */
+static void end_decision(Sm *sm, int32_t smsp)
+{
+    sm->deciding = -1;
+    if (sm->decision_armed) {
+        SimCycle at = sm->decision_at;
+        sm->decision_armed = false;
+        sm->decision_at = SIM_CYCLE_NEVER;
+        sim_engine_timer_arm_reserved(&sm->engine, &sm->arbitration[smsp], at, sm->decision_seq,
+                                      ev_arbitrate, sm, (uint64_t) smsp);
+    }
+}
+
 /* One issue decision of a sub-partition's scheduler at cycle now, among
  * the warps whose next instruction can issue now, in policy order; a warp
  * whose pipe is busy is skipped, as the hardware's dispatch does. */
@@ -228,6 +257,8 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
         request_arbitration(sm, smsp, s->next_free);
         return;
     }
+    /* The timer that fired is idle until end_decision. */
+    sm->deciding = smsp;
     /* The ready warps are visited in policy order (scheduler_order), the
      * first that can issue now issues; one that issues nothing lets the
      * next in that order try.  Sorting them is not needed: between issues
@@ -263,6 +294,7 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
         w->queued = false;
         int64_t k = warp_issue(sm, w, now);
         if (sm->engine.stop) {
+            end_decision(sm, smsp);
             return;
         }
         if (k > 0) {
@@ -283,6 +315,7 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
     if (next != SIM_CYCLE_NEVER) {
         request_arbitration(sm, smsp, MAX(next, floor));
     }
+    end_decision(sm, smsp);
 }
 
 /* The sub-partition's arbitration timer fired (it is idle again). */
@@ -764,6 +797,8 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->ready_cls = g_new0(int32_t, MAX(sm->nwarps, 1));
     sm->smsp = g_new0(Scheduler, arch->subpartitions);
     sm->arbitration = g_new0(SimTimer, arch->subpartitions);
+    sm->deciding = -1;
+    sm->decision_at = SIM_CYCLE_NEVER;
     for (int64_t i = 0; i < arch->subpartitions; i++) {
         scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
     }

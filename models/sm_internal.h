@@ -69,7 +69,7 @@ typedef struct {
  *  - engine: driven by sm_run; the interpreter arms its own timers (a
  *    wait_for's time-out, pipe_exec.c) and asks the SM for events
  *    (sm_schedule_action) and wake-ups (sm_split_wake).
- *  - smsp, arbitration, order, ready_base, ready_cls: sm.c's arbitration; each Scheduler's pipe_free belongs to
+ *  - smsp, arbitration, deciding and decision_*, order, ready_base, ready_cls: sm.c's arbitration; each Scheduler's pipe_free belongs to
  *    compute.c, which issues the instruction classes.
  *  - warps, blocks: the interpreter (warp.h lists its files), except each
  *    warp's accounting fields (sm_account) and `queued` (sm.c).
@@ -100,6 +100,14 @@ struct Sm {
     SimStats stats;
     Scheduler *smsp;
     SimTimer *arbitration;   /* [subpartition] its next issue decision (sm.c) */
+    /* The sub-partition whose issue decision is running, or -1: requests for
+     * its next decision are gathered here and its timer is armed once, when
+     * the decision ends (decision_armed: a request stands, due at
+     * decision_at with the sequence number its arming reserved). */
+    int32_t deciding;
+    bool decision_armed;
+    SimCycle decision_at;
+    uint64_t decision_seq;
     int32_t *order;          /* scratch: ready warps in policy order */
     /* [warp id] while the warp is queued: the part of its ready time that
      * only its own issue changes (its split's ready_at, its busy_until and

@@ -593,6 +593,61 @@ START_TEST(engines_agree_on_random_timers)
 }
 END_TEST
 
+/* A timer armed with a sequence number reserved earlier fires where an
+ * arming at the reservation would have: after the events queued for its
+ * cycle before the reservation, before those queued after it, in the wheel
+ * (cycle 3, in the middle and at the end of its list) and in the heap
+ * (cycle 200). */
+typedef struct {
+    Log log;
+    SimTimer near, far, last;
+} Reserved;
+
+static void reserved_start(void *target, uint64_t arg, SimCycle now)
+{
+    Reserved *r = target;
+    SimEngine *e = r->log.e;
+    (void) arg;
+    sim_engine_schedule(e, 3, record, &r->log, 9);
+    sim_engine_schedule(e, 200, record, &r->log, 19);
+    uint64_t near = sim_engine_reserve_seq(e);
+    uint64_t far = sim_engine_reserve_seq(e);
+    sim_engine_schedule(e, 3, record, &r->log, 10);
+    sim_engine_schedule(e, 3, record, &r->log, 11);
+    sim_engine_schedule(e, 200, record, &r->log, 20);
+    uint64_t last = sim_engine_reserve_seq(e);
+    sim_engine_timer_arm_reserved(e, &r->near, now + 2, near, record, &r->log, 100);
+    sim_engine_timer_arm_reserved(e, &r->far, 200, far, record, &r->log, 200);
+    sim_engine_timer_arm_reserved(e, &r->last, now + 2, last, record, &r->log, 300);
+    ck_assert(sim_timer_is_armed(&r->near) && sim_timer_cycle(&r->near) == 3);
+}
+
+static GArray *run_reserved(SimEngineKind kind)
+{
+    SimEngine e;
+    Reserved r;
+    memset(&r, 0, sizeof r);
+    engine_with_log(&e, kind, &r.log);
+    sim_engine_schedule(&e, 1, reserved_start, &r, 0);
+    GError *err = NULL;
+    ck_assert(sim_engine_run(&e, &err));
+    sim_engine_clear(&e);
+    return r.log.log;
+}
+
+START_TEST(reserved_sequence_number_orders_the_arming)
+{
+    GArray *a = run_reserved(SIM_ENGINE_EVENT);
+    assert_engines_agree(a, run_reserved(SIM_ENGINE_STEPPED));
+    const uint64_t want[][2] = {
+        { 3, 9 }, { 3, 100 }, { 3, 10 }, { 3, 11 }, { 3, 300 }, { 200, 19 }, { 200, 200 }, { 200, 20 },
+    };
+    ck_assert_uint_eq(a->len, G_N_ELEMENTS(want));
+    ck_assert_int_eq(memcmp(a->data, want, sizeof want), 0);
+    g_array_free(a, TRUE);
+}
+END_TEST
+
 /* A request superseded at cycle 20 keeps a run whose last event is at 5
  * going to 20, counted apart from the events handled; past the watchdog
  * it trips it, as the event it stands for would have. */
@@ -660,6 +715,7 @@ int main(void)
     tcase_add_test(te, timer_handler_rearms_itself_in_both_engines);
     tcase_add_test(te, engines_agree_on_random_timers);
     tcase_add_test(te, superseded_requests_count_and_hold_the_clock);
+    tcase_add_test(te, reserved_sequence_number_orders_the_arming);
     suite_add_tcase(s, te);
     return run_suite(s);
 }

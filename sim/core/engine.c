@@ -109,6 +109,38 @@ void sim_engine_timer_arm(SimEngine *e, SimTimer *t, SimCycle cycle,
     check_pending(e);
 }
 
+/* sim_engine_timer_arm_reserved's general case (the stepped engine, the
+ * invariant checks, the assertion on cycle). */
+void sim_engine_timer_arm_reserved_any(SimEngine *e, SimTimer *t, SimCycle cycle, uint64_t seq,
+                                       SimEventFn fn, void *target, uint64_t arg)
+{
+    g_assert(cycle >= e->now);
+    if (e->kind == SIM_ENGINE_EVENT) {
+        sim_event_queue_arm_seq(&e->queue, t, cycle, seq, fn, target, arg);
+        check_pending(e);
+        return;
+    }
+    /* The reference list is in queueing (sequence) order: the entry goes
+     * before the newer ones at its end. */
+    g_assert(!t->armed && seq < e->next_seq);
+    guint at = e->stepped->len;
+    while (at > 0 && g_array_index(e->stepped, SimEvent, at - 1).seq > seq) {
+        at--;
+    }
+    SimEvent ev = { cycle, seq, fn, target, arg, t };
+    t->cycle = cycle;
+    t->armed = true;
+    g_array_insert_val(e->stepped, at, ev);
+    e->stepped_live++;
+    for (guint i = at; i < e->stepped->len; i++) {
+        SimEvent *later = &g_array_index(e->stepped, SimEvent, i);
+        if (later->timer != NULL) {
+            later->timer->pos = i;
+        }
+    }
+    check_pending(e);
+}
+
 void sim_engine_count_superseded(SimEngine *e, SimCycle cycle)
 {
     e->superseded++;

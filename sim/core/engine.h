@@ -57,6 +57,30 @@ void sim_engine_timer_arm(SimEngine *e, SimTimer *t, SimCycle cycle,
 /* Withdraws t's arming; nothing happens when t is idle. */
 void sim_engine_timer_cancel(SimEngine *e, SimTimer *t);
 
+/* Takes the sequence number that a schedule or an arming would take at
+ * this point, for sim_engine_timer_arm_reserved: an owner that may move
+ * its timer several times before it settles arms it once, in the order
+ * its first request had. */
+static inline uint64_t sim_engine_reserve_seq(SimEngine *e)
+{
+    return e->kind == SIM_ENGINE_EVENT ? sim_event_queue_reserve(&e->queue) : e->next_seq++;
+}
+/* Arms idle t (owned by the caller) to call fn(target, arg) at cycle
+ * (>= now) with sequence number seq, which sim_engine_reserve_seq gave
+ * and no arming used: t fires where an arming at the reservation would
+ * have put it among the events of that cycle. */
+void sim_engine_timer_arm_reserved_any(SimEngine *e, SimTimer *t, SimCycle cycle, uint64_t seq,
+                                       SimEventFn fn, void *target, uint64_t arg);
+static inline void sim_engine_timer_arm_reserved(SimEngine *e, SimTimer *t, SimCycle cycle, uint64_t seq,
+                                                 SimEventFn fn, void *target, uint64_t arg)
+{
+    if (e->kind == SIM_ENGINE_EVENT && !e->check_invariants && cycle >= e->now) {
+        sim_event_queue_arm_seq(&e->queue, t, cycle, seq, fn, target, arg);
+        return;
+    }
+    sim_engine_timer_arm_reserved_any(e, t, cycle, seq, fn, target, arg);
+}
+
 /* Counts a request that the owner of a timer superseded (moved the timer
  * earlier, dropped the request as later than the arming that stands, or
  * cancelled the timer because something else came first) as one event

@@ -32,7 +32,7 @@ static inline bool wheel_takes(const SimEventQueue *q, SimCycle cycle)
 
 /* Appends ev to its cycle's list (it has the newest sequence number, so
  * the list stays in sequence order) and tells its timer, if any. */
-static void wheel_add(SimEventQueue *q, const SimEvent *ev)
+static inline void wheel_add(SimEventQueue *q, const SimEvent *ev)
 {
     if (q->free_node < 0) {
         int32_t old = q->nodes_cap;
@@ -61,6 +61,37 @@ static void wheel_add(SimEventQueue *q, const SimEvent *ev)
     if (ev->timer != NULL) {
         ev->timer->pos = (size_t) n;
         ev->timer->in_wheel = true;
+    }
+}
+
+/* Adds ev, whose sequence number may be older than its list's newest
+ * (sim_event_queue_arm_seq), to its cycle's list in sequence order, and
+ * tells its timer. */
+static inline void wheel_insert(SimEventQueue *q, const SimEvent *ev)
+{
+    size_t b = (size_t) (ev->cycle & WHEEL_MASK);
+    int32_t next = q->tail[b];
+    if (next < 0 || q->nodes[next].ev.seq < ev->seq) {
+        wheel_add(q, ev);
+        return;
+    }
+    /* Appended, then moved before the newer nodes at the list's end. */
+    wheel_add(q, ev);
+    int32_t n = q->tail[b];
+    SimWheelNode *node = &q->nodes[n];
+    q->tail[b] = node->prev;
+    q->nodes[node->prev].next = -1;
+    while (q->nodes[next].prev >= 0 && q->nodes[q->nodes[next].prev].ev.seq > ev->seq) {
+        next = q->nodes[next].prev;
+    }
+    int32_t prev = q->nodes[next].prev;
+    node->prev = prev;
+    node->next = next;
+    q->nodes[next].prev = n;
+    if (prev >= 0) {
+        q->nodes[prev].next = n;
+    } else {
+        q->head[b] = n;
     }
 }
 
@@ -218,6 +249,22 @@ void sim_event_queue_arm(SimEventQueue *q, SimTimer *t, SimCycle cycle,
     }
     t->armed = true;
     enqueue(q, &ev);
+}
+
+void sim_event_queue_arm_seq(SimEventQueue *q, SimTimer *t, SimCycle cycle, uint64_t seq,
+                             SimEventFn fn, void *target, uint64_t arg)
+{
+    g_assert(!t->armed);
+    SimEvent ev = { cycle, seq, fn, target, arg, t };
+    t->cycle = cycle;
+    t->armed = true;
+    if (wheel_takes(q, cycle)) {
+        wheel_insert(q, &ev);
+        return;
+    }
+    t->in_wheel = false;
+    reserve_one(q);
+    sift_up(q, q->len++, ev);
 }
 
 void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t)

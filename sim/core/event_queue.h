@@ -16,7 +16,9 @@
  *    cycle (`base`), one FIFO list per cycle (cycle mod SIM_WHEEL_SPAN).
  *    Sequence numbers only grow, so appending keeps each list in sequence
  *    order, and adding, removing and popping cost O(1): the common case of
- *    a simulator whose units ask to be woken a few cycles ahead;
+ *    a simulator whose units ask to be woken a few cycles ahead (an entry
+ *    with a reserved, older sequence number is inserted before the newer
+ *    ones at the end of its list);
  *  - a binary min-heap for the rest (far ahead, or before `base`).
  * An entry stays in the store it was queued in until it pops or is
  * withdrawn (a move re-queues it). */
@@ -93,6 +95,17 @@ void sim_event_queue_push(SimEventQueue *q, SimCycle cycle, SimEventFn fn,
  * An armed t is moved: its earlier arming is withdrawn. */
 void sim_event_queue_arm(SimEventQueue *q, SimTimer *t, SimCycle cycle,
                          SimEventFn fn, void *target, uint64_t arg);
+/* Takes the next sequence number, as a push or an arming at this point
+ * would, for a later sim_event_queue_arm_seq. */
+static inline uint64_t sim_event_queue_reserve(SimEventQueue *q)
+{
+    return q->next_seq++;
+}
+/* Arms idle t (not owned) to call fn(target, arg) at cycle with sequence
+ * number seq, reserved earlier (sim_event_queue_reserve) and given to no
+ * other entry: t orders as if it had been armed when seq was reserved. */
+void sim_event_queue_arm_seq(SimEventQueue *q, SimTimer *t, SimCycle cycle, uint64_t seq,
+                             SimEventFn fn, void *target, uint64_t arg);
 /* Withdraws t's arming; an idle t is left alone. */
 void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t);
 /* Removes the earliest event into *out.  Returns false when empty.  A
