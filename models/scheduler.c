@@ -9,7 +9,7 @@ void scheduler_init(Scheduler *s, int32_t max_warps, int nclasses)
     s->cap = MAX(max_warps, 1);
     s->ready = g_new0(int32_t, s->cap);
     s->last = -1;
-    s->pipe_free = g_new0(SimCycle, MAX(nclasses, 1));
+    s->pipe_free = g_new0(SimCycle, (size_t) MAX(nclasses, 0) + 1);
 }
 
 void scheduler_clear(Scheduler *s)

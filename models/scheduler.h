@@ -21,7 +21,9 @@ typedef struct {
     int32_t cap;
     SimCycle next_free;  /* first cycle the scheduler can issue again */
     int32_t last;        /* warp issued last, -1 at start */
-    SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another */
+    SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another;
+                          * one more entry, pipe_free[nclasses], stays 0: the
+                          * slot of an instruction that waits for no pipe */
 } Scheduler;
 
 void scheduler_init(Scheduler *s, int32_t max_warps, int nclasses);

@@ -169,7 +169,7 @@ static void cache_ready(Sm *sm, Warp *w)
     const Split *s = &w->split[w->focus];
     const Op *op = sm_op(sm, s->pc);
     SimCycle base = MAX(s->ready_at, w->busy_until);
-    int32_t cls = -1;
+    int32_t cls = sm->arch.nclasses;
     if (op->code == OP_COMPUTE && s->status == SPLIT_RUNNABLE) {
         if (s->step == 0) {
             cls = sm->class_map[op->value];
@@ -198,11 +198,7 @@ static G_GNUC_NO_INLINE void check_ready_cache(Sm *sm, Warp *w, SimCycle now, Si
  * behind the cache's back. */
 static inline SimCycle cached_ready_time(Sm *sm, const Scheduler *s, int32_t id, SimCycle now)
 {
-    SimCycle t = MAX(now, sm->ready_base[id]);
-    int32_t cls = sm->ready_cls[id];
-    if (cls >= 0) {
-        t = MAX(t, s->pipe_free[cls]);
-    }
+    SimCycle t = MAX(now, MAX(sm->ready_base[id], s->pipe_free[sm->ready_cls[id]]));
     if (G_UNLIKELY(sm->opt.check_invariants)) {
         check_ready_cache(sm, &sm->warps[id], now, t);
     }
@@ -304,13 +300,33 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
     }
     /* The next decision: when the scheduler is free and a warp can issue.
      * It is never before `floor` (the next cycle, or when the scheduler is
-     * free again), so the scan stops at the first warp ready by then: with
-     * many warps ready, the usual case, that spares asking the others. */
+     * free again; no earlier than now), so the scan stops at the first warp
+     * ready by then: with many warps ready, the usual case, that spares
+     * asking the others.  A warp's ready time is cached_ready_time's
+     * without the clock: max(now, x) only matters below floor. */
     SimCycle floor = MAX(now + (s->next_free > now ? 0 : 1), s->next_free);
+    if (G_UNLIKELY(sm->opt.check_invariants)) {
+        for (int32_t i = 0; i < s->nready; i++) {
+            (void) cached_ready_time(sm, s, s->ready[i], now);
+        }
+    }
+    const SimCycle *base = sm->ready_base;
+    const int32_t *cls = sm->ready_cls;
+    const SimCycle *pipe_free = s->pipe_free;
     SimCycle next = SIM_CYCLE_NEVER;
-    for (int32_t i = 0; i < s->nready && next > floor; i++) {
-        SimCycle t = cached_ready_time(sm, s, s->ready[i], now);
-        next = MIN(next, t);
+    /* A request held for floor or earlier (the issued warp's, or a woken
+     * one's) stands whatever the scan finds (decision_at is
+     * SIM_CYCLE_NEVER, after any floor, while none is held). */
+    int32_t nscan = sm->decision_at <= floor ? 0 : s->nready;
+    for (int32_t i = 0; i < nscan; i++) {
+        int32_t id = s->ready[i];
+        SimCycle t = MAX(base[id], pipe_free[cls[id]]);
+        if (t < next) {
+            next = t;
+            if (next <= floor) {
+                break;
+            }
+        }
     }
     if (next != SIM_CYCLE_NEVER) {
         request_arbitration(sm, smsp, MAX(next, floor));

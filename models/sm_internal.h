@@ -112,7 +112,8 @@ struct Sm {
     /* [warp id] while the warp is queued: the part of its ready time that
      * only its own issue changes (its split's ready_at, its busy_until and
      * a started chain's input) and the instruction class whose pipe it
-     * waits for, or -1; set when it joins its list (sm_warp_schedule), so
+     * waits for, or arch.nclasses (the scheduler's pipe_free slot that
+     * stays 0) when none; set when it joins its list (sm_warp_schedule), so
      * that arbitration reads two compact arrays instead of each warp. */
     SimCycle *ready_base;
     int32_t *ready_cls;
