@@ -262,14 +262,17 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
      * warp that can issue now among those ranked after the last visited. */
     int32_t n = s->nready;
     int32_t last = s->last;
-    memcpy(sm->order, s->ready, (size_t) n * sizeof *sm->order);
+    /* The list as read: the list itself until a visit that took a warp out
+     * issues nothing, then a copy in sm->order (only that visit removed a
+     * warp, and the list grows only at its end). */
+    const int32_t *order = s->ready;
     int64_t visited = INT64_MIN;
     for (;;) {
         int64_t best_rank = INT64_MAX;
         Warp *w = NULL;
         int32_t best_pos = -1;
         for (int32_t i = 0; i < n; i++) {
-            int32_t id = sm->order[i];
+            int32_t id = order[i];
             int64_t rank = scheduler_rank(sm->arch.policy, last, id, i);
             /* Both tests are pure: the Warp is read last, for a candidate. */
             if (rank <= visited || rank >= best_rank || cached_ready_time(sm, s, id, now) > now ||
@@ -296,6 +299,12 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
         if (k > 0) {
             s->next_free = now + (SimCycle) k;
             break;
+        }
+        if (order == s->ready) {
+            memcpy(sm->order, s->ready, (size_t) best_pos * sizeof *sm->order);
+            sm->order[best_pos] = w->id;
+            memcpy(&sm->order[best_pos + 1], &s->ready[best_pos], (size_t) (n - best_pos - 1) * sizeof *sm->order);
+            order = sm->order;
         }
     }
     /* The next decision: when the scheduler is free and a warp can issue.

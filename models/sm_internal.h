@@ -108,7 +108,7 @@ struct Sm {
     bool decision_armed;
     SimCycle decision_at;
     uint64_t decision_seq;
-    int32_t *order;          /* scratch: ready warps in policy order */
+    int32_t *order;          /* scratch: the ready list as a decision read it, once a visit changed it */
     /* [warp id] while the warp is queued: the part of its ready time that
      * only its own issue changes (its split's ready_at, its busy_until and
      * a started chain's input) and the instruction class whose pipe it
