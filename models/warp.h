@@ -15,7 +15,8 @@
  *   cl_exec.c     OpenCL pipe built-ins
  * The SM (sm.c, sm_internal.h) owns the warps and schedules them; a warp's
  * fields are written only by the interpreter, except the accounting fields
- * (state, role, line, since), which sm.c's sm_account() keeps. */
+ * (state, role, line, since), which sm_account() keeps (sm_internal.h, its
+ * general path sm_account_place in sm.c). */
 #pragma once
 
 #include "sim/core/engine.h"
