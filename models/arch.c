@@ -50,6 +50,8 @@ static const KeyDef keys[] = {
     { "launch", "overhead_us", K_DOUBLE, F(launch_overhead_us), 0, 1e6, "microseconds that CUDA events time around a launch beyond its SMs' busy span: launch latency and block dispatch; added to the whole-launch estimate" },
     { "sched", "policy", K_POLICY, F(policy), 0, 0, "warp scheduling policy: lrr or gto" },
     { "sched", "control_issue", K_INT, F(control_issue), 0, 16, "issue slots per control statement (assignment, branch)" },
+    { "sched", "control_latency", K_INT, F(control_latency), 0, 1000, "cycles from the start of a control statement (assignment, branch, loop step) until the warp's next operation may start: its instructions form a dependent chain; hidden when other warps issue" },
+    { "sched", "addr_issue", K_INT, F(addr_issue), 0, 64, "integer instructions a load or store spends computing its address before the memory instruction" },
     { "sched", "unroll_max", K_INT, F(unroll_max), 0, 100000, "a loop whose trip count the compiler knows, of at most this many passes, is unrolled: its control and the assignments that only add multiples of its counter to loop invariants issue nothing (0: no loop is)" },
     { "sched", "chain_overlap", K_BOOL, F(chain_overlap), 0, 0, "a warp issues independent compute chains interleaved, as the compiler schedules them" },
     { "sched", "wait_yields", K_BOOL, F(wait_yields), 0, 0, "a path of a diverged warp waiting on an mbarrier yields the warp: its other paths run past their reconvergence point and rejoin it later" },

@@ -48,6 +48,8 @@ typedef struct {
 
     SchedPolicy policy;
     int64_t control_issue;       /* issue slots per control statement */
+    int64_t control_latency;     /* cycles from a control statement's start until the warp's next may start */
+    int64_t addr_issue;          /* integer instructions a load or store spends on its address */
     int64_t unroll_max;          /* passes up to which nvcc unrolls a loop of constant trip count */
     int64_t div_cycles;          /* issue slots of an integer division or modulo (emulated) */
     int64_t div_latency;         /* cycles until a division's result can be used */

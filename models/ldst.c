@@ -3,7 +3,12 @@
  * Hardware behaviour: a global load is one request per line through the
  * memory path (L1, L2, DRAM: mem_path.c); a shared-memory access takes its
  * bank-conflict wavefronts (smem.c); a store takes one issue slot (plus its
- * bank-conflict replays) and waits only for its operand.  With the
+ * bank-conflict replays) and waits only for its operand.  Before a load's
+ * or a stored value's memory instruction the warp issues its address
+ * arithmetic (sched.addr_issue: the LOP3/IMAD and LEA before each LDS of
+ * gemm_tiles' unrolled consume loop,
+ * docs/validation/campaign/microbench/tiles_cpa_s2_t64.sass); fills,
+ * memsets and stores of a constant keep one issue slot an element.  With the
  * functional model each buffer's bytes are kept, so loads return and expect
  * statements check real values.
  *
@@ -144,15 +149,17 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     }
     SimCycle ready;
     int64_t replays = 0;
+    /* The address instructions issue first. */
+    SimCycle at = t + (SimCycle) sm->addr_cycles;
     if (buf->space == SPACE_SHARED) {
-        SimCycle port = smem_access(&sm->smem, t, addr, m, size, &replays);
-        sm_note_smem_replays(sm, t, replays);
+        SimCycle port = smem_access(&sm->smem, at, addr, m, size, &replays);
+        sm_note_smem_replays(sm, at, replays);
         ready = port - 1 + (SimCycle) sm->arch.smem_latency;
         if (sm->race) {
             ldst_race_read(sm, w, op, m, addr, size);
         }
     } else {
-        ready = ldst_global_read(sm, t, addr, m, size);
+        ready = ldst_global_read(sm, at, addr, m, size);
     }
     /* Functional model: the loaded bytes. */
     if (sm->opt.functional && op->var >= 0) {
@@ -170,8 +177,8 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     /* Replays are served by the shared-memory pipe, not re-issued: the
      * scheduler is free, the warp stalls for them. */
     s->pc++;
-    *cost = 1;
-    s->ready_at = t + 1 + (SimCycle) replays;
+    *cost = 1 + sm->addr_cycles;
+    s->ready_at = t + (SimCycle) *cost + (SimCycle) replays;
     s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
     sm->stats.instructions++;
     return STEP_ISSUED;
@@ -310,7 +317,7 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
     if (!lane_addresses(sm, w, op, m, ptr, "store", addr)) {
         return STEP_STOP;
     }
-    int64_t replays = store_issue(sm, w, buf, t, addr, m, size);
+    int64_t replays = store_issue(sm, w, buf, t + (SimCycle) sm->addr_cycles, addr, m, size);
     if (sm->opt.functional) {
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             uint8_t *dst = (m & (1u << l)) ? ldst_data_at(sm, w, buf->space, addr[l]) : NULL;
@@ -323,8 +330,8 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
     /* Replays are served by the shared-memory pipe, not re-issued: the
      * scheduler is free, the warp stalls for them. */
     s->pc++;
-    *cost = 1;
-    s->ready_at = t + 1 + (SimCycle) replays;
+    *cost = 1 + sm->addr_cycles;
+    s->ready_at = t + (SimCycle) *cost + (SimCycle) replays;
     s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
     sm->stats.instructions++;
     return STEP_ISSUED;

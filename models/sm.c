@@ -805,6 +805,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
      * docs/validation/campaign/microbench/cutlass_multistage_s3.sass, has two
      * multiply-high sequences by 3 where the trace writes nine a batch). */
     sm->control_cycles = (int64_t) llround((double) arch->control_issue * arch->int_cpi);
+    sm->addr_cycles = (int64_t) llround((double) arch->addr_issue * arch->int_cpi);
     sm->op_divs = compiler_divisions_by_op(prog);
     sm->op_unrolled = compiler_unrolled_ops(prog, arch->unroll_max);
 

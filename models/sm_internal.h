@@ -129,6 +129,7 @@ struct Sm {
     int32_t *pipe_slot;      /* op index -> pipe slot, or -1 */
     int32_t *op_divs;        /* op index -> emulated divisions it runs (a loop entry: its invariant ones) */
     int64_t control_cycles;  /* a control statement's issue cycles: sched.control_issue x int_cpi */
+    int64_t addr_cycles;     /* a load's or store's address arithmetic: sched.addr_issue x int_cpi */
     int32_t *op_fuse;        /* op index -> following compute ops it interleaves with */
     bool *op_unrolled;       /* op index -> control folded away by unrolling a constant-trip loop */
     int32_t npipes;

@@ -101,6 +101,10 @@ static StepResult wait_mbar(Sm *sm, Warp *w, int32_t si, const Op *op, int32_t m
         return RULE(sm, w, s->mask, op, "%s: %s", op_code_name(op->code), mbar_status_message(MBAR_UNINITIALIZED));
     }
     bool done = token ? mbar_token_done(mb, value) : mbar_parity_done(mb, value);
+    /* Step 2: blocked in this wait, so stepped again only once woken
+     * (sync_barrier_wake), whose resume time already holds the wake-up or
+     * the polls and the call's cost: the call is not paid twice. */
+    bool woken = s->step == 2;
     *cost = 1;
     if (done && sm->tl != NULL && mb->phase > 0) {
         /* The copies of the phase waited for (the token's, or for a parity
@@ -118,12 +122,13 @@ static StepResult wait_mbar(Sm *sm, Warp *w, int32_t si, const Op *op, int32_t m
         }
         s->step = 0;
         s->pc++;
-        s->ready_at = sync_mbar_wait_at(sm, t) + sync_wait_call_cost(sm, w, s->mask, t);
+        s->ready_at = woken ? t + 1 : sync_mbar_wait_at(sm, t) + sync_wait_call_cost(sm, w, s->mask, t);
         s->wait_state = WS_MBARRIER;
         return STEP_ISSUED;
     }
     BarrierWaiter wt = { w->id, si, token, value };
     mbar_add_waiter(mb, wt);
+    s->step = 2;
     simt_block(w, s, WAIT_MBAR, WS_MBARRIER, mbar, value, token, t + 1);
     sm->stats.mbar_waits++;
     return STEP_ISSUED;
@@ -158,8 +163,8 @@ StepResult sync_exec_mbarrier(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycl
     case OP_BAR_ARRIVE:
     case OP_BAR_ARRIVE_TX:
     case OP_BAR_ARRIVE_WAIT: {
-        if (s->step == 1) {
-            /* arrive_and_wait's second half. */
+        if (s->step != 0) {
+            /* arrive_and_wait's second half (step 1; 2 once it blocked). */
             return wait_mbar(sm, w, si, op, mi, true, (uint64_t) s->aux, t, cost);
         }
         int64_t count = 1;

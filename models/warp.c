@@ -8,7 +8,9 @@
  * (warp.h lists them), and runs control flow (assign, branch, loop, exit).
  *
  * Numbers, from arch/NAME.ini: sched.control_issue (instructions of a
- * control statement), sched.int_cpi (the cycles each integer instruction
+ * control statement) and sched.control_latency (how long the dependent
+ * chain they form holds the warp: control_issue x inst.iadd.latency,
+ * scripts/calib/alu.cu), sched.int_cpi (the cycles each integer instruction
  * takes a sub-partition, scripts/calib/alu.cu), the library's instruction
  * counts (sched.pipe_call_issue, memcpy_call_issue, thread_wait_issue, read
  * from SASS listings), sched.div_cycles and div_latency (an emulated
@@ -496,6 +498,12 @@ SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now)
 
 #define MAX_CONTROL_RUN 512
 
+/* The operations charged sched.control_issue (step_op). */
+static bool is_control(OpCode code)
+{
+    return code == OP_ASSIGN || code == OP_JUMP || code == OP_BRANCH || code == OP_LOOP || code == OP_ASSERT;
+}
+
 int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
 {
     int64_t used = 0;
@@ -514,12 +522,30 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
             return used;
         }
         int64_t cost = 0;
+        OpCode code = (OpCode) sm_op(sm, s->pc)->code;
         StepResult r = step(sm, w, si, now + (SimCycle) used, &cost);
         if (r == STEP_STOP) {
             return used;
         }
         used += cost;
         if (r == STEP_ISSUED || r == STEP_WAIT) {
+            break;
+        }
+        if (cost > 0 && cost < sm->arch.control_latency && is_control(code) &&
+            w->split[si].status == SPLIT_RUNNABLE) {
+            /* A control statement's instructions form a dependent chain:
+             * the next operation waits for its result, while the scheduler
+             * may issue other warps.  A statement whose issue takes longer
+             * (divisions) has covered the chain by then.  (A statement that
+             * ends at a reconvergence point hands its lanes to the merged
+             * path, which goes on at once.) */
+            Split *n = &w->split[si];
+            SimCycle ready = now + (SimCycle) used + (SimCycle) (sm->arch.control_latency - cost);
+            if (n->ready_at < ready) {
+                n->ready_at = ready;
+                n->wait_state = WS_DEPENDENCY;
+            }
+            simt_refocus(w);
             break;
         }
         simt_refocus(w);

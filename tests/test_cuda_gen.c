@@ -527,7 +527,7 @@ START_TEST(calibration_rewrites_measured_keys_only)
     ck_assert_ptr_nonnull(strstr(out->str, "smem_per_block = 101376\n"));
     /* Not measured: the sourced value and its comment stay. */
     ck_assert_ptr_nonnull(strstr(out->str, "# source: [FIT] issue slots per trace statement"));
-    ck_assert_ptr_nonnull(strstr(out->str, "wait_call_copies = 170\n"));
+    ck_assert_ptr_nonnull(strstr(out->str, "wait_call_copies = 114\n"));
     ck_assert_ptr_nonnull(strstr(out->str, "# source: [CAL] dependent LDS.32 chain: 23.0 cycles\nlatency = 23\n"));
     ck_assert_ptr_nonnull(strstr(report->str, "l2.latency"));
     ck_assert_ptr_null(strstr(report->str, "smem.latency"));

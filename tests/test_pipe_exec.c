@@ -191,8 +191,9 @@ START_TEST(acquire_is_one_wait_call)
     Bench b;
     open_pipe(&b, UNIFIED(64, 2));
     make_all(&b, 0, 0, 1, 2);
+    /* Tell the two costs apart (h100 measures both at 114). */
+    b.sm->arch.mbar_test_copies = b.sm->arch.mbar_test + 56;
     const ArchParams *a = &b.sm->arch;
-    ck_assert_int_ne(a->mbar_test, a->mbar_test_copies);
     const Op *acq = bench_op(&b, OP_PIPE_ACQUIRE, 0);
     Warp *w1 = bench_warp(&b, 1);
     w1->lane_copies[3] = 100000;

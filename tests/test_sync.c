@@ -52,11 +52,12 @@ START_TEST(block_sync_cost_is_one_formula)
 }
 END_TEST
 
-/* Warp 0 waits on an mbarrier while warp 1 computes before arriving. */
+/* Warp 0 waits on an mbarrier while warp 1 computes before arriving (and
+ * leaves without waiting): the run ends when warp 0 resumes. */
 #define LATE_ARRIVAL                                                                                                   \
     "smpipe 1\nblock 64\nshared int s[64]\nbarrier bar\nif threadIdx.x == 0\n    init(bar, block.size())\nend\n"        \
     "__syncthreads()\nif threadIdx.x >= 32\n    var x = load(s + threadIdx.x)\n    x = compute(x, 100)\n"             \
-    "    s[threadIdx.x] = x\nend\nbar.arrive_and_wait()\n"
+    "    s[threadIdx.x] = x\n    var t = bar.arrive()\nelse\n    bar.arrive_and_wait()\nend\n"
 
 /* On sm_80 a waiting thread polls test_wait: its wake-up depends on the
  * polling period, not on try_wait's wake latency, and the polls are
@@ -71,6 +72,10 @@ START_TEST(sm80_waiters_poll_sm90_waiters_are_woken)
     ck_assert_uint_eq(cycles_with(LATE_ARRIVAL, "h100", "barrier.mbarrier_wake=201"), h_wake + 1);
     ck_assert_uint_eq(cycles_with(LATE_ARRIVAL, "h100", "barrier.mbarrier_poll=61"),
                       cycles_with(LATE_ARRIVAL, "h100", "barrier.mbarrier_poll=60"));
+    /* The woken wait resumes after the wake-up alone: it does not pay the
+     * call on a completed phase (barrier.wait_call) again. */
+    ck_assert_uint_eq(cycles_with(LATE_ARRIVAL, "h100", "barrier.wait_call=300"),
+                      cycles_with(LATE_ARRIVAL, "h100", "barrier.wait_call=114"));
     TestRun tr;
     run_arch_ok(&tr, LATE_ARRIVAL, "a100", NULL);
     ck_assert_uint_gt(tr_stats(&tr)->poll_instructions, 0);

@@ -260,13 +260,15 @@ START_TEST(mbarrier_unit_makes_the_protocol_grow_with_warps)
         "var block = cooperative_groups::this_thread_block()\nvar p = cuda::make_pipeline(block, &st)\n"
         "for (var b = 0; b < 64; ++b)\n    p.producer_acquire()\n    p.producer_commit()\n"
         "    p.consumer_wait()\n    p.consumer_release()\nend\n";
+    /* The unit alone: the loop's control chains (sched.control_latency,
+     * test_warp.c) would add the same to every block size. */
 #define UNIT "barrier.mbarrier_arrive_interval=2", "barrier.mbarrier_wait_interval=6", "barrier.mbarrier_wake=88", \
-             "barrier.wait_call=100"
+             "barrier.wait_call=100", "sched.control_latency=0"
     const char *u128[] = { "threads=128", UNIT, NULL };
     const char *u1024[] = { "threads=1024", UNIT, NULL };
     const char *u2x512[] = { "threads=512", "sm.blocks=2", UNIT, NULL };
 #undef UNIT
-#define NONE "barrier.mbarrier_arrive_interval=0", "barrier.mbarrier_wait_interval=0"
+#define NONE "barrier.mbarrier_arrive_interval=0", "barrier.mbarrier_wait_interval=0", "sched.control_latency=0"
     const char *n128[] = { "threads=128", NONE, "sched.pipe_call_issue=1", NULL };
     const char *n1024[] = { "threads=1024", NONE, "sched.pipe_call_issue=1", NULL };
     /* The library's own instructions: 8 warps a sub-partition issue 4 calls
@@ -335,11 +337,14 @@ START_TEST(divisions_cost_issue_cycles_and_latency)
         "var x = threadIdx.x\nfor (var i = 0; i < 100; ++i)\n    x = x %% %d + i\nend\nstore(g + threadIdx.x, x)\n";
     g_autofree char *by3 = g_strdup_printf(fmt, 3);
     g_autofree char *by4 = g_strdup_printf(fmt, 4);
-#define KEYS "sched.div_cycles=17", "sched.div_latency=37"
+    /* The division's latency alone: the statement's own control chain
+     * (sched.control_latency, test_warp.c) would overlap it. */
+#define KEYS "sched.div_cycles=17", "sched.div_latency=37", "sched.control_latency=0"
     const char *one[] = { "threads=32", KEYS, NULL };
     const char *many[] = { "threads=1024", KEYS, NULL };
-    const char *one_nolat[] = { "threads=32", "sched.div_cycles=17", "sched.div_latency=0", NULL };
-    const char *many_nolat[] = { "threads=1024", "sched.div_cycles=17", "sched.div_latency=0", NULL };
+    const char *one_nolat[] = { "threads=32", "sched.div_cycles=17", "sched.div_latency=0", "sched.control_latency=0", NULL };
+    const char *many_nolat[] = { "threads=1024", "sched.div_cycles=17", "sched.div_latency=0", "sched.control_latency=0",
+                                 NULL };
 #undef KEYS
     int64_t d1 = text_cycles(by3, one) - text_cycles(by4, one);
     int64_t d1n = text_cycles(by3, one_nolat) - text_cycles(by4, one_nolat);

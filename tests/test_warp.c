@@ -1,7 +1,8 @@
 /* test_warp.c: the interpreter's issue loop and control flow
  * (models/warp.c), through small runs: a loop costs the same per
- * iteration, threads that return leave the block's barriers, and an
- * arithmetic error stops the run at its line. */
+ * iteration, threads that return leave the block's barriers, an
+ * arithmetic error stops the run at its line, and integer code, control
+ * chains and address arithmetic take their instructions' time. */
 #include "test_util.h"
 
 static SimCycle loop_cycles(int iterations)
@@ -53,9 +54,9 @@ START_TEST(arithmetic_error_stops_at_its_line)
 }
 END_TEST
 
-static SimCycle cycles_with(const char *text, const char *set)
+static SimCycle cycles_with_two(const char *text, const char *set, const char *set2)
 {
-    const char *sets[] = { set, NULL };
+    const char *sets[] = { set, set2, NULL };
     TestRun tr;
     ck_assert_msg(run_text(&tr, text, sets), "%s", tr.msg ? tr.msg : "");
     SimCycle c = tr_stats(&tr)->cycles;
@@ -63,16 +64,55 @@ static SimCycle cycles_with(const char *text, const char *set)
     return c;
 }
 
+static SimCycle cycles_with(const char *text, const char *set)
+{
+    return cycles_with_two(text, set, NULL);
+}
+
 /* Integer and control code takes sched.int_cpi cycles an instruction: a
  * warp running nothing else is twice as slow at 2 as at 1 (the statements'
- * own instructions, sched.control_issue each). */
+ * own instructions, sched.control_issue each), when their dependent chain's
+ * latency (sched.control_latency) does not hold it longer. */
 START_TEST(integer_code_issues_at_int_cpi)
 {
     const char *text = "smpipe 1\nblock 32\nvar x = 0\nfor i in 0 .. 200\n    x = x + i\n    x = x - 1\nend\n";
-    SimCycle c1 = cycles_with(text, "sched.int_cpi=1");
-    SimCycle c2 = cycles_with(text, "sched.int_cpi=2");
+    SimCycle c1 = cycles_with_two(text, "sched.int_cpi=1", "sched.control_latency=0");
+    SimCycle c2 = cycles_with_two(text, "sched.int_cpi=2", "sched.control_latency=0");
     ck_assert_msg(c2 >= c1 * 19 / 10 && c2 <= c1 * 2, "int_cpi 1: %" G_GUINT64_FORMAT " cycles, 2: %" G_GUINT64_FORMAT,
                   c1, c2);
+}
+END_TEST
+
+/* A control statement's instructions form a dependent chain: a warp alone
+ * on its sub-partition starts its next statement sched.control_latency
+ * cycles after the last (12 against 4 of issue: three times as long),
+ * while 4 warps a sub-partition issue in each other's shadow (within a
+ * cycle a warp of the issue-bound time). */
+START_TEST(control_chain_latency_hides_behind_other_warps)
+{
+    const char *alone = "smpipe 1\nblock 32\nvar x = 0\nfor i in 0 .. 200\n    x = x + i\n    x = x - 1\nend\n";
+    SimCycle a0 = cycles_with(alone, "sched.control_latency=0");
+    SimCycle a12 = cycles_with(alone, "sched.control_latency=12");
+    ck_assert_msg(a12 >= a0 * 29 / 10 && a12 <= a0 * 31 / 10, "alone: %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT,
+                  a0, a12);
+    const char *four = "smpipe 1\nblock 512\nvar x = 0\nfor i in 0 .. 200\n    x = x + i\n    x = x - 1\nend\n";
+    SimCycle f0 = cycles_with(four, "sched.control_latency=0");
+    SimCycle f12 = cycles_with(four, "sched.control_latency=12");
+    ck_assert_msg(f12 >= f0 && f12 <= f0 + 16, "4 warps a sub-partition: %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT,
+                  f0, f12);
+}
+END_TEST
+
+/* A load issues sched.addr_issue address instructions first: at int_cpi 1
+ * the LDS goes at cycle 2 and its value is there at 2 + 23 (smem.latency);
+ * the store waiting for it issues its own 2 before its STS and the warp
+ * exits at 25 + 3.  Without address instructions: 23 + 1. */
+START_TEST(memory_access_issues_its_address_first)
+{
+    const char *text = "smpipe 1\nblock 32\nshared int buf[64]\nvar a = load(buf + threadIdx.x)\n"
+                       "store(buf + 32 + threadIdx.x, a)\n";
+    ck_assert_uint_eq(cycles_with_two(text, "sched.int_cpi=1", "sched.addr_issue=0"), 24);
+    ck_assert_uint_eq(cycles_with_two(text, "sched.int_cpi=1", "sched.addr_issue=2"), 28);
 }
 END_TEST
 
@@ -103,6 +143,8 @@ int main(void)
     tcase_add_test(tc, returned_threads_leave_the_barrier);
     tcase_add_test(tc, arithmetic_error_stops_at_its_line);
     tcase_add_test(tc, integer_code_issues_at_int_cpi);
+    tcase_add_test(tc, control_chain_latency_hides_behind_other_warps);
+    tcase_add_test(tc, memory_access_issues_its_address_first);
     tcase_add_test(tc, thread_scope_wait_pays_the_library_switch);
     suite_add_tcase(s, tc);
     return run_suite(s);

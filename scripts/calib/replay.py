@@ -18,11 +18,16 @@ spec.cu (H100): the guide's with_specialized_staging_unified alone on an SM,
 512 batches, roles by lane (the guide) or by warp (replay/spec.trace).
 tiles.cu: the campaign's gemm_tiles (cp.async) and gemm_tiles_bulk (bulk
 copies) alone on an SM, 512 batches of 4-byte elements and 4 KiB tiles: the
-traces themselves (traces/gemm_tiles*.trace), cycles a batch.
+traces themselves (traces/gemm_tiles*.trace), cycles a batch; and where a
+warp's batch goes (warm, stages 1, 2 and 4): tiles.cu's timestamps split it
+into issue (iteration start to the fetch loop's end), wait (to the wait's
+return), consume (to the stores' end) and release (to the iteration's end),
+the model's `--by line` accounting into the same lines' warp-cycles.
 latdist.cu (H100): one block of 1-32 warps alone, each lane copying 16 bytes
 with cp.async, waiting and meeting at a barrier (replay/latdist.trace).
 """
 import argparse
+import csv
 import json
 import os
 import re
@@ -152,6 +157,76 @@ def tiles(smpipe, gpu, extra):
     return errs
 
 
+def phase_of(trace):
+    """A function from a line of traces/TRACE to tiles.cu's phase of the
+    batch loop (None outside it): the loop's head and its fetch loop are
+    'issue', the waits (and the bulk kernel's stage index) 'wait', the
+    first load to the last store 'consume', the rest of the body 'release'."""
+    src = open(os.path.join(ROOT, trace)).read().split("\n")
+    head = next(i + 1 for i, l in enumerate(src) if l.startswith("for (var k = 0"))
+    end = max(i + 1 for i, l in enumerate(src) if l == "end")
+    fetch_end = next(i + 1 for i, l in enumerate(src) if i + 1 > head and l.startswith("    end"))
+    waits = {i + 1 for i, l in enumerate(src) if i + 1 > head and ("consumer_wait" in l or "arrive_and_wait" in l
+                                                                   or l.startswith("    var s = k %"))}
+    first = next(i + 1 for i, l in enumerate(src) if i + 1 > head and l.startswith("    var a = load"))
+    last = max(i + 1 for i, l in enumerate(src) if l.startswith("    store("))
+
+    def phase(line):
+        if head <= line <= fetch_end:
+            return "issue"
+        if line in waits:
+            return "wait"
+        if first <= line <= last:
+            return "consume"
+        if last < line <= end:
+            return "release"
+        return None
+    return phase
+
+
+def tiles_phases(smpipe, gpu, extra):
+    """tiles.cu's per-phase timestamps (warm, stages 1, 2 and 4) against the
+    model's warp-cycles on the same lines, cycles a batch and warp."""
+    if not os.path.exists(os.path.join(MICRO, "tiles_%s.txt" % gpu)):
+        return
+    meas = measured(gpu, "tiles")
+    phases = ("issue", "wait", "consume", "release")
+    print("| engine | threads | IMADs | stages | " + " | ".join("%s measured / simulated" % p for p in phases) + " |")
+    print("| --- | --- | --- | --- | " + " | ".join("---" for _ in phases) + " |")
+    errs = {p: [] for p in phases}
+    scratch = os.path.join(ROOT, "build", "replay-phases.csv")
+    for eng, trace in (("cpa", "traces/gemm_tiles.trace"), ("bulk", "traces/gemm_tiles_bulk.trace")):
+        phase = phase_of(trace)
+        for t in (64, 128, 512):
+            for c in (0, 16):
+                for st in (1, 2, 4):
+                    cmd = [smpipe, "run", os.path.join(ROOT, trace), "-q", "--no-race-check", "--arch", gpu, "--by",
+                           "line", "--csv", scratch]
+                    for kv in ("threads=%d" % t, "stages=%d" % st, "compute_iters=%d" % c, "elem_bytes=4",
+                               "tile_bytes=4096", "batches=512", "mem.source=l2"):
+                        cmd += ["--set", kv]
+                    r = subprocess.run(cmd + extra, cwd=ROOT, capture_output=True, text=True)
+                    if r.returncode != 0:
+                        raise SystemExit("replay.py: %s failed:\n%s" % (" ".join(cmd + extra), r.stderr))
+                    sim = dict.fromkeys(phases, 0.0)
+                    with open(scratch) as fh:
+                        for row in csv.DictReader(l for l in fh if not l.startswith("#")):
+                            p = phase(int(row["line"])) if row["stage"] == "" else None
+                            if p:
+                                sim[p] += float(row["warp_cycles"]) / 512.0 / (t // 32)
+                    cells = []
+                    for p in phases:
+                        m = meas["tiles.%s.S%d.T%d.C%d.warm.%s" % (eng, st, t, c, p)]
+                        errs[p].append(sim[p] - m)
+                        cells.append("%.0f / %.0f" % (m, sim[p]))
+                    print("| %s | %d | %d | %d | %s |" % (eng, t, c, st, " | ".join(cells)))
+    os.remove(scratch)
+    print()
+    print("%s tiles phases, mean simulated minus measured cycles a batch: %s." % (
+        gpu.upper(), ", ".join("%s %+.0f" % (p, sum(e) / len(e)) for p, e in errs.items())))
+    print()
+
+
 def latdist(smpipe, gpu, extra):
     """The latdist.cu table: one block of W warps alone, each lane copying 16
     bytes with cp.async, waiting for its group and meeting at a barrier.  The
@@ -190,6 +265,7 @@ def main():
     print()
     spec(a.smpipe, a.gpu, a.extra)
     tiles(a.smpipe, a.gpu, a.extra)
+    tiles_phases(a.smpipe, a.gpu, a.extra)
     latdist(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
