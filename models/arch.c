@@ -61,6 +61,7 @@ static const KeyDef keys[] = {
     { "sched", "memcpy_call_issue", K_INT, F(memcpy_call_issue), 0, 1000, "issue slots of memcpy_async's dispatch before its copy instructions: its SASS instructions" },
     { "sched", "thread_wait_issue", K_INT, F(thread_wait_issue), 0, 1000, "instructions of a thread-scope consumer_wait beyond the wait itself (the library's wait_prior switch): its SASS instructions" },
     { "sched", "int_cpi", K_DOUBLE, F(int_cpi), 1, 4, "cycles a sub-partition spends per instruction of integer and control code (statements, the library's calls): the ALU and FMA pipes take 2 cycles a warp-instruction each" },
+    { "sched", "int_cpi_alone", K_DOUBLE, F(int_cpi_alone), 1, 4, "the same for a warp alone on its sub-partition, which cannot fill the pipes' gaps with another warp's instructions" },
     { "smem", "banks", K_INT, F(smem_banks), 1, 64, "shared-memory banks" },
     { "smem", "bank_bytes", K_INT, F(smem_bank_bytes), 1, 16, "bytes per bank" },
     { "smem", "latency", K_INT, F(smem_latency), 1, 1000, "shared-memory load latency (cycles)" },

@@ -57,6 +57,7 @@ typedef struct {
     int64_t memcpy_call_issue;   /* issue slots of memcpy_async's dispatch (library SASS) */
     int64_t thread_wait_issue;   /* instructions of a thread-scope consumer_wait beyond the wait (library SASS) */
     double int_cpi;              /* cycles a sub-partition takes per integer/control instruction */
+    double int_cpi_alone;        /* the same for a warp alone on its sub-partition */
 
     InstClass classes[ARCH_MAX_CLASSES];
     int nclasses;

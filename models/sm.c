@@ -804,8 +804,11 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
      * `smpipe cuda traces/cutlass_multistage.trace --set stages=3`,
      * docs/validation/campaign/microbench/cutlass_multistage_s3.sass, has two
      * multiply-high sequences by 3 where the trace writes nine a batch). */
-    sm->control_cycles = (int64_t) llround((double) arch->control_issue * arch->int_cpi);
-    sm->addr_cycles = (int64_t) llround((double) arch->addr_issue * arch->int_cpi);
+    for (int alone = 0; alone < 2; alone++) {
+        double cpi = alone ? arch->int_cpi_alone : arch->int_cpi;
+        sm->control_cycles[alone] = (int64_t) llround((double) arch->control_issue * cpi);
+        sm->addr_cycles[alone] = (int64_t) llround((double) arch->addr_issue * cpi);
+    }
     sm->op_divs = compiler_divisions_by_op(prog);
     sm->op_unrolled = compiler_unrolled_ops(prog, arch->unroll_max);
 

@@ -128,8 +128,11 @@ struct Sm {
     int32_t *class_map;      /* Program.classes index -> arch class */
     int32_t *pipe_slot;      /* op index -> pipe slot, or -1 */
     int32_t *op_divs;        /* op index -> emulated divisions it runs (a loop entry: its invariant ones) */
-    int64_t control_cycles;  /* a control statement's issue cycles: sched.control_issue x int_cpi */
-    int64_t addr_cycles;     /* a load's or store's address arithmetic: sched.addr_issue x int_cpi */
+    /* A control statement's issue cycles (sched.control_issue x int_cpi) and
+     * a load's or store's address arithmetic (sched.addr_issue x int_cpi);
+     * [1]: for a warp alone on its sub-partition (x int_cpi_alone). */
+    int64_t control_cycles[2];
+    int64_t addr_cycles[2];
     int32_t *op_fuse;        /* op index -> following compute ops it interleaves with */
     bool *op_unrolled;       /* op index -> control folded away by unrolling a constant-trip loop */
     int32_t npipes;
@@ -239,4 +242,11 @@ static inline const Op *sm_op(const Sm *sm, int32_t pc)
 static inline const ProgVar *sm_var(const Sm *sm, int32_t i)
 {
     return &g_array_index(sm->prog->vars, ProgVar, i);
+}
+
+/* 1 when w is the only warp with live threads on its sub-partition (the
+ * index of control_cycles and addr_cycles): nothing else fills its gaps. */
+static inline int sm_warp_alone(const Sm *sm, const Warp *w)
+{
+    return sm->smsp_live[w->smsp] == 1;
 }

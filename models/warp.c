@@ -163,12 +163,14 @@ static bool chains_drain(Sm *sm, Warp *w, Split *s, SimCycle t)
     }
 }
 
-/* Cycles a sub-partition spends issuing n instructions of integer and
+/* Cycles a sub-partition spends issuing n instructions of w's integer and
  * control code: the ALU and FMA pipes each take a warp-instruction every
- * 2 cycles, and a mix of both issues at sched.int_cpi (alu.cu). */
-static int64_t int_issue(const Sm *sm, int64_t n)
+ * 2 cycles, and a mix of both issues at sched.int_cpi (alu.cu), or at
+ * int_cpi_alone for a warp alone on its sub-partition. */
+static int64_t int_issue(const Sm *sm, const Warp *w, int64_t n)
 {
-    return n == 0 ? 0 : (int64_t) llround((double) n * sm->arch.int_cpi);
+    double cpi = sm_warp_alone(sm, w) ? sm->arch.int_cpi_alone : sm->arch.int_cpi;
+    return n == 0 ? 0 : (int64_t) llround((double) n * cpi);
 }
 
 /* Instructions of the library code a call compiles to beyond the one the
@@ -212,7 +214,7 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
     if (starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
         (w->split[si].pc != pc || w->split[si].step != 0 || w->split[si].status != SPLIT_RUNNABLE)) {
         int64_t divs = sm->op_divs[pc];
-        *cost += divs * sm->arch.div_cycles + int_issue(sm, library_issue(sm, w, op));
+        *cost += divs * sm->arch.div_cycles + int_issue(sm, w, library_issue(sm, w, op));
         /* A division is a dependent multiply-high sequence: what follows
          * waits for its result, while the scheduler issues other warps. */
         Split *n = &w->split[si];
@@ -231,7 +233,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
     const Op *op = sm_op(sm, s->pc);
     LaneMask m = s->mask;
     /* Control an unrolled loop folded into immediates issues nothing. */
-    int64_t ctrl = sm->op_unrolled[s->pc] ? 0 : sm->control_cycles;
+    int64_t ctrl = sm->op_unrolled[s->pc] ? 0 : sm->control_cycles[sm_warp_alone(sm, w)];
     *cost = 0;
     if (s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
         /* Arrived at its reconvergence point: wait for the other side. */

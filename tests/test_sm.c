@@ -119,8 +119,8 @@ static char *counted_loop(const char *bound)
 
 START_TEST(constant_trip_loops_unroll)
 {
-    const char *kept[] = { "sched.control_issue=10", "sched.int_cpi=1", "sched.unroll_max=0", NULL };
-    const char *unrolled[] = { "sched.control_issue=10", "sched.int_cpi=1", "sched.unroll_max=32", NULL };
+    const char *kept[] = { "sched.control_issue=10", "sched.int_cpi_alone=1", "sched.unroll_max=0", NULL };
+    const char *unrolled[] = { "sched.control_issue=10", "sched.int_cpi_alone=1", "sched.unroll_max=32", NULL };
     g_autofree char *short_loop = counted_loop("8");
     /* Per pass: head, e, step and jump (10 cycles each); and the last head. */
     ck_assert_uint_eq(issuing_cycles(short_loop, kept) - issuing_cycles(short_loop, unrolled), 8 * 4 * 10 + 10);

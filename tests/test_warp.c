@@ -69,17 +69,28 @@ static SimCycle cycles_with(const char *text, const char *set)
     return cycles_with_two(text, set, NULL);
 }
 
-/* Integer and control code takes sched.int_cpi cycles an instruction: a
- * warp running nothing else is twice as slow at 2 as at 1 (the statements'
- * own instructions, sched.control_issue each), when their dependent chain's
- * latency (sched.control_latency) does not hold it longer. */
+/* Integer and control code takes sched.int_cpi_alone cycles an
+ * instruction in a warp alone on its sub-partition, sched.int_cpi in a
+ * sub-partition several warps share: (nearly) twice as slow at 2 as at 1
+ * either way (the statements' own instructions, sched.control_issue each,
+ * besides the block's start and end), when their
+ * dependent chain's latency (sched.control_latency) does not hold the warp
+ * longer. */
 START_TEST(integer_code_issues_at_int_cpi)
 {
-    const char *text = "smpipe 1\nblock 32\nvar x = 0\nfor i in 0 .. 200\n    x = x + i\n    x = x - 1\nend\n";
-    SimCycle c1 = cycles_with_two(text, "sched.int_cpi=1", "sched.control_latency=0");
-    SimCycle c2 = cycles_with_two(text, "sched.int_cpi=2", "sched.control_latency=0");
-    ck_assert_msg(c2 >= c1 * 19 / 10 && c2 <= c1 * 2, "int_cpi 1: %" G_GUINT64_FORMAT " cycles, 2: %" G_GUINT64_FORMAT,
-                  c1, c2);
+    const char *alone = "smpipe 1\nblock 32\nvar x = 0\nfor i in 0 .. 200\n    x = x + i\n    x = x - 1\nend\n";
+    SimCycle c1 = cycles_with_two(alone, "sched.int_cpi_alone=1", "sched.control_latency=0");
+    SimCycle c2 = cycles_with_two(alone, "sched.int_cpi_alone=2", "sched.control_latency=0");
+    ck_assert_msg(c2 >= c1 * 19 / 10 && c2 <= c1 * 2, "int_cpi_alone 1: %" G_GUINT64_FORMAT " cycles, 2: %"
+                  G_GUINT64_FORMAT, c1, c2);
+    /* The shared rate does not touch a warp alone. */
+    ck_assert_uint_eq(cycles_with_two(alone, "sched.int_cpi=2", "sched.control_latency=0"),
+                      cycles_with_two(alone, "sched.int_cpi=1", "sched.control_latency=0"));
+    const char *four = "smpipe 1\nblock 512\nvar x = 0\nfor i in 0 .. 200\n    x = x + i\n    x = x - 1\nend\n";
+    SimCycle f1 = cycles_with_two(four, "sched.int_cpi=1", "sched.control_latency=0");
+    SimCycle f2 = cycles_with_two(four, "sched.int_cpi=2", "sched.control_latency=0");
+    ck_assert_msg(f2 >= f1 * 18 / 10 && f2 <= f1 * 2, "4 warps a sub-partition, int_cpi 1: %" G_GUINT64_FORMAT
+                  " cycles, 2: %" G_GUINT64_FORMAT, f1, f2);
 }
 END_TEST
 
@@ -103,7 +114,8 @@ START_TEST(control_chain_latency_hides_behind_other_warps)
 }
 END_TEST
 
-/* A load issues sched.addr_issue address instructions first: at int_cpi 1
+/* A load issues sched.addr_issue address instructions first: at
+ * int_cpi_alone 1 (the warp is alone on its sub-partition)
  * the LDS goes at cycle 2 and its value is there at 2 + 23 (smem.latency);
  * the store waiting for it issues its own 2 before its STS and the warp
  * exits at 25 + 3.  Without address instructions: 23 + 1. */
@@ -111,15 +123,15 @@ START_TEST(memory_access_issues_its_address_first)
 {
     const char *text = "smpipe 1\nblock 32\nshared int buf[64]\nvar a = load(buf + threadIdx.x)\n"
                        "store(buf + 32 + threadIdx.x, a)\n";
-    ck_assert_uint_eq(cycles_with_two(text, "sched.int_cpi=1", "sched.addr_issue=0"), 24);
-    ck_assert_uint_eq(cycles_with_two(text, "sched.int_cpi=1", "sched.addr_issue=2"), 28);
+    ck_assert_uint_eq(cycles_with_two(text, "sched.int_cpi_alone=1", "sched.addr_issue=0"), 24);
+    ck_assert_uint_eq(cycles_with_two(text, "sched.int_cpi_alone=1", "sched.addr_issue=2"), 28);
 }
 END_TEST
 
 /* A thread-scope consumer_wait pays the library's switch over the pending
  * count (sched.thread_wait_issue instructions at int_cpi) in issue slots:
  * one warp waiting 8 times issues 8 x 20 cycles more with 20 of them at
- * int_cpi 1 than with none.  (They take the sub-partition, which other
+ * int_cpi_alone 1 (it is alone on its sub-partition) than with none.  (They take the sub-partition, which other
  * warps feel; the waiting warp's own wait, cp_async.wait_cycles, covers
  * them.) */
 START_TEST(thread_scope_wait_pays_the_library_switch)
@@ -129,8 +141,8 @@ START_TEST(thread_scope_wait_pays_the_library_switch)
                        "    memcpy_async(thread, s + i * 32 + threadIdx.x, g + i * 32 + threadIdx.x, 4, p)\n"
                        "    p.producer_commit()\nend\n"
                        "for i in 0 .. 8\n    p.consumer_wait()\n    p.consumer_release()\nend\n";
-    const char *none[] = { "sched.int_cpi=1", "sched.thread_wait_issue=0", NULL };
-    const char *some[] = { "sched.int_cpi=1", "sched.thread_wait_issue=20", NULL };
+    const char *none[] = { "sched.int_cpi_alone=1", "sched.thread_wait_issue=0", NULL };
+    const char *some[] = { "sched.int_cpi_alone=1", "sched.thread_wait_issue=20", NULL };
     ck_assert_uint_eq(issuing_cycles(text, some) - issuing_cycles(text, none), 8 * 20);
 }
 END_TEST
