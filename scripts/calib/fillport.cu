@@ -193,14 +193,6 @@ __global__ void k_self(const char* src, size_t src_bytes, int B, int delay, unsi
   if (lane == 0) out[0] = total;
 }
 
-__global__ void k_read(const char* base, size_t bytes, int* sink) {
-  int acc = 0;
-  for (size_t off = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * 16; off < bytes;
-       off += (size_t)gridDim.x * blockDim.x * 16)
-    acc ^= __ldcg(reinterpret_cast<const int*>(base + off));
-  if (acc == 0x7ffffff1) sink[0] = acc;
-}
-
 int main() {
   CK(cudaSetDevice(0));
   cudaDeviceProp prop;

@@ -31,14 +31,6 @@ __global__ void k_build_chain(char* base, size_t stride, const uint32_t* perm, s
   }
 }
 
-__global__ void k_read(const char* base, size_t bytes, int* sink) {
-  int acc = 0;
-  for (size_t off = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * 16; off < bytes;
-       off += (size_t)gridDim.x * blockDim.x * 16)
-    acc ^= __ldcg(reinterpret_cast<const int*>(base + off));
-  if (acc == 0x7ffffff1) sink[0] = acc;
-}
-
 constexpr int kHops = 4096;
 
 // One thread of the block on SM `sm` times kHops hops twice; out[2 * kHops].
