@@ -23,6 +23,8 @@
 //    commit (D0) or about an L2 latency later (D300), while the fills land.
 //
 //  * .alone: the same copier while the reader spins on the clock (no loads).
+//  * copier.B<b>: one warp alone with a lean, unrolled copy loop: how fast one
+//    warp's copies can land at all (about 20 bytes a cycle on an H100).
 //
 // Results: fillport.<kind>.B<b>.lds (reader cycles per warp ld.shared) and
 // .rate (bytes the copier landed per cycle during the reader's window).  The
@@ -193,6 +195,49 @@ __global__ void k_self(const char* src, size_t src_bytes, int B, int delay, unsi
   if (lane == 0) out[0] = total;
 }
 
+// One warp copying alone, as lean as it gets: B cp.async.cg of 512 bytes
+// (fully unrolled), commit, wait_group 0, 64 times, from L2.  out[0] = the
+// loop's cycles.  It says how fast one warp's copies can land, the most the
+// copier above can reach.
+template <int B>
+__global__ void k_copier(const char* src, size_t src_bytes, unsigned long long* out) {
+  __shared__ __align__(128) char ring[kRing];
+  int lane = threadIdx.x;
+  uint32_t r0 = smem_u32(ring), off = 0;
+  unsigned long long t0, t1;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0)::"memory");
+#pragma unroll 1
+  for (int it = 0; it < 64; ++it) {
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(r0 + ((b * 512 + lane * 16) & (kRing - 1))),
+                   "l"(src + ((off + b * 512 + lane * 16) & (src_bytes - 1)))
+                   : "memory");
+    }
+    off += B * 512;
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+  }
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t1)::"memory");
+  if (lane == 0) out[0] = t1 - t0;
+}
+
+template <int B>
+static void copier_alone(const char* src, size_t bytes, int* sink, unsigned long long* d_out, int sms) {
+  std::vector<double> rate;
+  for (int rep = 0; rep < 7; ++rep) {
+    k_read<<<sms * 4, 256>>>(src, bytes, sink);
+    k_read<<<sms * 4, 256>>>(src, bytes, sink);
+    k_copier<B><<<1, 32>>>(src, bytes, d_out);
+    CKL();
+    unsigned long long h;
+    CK(cudaMemcpy(&h, d_out, sizeof h, cudaMemcpyDeviceToHost));
+    rate.push_back(64.0 * B * 512 / (double)h);
+  }
+  result(strf("fillport.copier.B%d.rate", B), median_of(rate), "B/cycle",
+         "one warp alone: %d unrolled cp.async.cg of 512 B, commit, wait_group 0, 64 times, L2-resident, median of 7", B);
+}
+
 int main() {
   CK(cudaSetDevice(0));
   cudaDeviceProp prop;
@@ -273,6 +318,10 @@ int main() {
              "cp.async.cg of 512 B, median of 7", delay, B);
     }
   }
+  copier_alone<1>(src, kSrc, err + 1, d_out, prop.multiProcessorCount);
+  copier_alone<4>(src, kSrc, err + 1, d_out, prop.multiProcessorCount);
+  copier_alone<16>(src, kSrc, err + 1, d_out, prop.multiProcessorCount);
+  copier_alone<60>(src, kSrc, err + 1, d_out, prop.multiProcessorCount);
   int herr = 0;
   CK(cudaMemcpy(&herr, err, sizeof herr, cudaMemcpyDeviceToHost));
   if (herr) printf("ERROR mbarrier wait timed out %d times\n", herr);
