@@ -217,7 +217,7 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
     SimCycle next = MAX(t + 1, MAX(link_dep(sm, w, next_c), *pipe_free));
     s->ready_at = next;
     s->wait_state = w->chain[next_c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE;
-    if (sm->smsp_live[w->smsp] == 1) {
+    if (sm_warp_alone(sm, w)) {
         /* Alone on its scheduler, nothing can take these issue slots: issue
          * the rest of the chain now, at the cycles it would issue anyway. */
         SimCycle last = t;

@@ -150,7 +150,8 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     SimCycle ready;
     int64_t replays = 0;
     /* The address instructions issue first. */
-    SimCycle at = t + (SimCycle) sm->addr_cycles[sm_warp_alone(sm, w)];
+    int64_t addr_cycles = sm->addr_cycles[sm_warp_alone(sm, w)];
+    SimCycle at = t + (SimCycle) addr_cycles;
     if (buf->space == SPACE_SHARED) {
         SimCycle port = smem_access(&sm->smem, at, addr, m, size, &replays);
         sm_note_smem_replays(sm, at, replays);
@@ -177,7 +178,7 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     /* Replays are served by the shared-memory pipe, not re-issued: the
      * scheduler is free, the warp stalls for them. */
     s->pc++;
-    *cost = 1 + sm->addr_cycles[sm_warp_alone(sm, w)];
+    *cost = 1 + addr_cycles;
     s->ready_at = t + (SimCycle) *cost + (SimCycle) replays;
     s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
     sm->stats.instructions++;
@@ -317,7 +318,8 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
     if (!lane_addresses(sm, w, op, m, ptr, "store", addr)) {
         return STEP_STOP;
     }
-    int64_t replays = store_issue(sm, w, buf, t + (SimCycle) sm->addr_cycles[sm_warp_alone(sm, w)], addr, m, size);
+    int64_t addr_cycles = sm->addr_cycles[sm_warp_alone(sm, w)];
+    int64_t replays = store_issue(sm, w, buf, t + (SimCycle) addr_cycles, addr, m, size);
     if (sm->opt.functional) {
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             uint8_t *dst = (m & (1u << l)) ? ldst_data_at(sm, w, buf->space, addr[l]) : NULL;
@@ -330,7 +332,7 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
     /* Replays are served by the shared-memory pipe, not re-issued: the
      * scheduler is free, the warp stalls for them. */
     s->pc++;
-    *cost = 1 + sm->addr_cycles[sm_warp_alone(sm, w)];
+    *cost = 1 + addr_cycles;
     s->ready_at = t + (SimCycle) *cost + (SimCycle) replays;
     s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
     sm->stats.instructions++;

@@ -196,6 +196,16 @@ static int64_t library_issue(Sm *sm, Warp *w, const Op *op)
     }
 }
 
+/* A runnable split whose next operation needs a result its last one starts
+ * (a division's, a control chain's) waits, as a dependency, until `until`. */
+static void hold_for_result(Split *s, SimCycle until)
+{
+    if (s->status == SPLIT_RUNNABLE && s->ready_at < until) {
+        s->ready_at = until;
+        s->wait_state = WS_DEPENDENCY;
+    }
+}
+
 /* Runs one step of the split's operation; an operation that starts pays
  * the issue slots of the divisions it runs (sm->op_divs: its expressions',
  * or at a loop's entry the loop's invariant ones) and of the library code
@@ -217,11 +227,9 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
         *cost += divs * sm->arch.div_cycles + int_issue(sm, w, library_issue(sm, w, op));
         /* A division is a dependent multiply-high sequence: what follows
          * waits for its result, while the scheduler issues other warps. */
-        Split *n = &w->split[si];
-        SimCycle done = t + (SimCycle) *cost + (SimCycle) (divs * MAX(0, sm->arch.div_latency - sm->arch.div_cycles));
-        if (divs > 0 && n->status == SPLIT_RUNNABLE && n->ready_at < done) {
-            n->ready_at = done;
-            n->wait_state = WS_DEPENDENCY;
+        if (divs > 0) {
+            hold_for_result(&w->split[si], t + (SimCycle) *cost +
+                                               (SimCycle) (divs * MAX(0, sm->arch.div_latency - sm->arch.div_cycles)));
         }
     }
     return r;
@@ -541,12 +549,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
              * (divisions) has covered the chain by then.  (A statement that
              * ends at a reconvergence point hands its lanes to the merged
              * path, which goes on at once.) */
-            Split *n = &w->split[si];
-            SimCycle ready = now + (SimCycle) used + (SimCycle) (sm->arch.control_latency - cost);
-            if (n->ready_at < ready) {
-                n->ready_at = ready;
-                n->wait_state = WS_DEPENDENCY;
-            }
+            hold_for_result(&w->split[si], now + (SimCycle) used + (SimCycle) (sm->arch.control_latency - cost));
             simt_refocus(w);
             break;
         }

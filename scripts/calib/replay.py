@@ -33,6 +33,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 MICRO = os.path.join(ROOT, "docs", "validation", "campaign", "microbench")
@@ -194,7 +195,8 @@ def tiles_phases(smpipe, gpu, extra):
     print("| engine | threads | IMADs | stages | " + " | ".join("%s measured / simulated" % p for p in phases) + " |")
     print("| --- | --- | --- | --- | " + " | ".join("---" for _ in phases) + " |")
     errs = {p: [] for p in phases}
-    scratch = os.path.join(ROOT, "build", "replay-phases.csv")
+    scratch_dir = tempfile.TemporaryDirectory()
+    scratch = os.path.join(scratch_dir.name, "phases.csv")
     for eng, trace in (("cpa", "traces/gemm_tiles.trace"), ("bulk", "traces/gemm_tiles_bulk.trace")):
         phase = phase_of(trace)
         for t in (64, 128, 512):
@@ -220,7 +222,7 @@ def tiles_phases(smpipe, gpu, extra):
                         errs[p].append(sim[p] - m)
                         cells.append("%.0f / %.0f" % (m, sim[p]))
                     print("| %s | %d | %d | %d | %s |" % (eng, t, c, st, " | ".join(cells)))
-    os.remove(scratch)
+    scratch_dir.cleanup()
     print()
     print("%s tiles phases, mean simulated minus measured cycles a batch: %s." % (
         gpu.upper(), ", ".join("%s %+.0f" % (p, sum(e) / len(e)) for p, e in errs.items())))
