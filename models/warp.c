@@ -525,6 +525,11 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         if (s->status != SPLIT_RUNNABLE || s->ready_at > now + (SimCycle) used) {
             break;
         }
+        if (guard > 0) {
+            /* A run through several lines charges each its own cycles
+             * (--by line, the timeline). */
+            sm_account(w, WS_ISSUING, now + (SimCycle) used);
+        }
         if (sm->opt.max_ops != 0 && ++sm->ops_executed > sm->opt.max_ops) {
             warp_fail(sm, w, s->mask, sm_op(sm, s->pc)->loc, SIM_ERROR_LIMIT,
                       "the program executed more than --max-ops=%" G_GUINT64_FORMAT " operations",

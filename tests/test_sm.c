@@ -137,6 +137,34 @@ START_TEST(constant_trip_loops_unroll)
 }
 END_TEST
 
+/* --by line charges each operation's issue cycles to its own line, also
+ * when one issue runs through several: the thread-scope acquire on line 4
+ * issues nothing and lets the assignment on line 5 issue at once. */
+START_TEST(issue_cycles_go_to_their_own_line)
+{
+    const char *text = "smpipe 1\nblock 32\nvar p = cuda::make_pipeline()\np.producer_acquire()\nvar x = 1\n";
+    const char *sets[] = { "sched.control_issue=10", "sched.int_cpi_alone=1", NULL };
+    GError *err = NULL;
+    g_autoptr(Trace) t = trace_parse_string("test.trace", text, strlen(text), &err);
+    ck_assert_ptr_nonnull(t);
+    GPtrArray *sl = test_set_list(sets);
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.sets = sl;
+    o.sm.engine = SIM_ENGINE_EVENT;
+    o.sm.race_check = true;
+    o.sm.check_invariants = true;
+    o.sm.by_line = true;
+    SimRun run;
+    ck_assert_msg(sim_run_trace(t, &o, &run, &err), "%s", err ? err->message : "");
+    g_ptr_array_free(sl, TRUE);
+    const SimStats *st = sm_stats(run.sm);
+    ck_assert_uint_eq(st->line_state[4 * WS__COUNT + WS_ISSUING], 0);
+    ck_assert_uint_eq(st->line_state[5 * WS__COUNT + WS_ISSUING], 10);
+    sim_run_clear(&run);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sm");
@@ -151,6 +179,7 @@ int main(void)
     tcase_add_test(tc, every_warp_cycle_in_one_state);
     tcase_add_test(tc, invariant_divisions_leave_the_loop);
     tcase_add_test(tc, constant_trip_loops_unroll);
+    tcase_add_test(tc, issue_cycles_go_to_their_own_line);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
