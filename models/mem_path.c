@@ -25,10 +25,11 @@ void line_set_init(LineSet *s, size_t max_lines, size_t assoc)
 {
     memset(s, 0, sizeof *s);
     max_lines = MAX(max_lines, (size_t) 1);
-    s->assoc = CLAMP(assoc, (size_t) 1, max_lines);
+    s->assoc = CLAMP(assoc, (size_t) 1, MIN(max_lines, (size_t) LINE_SET_MAX_ASSOC));
     s->nsets = max_lines / s->assoc;
     s->nchunks = (s->nsets + LINE_SET_CHUNK - 1) / LINE_SET_CHUNK;
     s->chunks = g_new0(LineWay *, s->nchunks);
+    s->chunk_ways = g_new0(uint8_t, s->nchunks);
 }
 
 void line_set_clear(LineSet *s)
@@ -37,6 +38,7 @@ void line_set_clear(LineSet *s)
         g_free(s->chunks[c]);
     }
     g_free(s->chunks);
+    g_free(s->chunk_ways);
     memset(s, 0, sizeof *s);
 }
 
@@ -49,21 +51,43 @@ size_t line_set_index(const LineSet *s, uint64_t line)
     return (size_t) ((base + line % LINE_SET_CHUNK) % s->nsets);
 }
 
-/* The ways of a set, or NULL when its chunk is not allocated yet. */
-static inline LineWay *set_ways(const LineSet *s, size_t set)
+/* The ways allocated to a set, *nways of them, or NULL when its chunk is
+ * not allocated yet. */
+static inline LineWay *set_ways(const LineSet *s, size_t set, size_t *nways)
 {
-    LineWay *chunk = s->chunks[set / LINE_SET_CHUNK];
-    return chunk == NULL ? NULL : chunk + (set % LINE_SET_CHUNK) * s->assoc;
+    size_t c = set / LINE_SET_CHUNK;
+    *nways = s->chunk_ways[c];
+    return s->chunks[c] == NULL ? NULL : s->chunks[c] + (set % LINE_SET_CHUNK) * *nways;
+}
+
+/* Gives chunk c's sets `nways` ways each (allocating it when it has none),
+ * keeping their lines in order. */
+static void chunk_resize(LineSet *s, size_t c, size_t nways)
+{
+    size_t old = s->chunk_ways[c];
+    LineWay *w = g_new0(LineWay, (size_t) LINE_SET_CHUNK * nways);
+    if (s->chunks[c] == NULL) {
+        s->chunks_used++;
+    } else {
+        for (size_t i = 0; i < LINE_SET_CHUNK; i++) {
+            memcpy(&w[i * nways], &s->chunks[c][i * old], old * sizeof *w);
+        }
+        g_free(s->chunks[c]);
+    }
+    s->chunks[c] = w;
+    s->chunk_ways[c] = (uint8_t) nways;
+    s->ways_allocated += (size_t) LINE_SET_CHUNK * (nways - old);
 }
 
 bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready)
 {
-    const LineWay *w = set_ways(s, line_set_index(s, line));
+    size_t nways;
+    const LineWay *w = set_ways(s, line_set_index(s, line), &nways);
     if (w == NULL) {
         return false;
     }
     /* Lines fill the ways in order: the first empty way ends the search. */
-    for (size_t k = 0; k < s->assoc && w[k].tag != 0; k++) {
+    for (size_t k = 0; k < nways && w[k].tag != 0; k++) {
         if (w[k].tag == line + 1) {
             *ready = w[k].ready;
             return true;
@@ -75,15 +99,14 @@ bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready)
 void line_set_put(LineSet *s, uint64_t line, SimCycle ready)
 {
     size_t set = line_set_index(s, line);
-    LineWay *w = set_ways(s, set);
+    size_t nways;
+    LineWay *w = set_ways(s, set, &nways);
     if (w == NULL) {
-        size_t c = set / LINE_SET_CHUNK;
-        s->chunks[c] = g_new0(LineWay, (size_t) LINE_SET_CHUNK * s->assoc);
-        s->chunks_used++;
-        w = set_ways(s, set);
+        chunk_resize(s, set / LINE_SET_CHUNK, MIN(s->assoc, (size_t) 2));
+        w = set_ways(s, set, &nways);
     }
     size_t k = 0;
-    for (; k < s->assoc && w[k].tag != 0; k++) {
+    for (; k < nways && w[k].tag != 0; k++) {
         if (w[k].tag == line + 1) {
             w[k].ready = ready;  /* an update keeps the line's place */
             return;
@@ -95,6 +118,11 @@ void line_set_put(LineSet *s, uint64_t line, SimCycle ready)
         memmove(&w[0], &w[1], (s->assoc - 1) * sizeof w[0]);
         k = s->assoc - 1;
     } else {
+        if (k == nways) {
+            /* The set has room its chunk has not allocated yet. */
+            chunk_resize(s, set / LINE_SET_CHUNK, MIN(s->assoc, 2 * nways));
+            w = set_ways(s, set, &nways);
+        }
         s->len++;
     }
     w[k].tag = line + 1;
@@ -104,18 +132,24 @@ void line_set_put(LineSet *s, uint64_t line, SimCycle ready)
 const char *line_set_check(const LineSet *s)
 {
     size_t used = 0;
+    size_t allocated = 0;
     size_t lines = 0;
     for (size_t c = 0; c < s->nchunks; c++) {
+        if ((s->chunks[c] == NULL) != (s->chunk_ways[c] == 0) || s->chunk_ways[c] > s->assoc) {
+            return "a chunk's ways are wrong";
+        }
         used += s->chunks[c] != NULL;
+        allocated += (size_t) LINE_SET_CHUNK * s->chunk_ways[c];
     }
     for (size_t set = 0; set < s->nsets; set++) {
-        const LineWay *w = set_ways(s, set);
+        size_t nways;
+        const LineWay *w = set_ways(s, set, &nways);
         if (w == NULL) {
             continue;
         }
-        for (size_t k = 0; k < s->assoc; k++) {
+        for (size_t k = 0; k < nways; k++) {
             if (w[k].tag == 0) {
-                if (k + 1 < s->assoc && w[k + 1].tag != 0) {
+                if (k + 1 < nways && w[k + 1].tag != 0) {
                     return "an empty way comes before a line";
                 }
                 continue;
@@ -131,7 +165,7 @@ const char *line_set_check(const LineSet *s)
             lines++;
         }
     }
-    if (used != s->chunks_used || lines != s->len) {
+    if (used != s->chunks_used || allocated != s->ways_allocated || lines != s->len) {
         return "the counts disagree";
     }
     return NULL;

@@ -65,20 +65,28 @@ typedef struct {
     SimCycle ready;      /* cycle the line's data is available */
 } LineWay;
 
+/* Most ways a LineSet's set may have. */
+#define LINE_SET_MAX_ASSOC 255
+
 /* The lines resident in the SM's share of L2: nsets sets of assoc ways.
- * Storage is a directory of chunks of LINE_SET_CHUNK sets, each allocated
- * when a line first goes into one of its sets, so a small footprint stays
- * small; a full array takes 16 bytes a way.  Invariant: within a set the
- * lines fill ways 0, 1, ... in insertion order (oldest first, empty ways
- * last), every line sits in the set its address maps to, at most once;
- * len counts them and chunks_used the allocated chunks. */
+ * Storage is a directory of chunks of LINE_SET_CHUNK sets, allocated when
+ * a line first goes into one of their sets with room for 2 lines a set,
+ * doubled (up to assoc) when one of its sets needs more: since addresses
+ * spread evenly over the sets, a footprint of n lines takes about 16 x n
+ * bytes, not 16 x assoc bytes a touched set, and a full array 16 bytes a
+ * way.  Invariant: within a set the lines fill ways 0, 1, ... in insertion
+ * order (oldest first, empty ways last); every line sits in the set its
+ * address maps to, at most once; len counts them, chunks_used the
+ * allocated chunks and ways_allocated their ways. */
 typedef struct {
-    LineWay **chunks;    /* nchunks entries, NULL until touched; each
-                          * LINE_SET_CHUNK x assoc ways; all owned */
+    LineWay **chunks;    /* nchunks entries, NULL until touched; chunk c has
+                          * LINE_SET_CHUNK x chunk_ways[c] ways; all owned */
+    uint8_t *chunk_ways; /* nchunks entries: ways a set allocated, owned */
     size_t nchunks;
     size_t chunks_used;  /* chunks allocated */
+    size_t ways_allocated; /* ways allocated in all chunks */
     size_t nsets;        /* at least 1 */
-    size_t assoc;        /* ways a set, at least 1 */
+    size_t assoc;        /* ways a set, 1..LINE_SET_MAX_ASSOC */
     size_t len;          /* lines in the array */
 } LineSet;
 
@@ -136,9 +144,10 @@ void mem_path_stats_merge(const MemPath *m, SimStats *st);
 
 /* Line sets, exposed for tests.  line_set_init makes an empty array of
  * max_lines lines in sets of assoc ways: max_lines / assoc sets (at least
- * one; assoc is cut to max_lines when larger, so the array never holds
- * more than max_lines unless max_lines is 0, which keeps one line).  It
- * allocates the directory only; line_set_clear frees everything. */
+ * one; assoc is cut to max_lines and to LINE_SET_MAX_ASSOC when larger, so
+ * the array never holds more than max_lines unless max_lines is 0, which
+ * keeps one line).  It allocates the directory only; line_set_clear frees
+ * everything. */
 void line_set_init(LineSet *s, size_t max_lines, size_t assoc);
 void line_set_clear(LineSet *s);
 /* The set a line maps to (a hash of its address, see above). */

@@ -194,10 +194,12 @@ START_TEST(line_set_one_way_is_direct_mapped)
 }
 END_TEST
 
-/* Storage comes a chunk at a time on first touch: nothing before a put, a
- * stream takes at most two chunks for each aligned run of LINE_SET_CHUNK
- * lines, and lookups allocate nothing.  The H100's share at one active SM
- * (409,600 lines, 20 ways) has 1,280 chunks. */
+/* Storage comes a chunk at a time on first touch, 2 ways a set at first:
+ * nothing before a put, a stream takes at most two chunks for each aligned
+ * run of LINE_SET_CHUNK lines and seldom more than 2 ways a set, lookups
+ * allocate nothing, and a full array has exactly assoc ways a set.  The
+ * H100's share at one active SM (409,600 lines, 20 ways) has 1,280 chunks
+ * of 320 ways when full. */
 START_TEST(line_set_allocates_lazily)
 {
     LineSet s;
@@ -210,18 +212,34 @@ START_TEST(line_set_allocates_lazily)
     ck_assert_uint_eq(s.chunks_used, 0);
     line_set_put(&s, 77, 1);
     ck_assert_uint_eq(s.chunks_used, 1);
+    ck_assert_uint_eq(s.ways_allocated, 2 * LINE_SET_CHUNK);
     for (uint64_t line = 1 << 20; line < (1 << 20) + 64 * LINE_SET_CHUNK; line++) {
         line_set_put(&s, line, 2);
     }
     ck_assert_uint_le(s.chunks_used, 1 + 2 * 64);
-    ck_assert_uint_ge(s.chunks_used, 2);
+    ck_assert_uint_ge(s.chunks_used, 64);
+    ck_assert_uint_le(s.ways_allocated, 4 * LINE_SET_CHUNK * s.chunks_used);
+    size_t used = s.chunks_used;
+    size_t ways = s.ways_allocated;
     for (uint64_t line = 0; line < 100000; line++) {
         line_set_find(&s, line * 3, &r);
     }
-    ck_assert_uint_le(s.chunks_used, 1 + 2 * 64);
+    ck_assert_uint_eq(s.chunks_used, used);
+    ck_assert_uint_eq(s.ways_allocated, ways);
     ck_assert_uint_eq(s.len, 1 + 64 * LINE_SET_CHUNK);
     ck_assert_ptr_null(line_set_check(&s));
     line_set_clear(&s);
+
+    LineSet full;
+    line_set_init(&full, 20 * 32, 20);
+    for (uint64_t line = 0; line < 20000; line++) {
+        line_set_put(&full, line * 5, line);
+    }
+    ck_assert_uint_eq(full.len, 20 * 32);
+    ck_assert_uint_eq(full.chunks_used, 2);
+    ck_assert_uint_eq(full.ways_allocated, 20 * 32);
+    ck_assert_ptr_null(line_set_check(&full));
+    line_set_clear(&full);
 }
 END_TEST
 
