@@ -74,6 +74,7 @@ static const KeyDef keys[] = {
     { "l2", "bytes_per_clk_sm", K_DOUBLE, F(l2_bytes_per_clk_sm), 0.1, 4096, "L2-to-SM bytes per cycle, one SM" },
     { "l2", "bytes_per_clk", K_DOUBLE, F(l2_bytes_per_clk), 1, 1e6, "whole-L2 bytes per SM cycle" },
     { "l2", "bytes", K_INT, F(l2_bytes), 1024, (double) (INT64_C(1) << 40), "L2 capacity" },
+    { "l2", "assoc", K_INT, F(l2_assoc), 1, 64, "ways per set of L2's tag array: the SM's share of L2 (l2.bytes / mem.active_sms) is kept as sets of this many lines, each evicting its oldest" },
     { "dram", "latency", K_INT, F(dram_latency), 1, 100000, "DRAM access latency (cycles)" },
     { "dram", "bytes_per_clk", K_DOUBLE, F(dram_bytes_per_clk), 0.1, 1e6, "DRAM bytes per SM cycle, whole chip" },
     { "dram", "queue_cycles", K_DOUBLE, F(dram_queue_cycles), 0, 1e5, "loaded latency below the peak rate: a DRAM read waits queue_cycles x rho / (1 - rho) more at utilisation rho of the SM's share" },

@@ -76,6 +76,7 @@ typedef struct {
     double l2_bytes_per_clk_sm;   /* SM <-> L2 link, one SM */
     double l2_bytes_per_clk;      /* whole L2, shared by active SMs */
     int64_t l2_bytes;
+    int64_t l2_assoc;             /* ways per set of L2's tag array */
 
     int64_t dram_latency;
     double dram_bytes_per_clk;    /* whole chip, in SM cycles */

@@ -1,5 +1,6 @@
-/* mem_path.c: L1, L2 and DRAM timing with bandwidth servers (what they model
- * and where the numbers come from: mem_path.h). */
+/* mem_path.c: L1, L2 and DRAM timing with bandwidth servers, and L2's
+ * set-associative tag array (what they model and where the numbers come
+ * from: mem_path.h). */
 #include "models/mem_path.h"
 
 #include "sim/out/stats.h"
@@ -8,185 +9,164 @@
 
 /* ------------------------------------------------------------ line sets */
 
-/* The bucket a run's key probes first (a 64-bit finaliser's mix). */
-static inline size_t home_bucket(uint64_t run_key, size_t cap)
+/* A 64-bit finaliser (MurmurHash3's fmix64): every input bit moves every
+ * output bit, so strides of any power of two spread over all sets. */
+static inline uint64_t mix64(uint64_t x)
 {
-    uint64_t x = run_key;
     x ^= x >> 33;
     x *= UINT64_C(0xff51afd7ed558ccd);
     x ^= x >> 33;
-    return (size_t) x & (cap - 1);
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return x;
 }
 
-static inline uint64_t run_key_of(uint64_t line)
-{
-    return line / LINE_SET_RUN + 1;
-}
-
-void line_set_init(LineSet *s, size_t max_lines)
+void line_set_init(LineSet *s, size_t max_lines, size_t assoc)
 {
     memset(s, 0, sizeof *s);
-    s->fifo_cap = MAX(max_lines, (size_t) 1);
-    s->cap = 16;
-    s->buckets = g_new0(LineBucket, s->cap);
-    s->fifo_alloc = MIN(s->fifo_cap, (size_t) 64);
-    s->fifo = g_new0(uint64_t, s->fifo_alloc);
+    max_lines = MAX(max_lines, (size_t) 1);
+    s->assoc = CLAMP(assoc, (size_t) 1, MIN(max_lines, (size_t) LINE_SET_MAX_ASSOC));
+    s->nsets = max_lines / s->assoc;
+    s->nchunks = (s->nsets + LINE_SET_CHUNK - 1) / LINE_SET_CHUNK;
+    s->chunks = g_new0(LineWay *, s->nchunks);
+    s->chunk_ways = g_new0(uint8_t, s->nchunks);
 }
 
 void line_set_clear(LineSet *s)
 {
-    g_free(s->buckets);
-    g_free(s->fifo);
+    for (size_t c = 0; c < s->nchunks; c++) {
+        g_free(s->chunks[c]);
+    }
+    g_free(s->chunks);
+    g_free(s->chunk_ways);
     memset(s, 0, sizeof *s);
 }
 
-/* The bucket holding run_key, or the empty bucket that ends its probe. */
-static inline size_t find_bucket(const LineSet *s, uint64_t run_key)
+/* A run of LINE_SET_CHUNK lines starts at a hashed set and takes the sets
+ * after it: a run touches at most two chunks, and since the base is any
+ * set, a stride within runs still reaches every set across runs. */
+size_t line_set_index(const LineSet *s, uint64_t line)
 {
-    size_t mask = s->cap - 1;
-    size_t i = home_bucket(run_key, s->cap);
-    while (s->buckets[i].run_key != 0 && s->buckets[i].run_key != run_key) {
-        i = (i + 1) & mask;
+    uint64_t base = mix64(line / LINE_SET_CHUNK) % s->nsets;
+    return (size_t) ((base + line % LINE_SET_CHUNK) % s->nsets);
+}
+
+/* The ways allocated to a set, *nways of them, or NULL when its chunk is
+ * not allocated yet. */
+static inline LineWay *set_ways(const LineSet *s, size_t set, size_t *nways)
+{
+    size_t c = set / LINE_SET_CHUNK;
+    *nways = s->chunk_ways[c];
+    return s->chunks[c] == NULL ? NULL : s->chunks[c] + (set % LINE_SET_CHUNK) * *nways;
+}
+
+/* Gives chunk c's sets `nways` ways each (allocating it when it has none),
+ * keeping their lines in order. */
+static void chunk_resize(LineSet *s, size_t c, size_t nways)
+{
+    size_t old = s->chunk_ways[c];
+    LineWay *w = g_new0(LineWay, (size_t) LINE_SET_CHUNK * nways);
+    if (s->chunks[c] == NULL) {
+        s->chunks_used++;
+    } else {
+        for (size_t i = 0; i < LINE_SET_CHUNK; i++) {
+            memcpy(&w[i * nways], &s->chunks[c][i * old], old * sizeof *w);
+        }
+        g_free(s->chunks[c]);
     }
-    return i;
+    s->chunks[c] = w;
+    s->chunk_ways[c] = (uint8_t) nways;
+    s->ways_allocated += (size_t) LINE_SET_CHUNK * (nways - old);
 }
 
 bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready)
 {
-    const LineBucket *b = &s->buckets[find_bucket(s, run_key_of(line))];
-    unsigned bit = 1u << (line % LINE_SET_RUN);
-    if (b->run_key == 0 || !(b->present & bit)) {
+    size_t nways;
+    const LineWay *w = set_ways(s, line_set_index(s, line), &nways);
+    if (w == NULL) {
         return false;
     }
-    *ready = b->ready[line % LINE_SET_RUN];
-    return true;
-}
-
-static void grow(LineSet *s)
-{
-    LineBucket *old = s->buckets;
-    size_t old_cap = s->cap;
-    s->cap *= 2;
-    s->buckets = g_new0(LineBucket, s->cap);
-    for (size_t i = 0; i < old_cap; i++) {
-        if (old[i].run_key != 0) {
-            s->buckets[find_bucket(s, old[i].run_key)] = old[i];
+    /* Lines fill the ways in order: the first empty way ends the search. */
+    for (size_t k = 0; k < nways && w[k].tag != 0; k++) {
+        if (w[k].tag == line + 1) {
+            *ready = w[k].ready;
+            return true;
         }
     }
-    g_free(old);
-}
-
-/* Takes line out; its bucket goes when it holds no other line (linear
- * probing's deletion by backward shift, which keeps every key reachable). */
-static void erase(LineSet *s, uint64_t line)
-{
-    size_t mask = s->cap - 1;
-    size_t i = find_bucket(s, run_key_of(line));
-    LineBucket *b = &s->buckets[i];
-    unsigned bit = 1u << (line % LINE_SET_RUN);
-    if (b->run_key == 0 || !(b->present & bit)) {
-        return;
-    }
-    s->len--;
-    b->present &= ~bit;
-    if (b->present != 0) {
-        return;
-    }
-    s->used--;
-    size_t hole = i;
-    size_t j = i;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (s->buckets[j].run_key == 0) {
-            break;
-        }
-        size_t home = home_bucket(s->buckets[j].run_key, s->cap);
-        /* Move j into the hole unless its home lies cyclically in (hole, j]. */
-        bool in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-        if (!in_range) {
-            s->buckets[hole] = s->buckets[j];
-            hole = j;
-        }
-    }
-    memset(&s->buckets[hole], 0, sizeof s->buckets[hole]);
+    return false;
 }
 
 void line_set_put(LineSet *s, uint64_t line, SimCycle ready)
 {
-    uint64_t run_key = run_key_of(line);
-    unsigned slot = (unsigned) (line % LINE_SET_RUN);
-    size_t i = find_bucket(s, run_key);
-    if (s->buckets[i].run_key == run_key && (s->buckets[i].present & (1u << slot))) {
-        s->buckets[i].ready[slot] = ready;
-        return;
+    size_t set = line_set_index(s, line);
+    size_t nways;
+    LineWay *w = set_ways(s, set, &nways);
+    if (w == NULL) {
+        chunk_resize(s, set / LINE_SET_CHUNK, MIN(s->assoc, (size_t) 2));
+        w = set_ways(s, set, &nways);
     }
-    if (s->fifo_len == s->fifo_cap) {
-        /* Full: evict the oldest line.  Its bucket may go, or shift the
-         * one found, so the search is done again. */
-        uint64_t old = s->fifo[s->fifo_head];
-        s->fifo_head = s->fifo_head + 1 == s->fifo_alloc ? 0 : s->fifo_head + 1;
-        s->fifo_len--;
-        erase(s, old);
-        i = find_bucket(s, run_key);
-    }
-    if (s->buckets[i].run_key == 0) {
-        if ((s->used + 1) * 2 > s->cap) {
-            grow(s);
-            i = find_bucket(s, run_key);
+    size_t k = 0;
+    for (; k < nways && w[k].tag != 0; k++) {
+        if (w[k].tag == line + 1) {
+            w[k].ready = ready;  /* an update keeps the line's place */
+            return;
         }
-        s->buckets[i].run_key = run_key;
-        s->used++;
     }
-    s->buckets[i].present |= 1u << slot;
-    s->buckets[i].ready[slot] = ready;
-    s->len++;
-    if (s->fifo_len == s->fifo_alloc) {
-        /* The ring grows on demand, up to the capacity, unrolled in order. */
-        size_t nalloc = MIN(s->fifo_cap, s->fifo_alloc * 2);
-        uint64_t *nf = g_new0(uint64_t, nalloc);
-        for (size_t k = 0; k < s->fifo_len; k++) {
-            nf[k] = s->fifo[(s->fifo_head + k) % s->fifo_alloc];
+    if (k == s->assoc) {
+        /* Full: the oldest line, in way 0, goes; the rest move up one so
+         * that the ways stay in insertion order. */
+        memmove(&w[0], &w[1], (s->assoc - 1) * sizeof w[0]);
+        k = s->assoc - 1;
+    } else {
+        if (k == nways) {
+            /* The set has room its chunk has not allocated yet. */
+            chunk_resize(s, set / LINE_SET_CHUNK, MIN(s->assoc, 2 * nways));
+            w = set_ways(s, set, &nways);
         }
-        g_free(s->fifo);
-        s->fifo = nf;
-        s->fifo_head = 0;
-        s->fifo_alloc = nalloc;
+        s->len++;
     }
-    size_t tail = s->fifo_head + s->fifo_len;
-    s->fifo[tail >= s->fifo_alloc ? tail - s->fifo_alloc : tail] = line;
-    s->fifo_len++;
+    w[k].tag = line + 1;
+    w[k].ready = ready;
 }
 
 const char *line_set_check(const LineSet *s)
 {
     size_t used = 0;
+    size_t allocated = 0;
     size_t lines = 0;
-    for (size_t i = 0; i < s->cap; i++) {
-        const LineBucket *b = &s->buckets[i];
-        if (b->run_key == 0) {
-            if (b->present != 0) {
-                return "an empty bucket has lines";
-            }
+    for (size_t c = 0; c < s->nchunks; c++) {
+        if ((s->chunks[c] == NULL) != (s->chunk_ways[c] == 0) || s->chunk_ways[c] > s->assoc) {
+            return "a chunk's ways are wrong";
+        }
+        used += s->chunks[c] != NULL;
+        allocated += (size_t) LINE_SET_CHUNK * s->chunk_ways[c];
+    }
+    for (size_t set = 0; set < s->nsets; set++) {
+        size_t nways;
+        const LineWay *w = set_ways(s, set, &nways);
+        if (w == NULL) {
             continue;
         }
-        if (b->present == 0) {
-            return "a bucket in use has no line";
+        for (size_t k = 0; k < nways; k++) {
+            if (w[k].tag == 0) {
+                if (k + 1 < nways && w[k + 1].tag != 0) {
+                    return "an empty way comes before a line";
+                }
+                continue;
+            }
+            if (line_set_index(s, w[k].tag - 1) != set) {
+                return "a line is not in its set";
+            }
+            for (size_t j = 0; j < k; j++) {
+                if (w[j].tag == w[k].tag) {
+                    return "a line is twice in its set";
+                }
+            }
+            lines++;
         }
-        if (find_bucket(s, b->run_key) != i) {
-            return "a bucket is not where its probe finds it";
-        }
-        used++;
-        lines += (size_t) __builtin_popcount(b->present);
     }
-    if (used != s->used || lines != s->len || s->len != s->fifo_len || s->used * 2 > s->cap) {
+    if (used != s->chunks_used || allocated != s->ways_allocated || lines != s->len) {
         return "the counts disagree";
-    }
-    for (size_t k = 0; k < s->fifo_len; k++) {
-        uint64_t line = s->fifo[(s->fifo_head + k) % s->fifo_alloc];
-        SimCycle ready;
-        if (!line_set_find(s, line, &ready)) {
-            return "a line of the ring is not in the table";
-        }
     }
     return NULL;
 }
@@ -291,7 +271,7 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
     m->dram_share = a->dram_bytes_per_clk / (double) a->active_sms;
     m->queue_cycles = a->dram_queue_cycles;
     m->write_delay = a->dram_write_delay;
-    line_set_init(&m->l2_lines, (size_t) (share / a->line_bytes));
+    line_set_init(&m->l2_lines, (size_t) (share / a->line_bytes), (size_t) a->l2_assoc);
     m->l1_nlines = a->l1_lines;
     m->l1_tags = g_new0(uint64_t, m->l1_nlines);
     m->l1_ready = g_new0(SimCycle, m->l1_nlines);

@@ -23,9 +23,17 @@
  * by scripts/calib/replay.py).
  *
  * Capacity: the SM's blocks get an equal share of L2, l2.bytes /
- * mem.active_sms (every busy SM runs the same kernel on its own data),
- * evicting the oldest line.  The program's global arrays (its footprint)
- * either fit that share or not, which decides two things:
+ * mem.active_sms (every busy SM runs the same kernel on its own data), kept
+ * as a set-associative tag array: l2.assoc ways a set (Accel-Sim's public
+ * L2 models; NVIDIA does not publish it), as many sets as the share's lines
+ * fill (rounded down).  A line's set comes from a hash of its address, as
+ * real L2s hash addresses over slices and sets: runs of LINE_SET_CHUNK
+ * consecutive lines go to consecutive sets from a hashed base, so a stream
+ * spreads evenly and power-of-two strides do not pile into a few sets.  A
+ * full set evicts its oldest line (FIFO within the set), so a footprint
+ * near the share loses some lines to conflicts before it is full.  The
+ * program's global arrays (its footprint) either fit that share or not,
+ * which decides two things:
  *  - warm data (mem.source = l2): what the previous identical launch left in
  *    L2 is there only if the footprint fits; a launch streaming more than
  *    its share evicts the previous launch's lines before it reaches them, so
@@ -46,31 +54,40 @@ typedef struct SimStats SimStats;
 
 #define MEM_FP 65536  /* fixed-point fraction of a cycle used by the servers */
 
-/* Consecutive lines kept in one bucket of a LineSet. */
-#define LINE_SET_RUN 4
+/* Sets in one chunk of a LineSet's storage, and the aligned runs of
+ * consecutive lines that map to consecutive sets: each run a stream spans
+ * touches at most two chunks. */
+#define LINE_SET_CHUNK 16
 
-/* A LineSet's bucket: the resident lines of one run of LINE_SET_RUN
- * consecutive lines, side by side so that a stream of lines (the usual
- * access) finds, adds and evicts them in one cache line or two. */
+/* One way of a set. */
 typedef struct {
-    uint64_t run_key;    /* line / LINE_SET_RUN + 1; 0 = empty bucket */
-    uint32_t present;    /* bit k: line LINE_SET_RUN x (run_key - 1) + k is in */
-    SimCycle ready[LINE_SET_RUN]; /* present lines: cycle the data is available */
-} LineBucket;
+    uint64_t tag;        /* line + 1; 0 = empty */
+    SimCycle ready;      /* cycle the line's data is available */
+} LineWay;
 
-/* The lines resident in L2, oldest evicted first: an open-addressing table
- * of buckets (linear probing, at most half the buckets in use, a bucket
- * freed when its last line goes) and a ring of the lines in insertion
- * order.  Invariant: the ring holds exactly the lines present in the
- * buckets, len of them; used counts the buckets with a line. */
+/* Most ways a LineSet's set may have. */
+#define LINE_SET_MAX_ASSOC 255
+
+/* The lines resident in the SM's share of L2: nsets sets of assoc ways.
+ * Storage is a directory of chunks of LINE_SET_CHUNK sets, allocated when
+ * a line first goes into one of their sets with room for 2 lines a set,
+ * doubled (up to assoc) when one of its sets needs more: since addresses
+ * spread evenly over the sets, a footprint of n lines takes about 16 x n
+ * bytes, not 16 x assoc bytes a touched set, and a full array 16 bytes a
+ * way.  Invariant: within a set the lines fill ways 0, 1, ... in insertion
+ * order (oldest first, empty ways last); every line sits in the set its
+ * address maps to, at most once; len counts them, chunks_used the
+ * allocated chunks and ways_allocated their ways. */
 typedef struct {
-    LineBucket *buckets; /* cap entries, owned */
-    size_t cap;          /* power of two */
-    size_t used;         /* buckets in use */
-    size_t len;          /* lines in the set */
-    uint64_t *fifo;      /* lines in insertion order, for eviction, owned */
-    size_t fifo_cap;     /* most lines kept */
-    size_t fifo_alloc, fifo_head, fifo_len;
+    LineWay **chunks;    /* nchunks entries, NULL until touched; chunk c has
+                          * LINE_SET_CHUNK x chunk_ways[c] ways; all owned */
+    uint8_t *chunk_ways; /* nchunks entries: ways a set allocated, owned */
+    size_t nchunks;
+    size_t chunks_used;  /* chunks allocated */
+    size_t ways_allocated; /* ways allocated in all chunks */
+    size_t nsets;        /* at least 1 */
+    size_t assoc;        /* ways a set, 1..LINE_SET_MAX_ASSOC */
+    size_t len;          /* lines in the array */
 } LineSet;
 
 typedef struct {
@@ -125,14 +142,21 @@ double mem_path_busy_cycles(const BwServer *s);
  * cycles to st; st is the caller's. */
 void mem_path_stats_merge(const MemPath *m, SimStats *st);
 
-/* Line sets, exposed for tests. */
-void line_set_init(LineSet *s, size_t max_lines);
+/* Line sets, exposed for tests.  line_set_init makes an empty array of
+ * max_lines lines in sets of assoc ways: max_lines / assoc sets (at least
+ * one; assoc is cut to max_lines and to LINE_SET_MAX_ASSOC when larger, so
+ * the array never holds more than max_lines unless max_lines is 0, which
+ * keeps one line).  It allocates the directory only; line_set_clear frees
+ * everything. */
+void line_set_init(LineSet *s, size_t max_lines, size_t assoc);
 void line_set_clear(LineSet *s);
+/* The set a line maps to (a hash of its address, see above). */
+size_t line_set_index(const LineSet *s, uint64_t line);
 /* Finds a line; returns true and its ready cycle. */
 bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready);
-/* Inserts (or updates) a line, evicting the oldest beyond the capacity.
- * An update keeps the line's age: eviction goes by first insertion. */
+/* Inserts (or updates) a line; a full set evicts its oldest line.  An
+ * update keeps the line's age: eviction goes by first insertion. */
 void line_set_put(LineSet *s, uint64_t line, SimCycle ready);
 /* The invariant above: NULL when it holds, else a static description of
- * the first breach.  O(cap + lines): for assertions and tests. */
+ * the first breach.  O(sets x ways): for assertions and tests. */
 const char *line_set_check(const LineSet *s);

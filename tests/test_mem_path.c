@@ -75,32 +75,37 @@ START_TEST(l1_for_cached_reads_only)
 }
 END_TEST
 
+/* With one set (assoc = lines) the array is the exact FIFO of old: the
+ * oldest line goes first. */
 START_TEST(line_set_evicts_oldest)
 {
     LineSet s;
-    line_set_init(&s, 100);
+    line_set_init(&s, 100, 100);
+    ck_assert_uint_eq(s.nsets, 1);
     for (uint64_t i = 0; i < 1000; i++) {
         line_set_put(&s, i * 7, i);
     }
     SimCycle r;
     ck_assert(!line_set_find(&s, 0, &r));
+    ck_assert(!line_set_find(&s, 899 * 7, &r));
     ck_assert(line_set_find(&s, 999 * 7, &r));
     ck_assert_uint_eq(r, 999);
     ck_assert_uint_eq(s.len, 100);
     for (uint64_t i = 900; i < 1000; i++) {
         ck_assert(line_set_find(&s, i * 7, &r));
     }
+    ck_assert_ptr_null(line_set_check(&s));
     line_set_clear(&s);
 }
 END_TEST
 
-/* An update keeps the line's age; a bucket's lines leave one by one. */
+/* An update keeps the line's age (as the exact FIFO did). */
 START_TEST(line_set_updates_keep_the_age)
 {
     LineSet s;
-    line_set_init(&s, 4);
+    line_set_init(&s, 4, 4);
     for (uint64_t i = 0; i < 4; i++) {
-        line_set_put(&s, i, i);          /* one run of LINE_SET_RUN lines */
+        line_set_put(&s, i, i);
     }
     line_set_put(&s, 0, 100);            /* an update, not a new insertion */
     SimCycle r;
@@ -110,22 +115,166 @@ START_TEST(line_set_updates_keep_the_age)
     ck_assert(!line_set_find(&s, 0, &r));
     ck_assert(line_set_find(&s, 1, &r));
     ck_assert_uint_eq(r, 1);
+    ck_assert(line_set_find(&s, 9, &r));
     ck_assert_uint_eq(s.len, 4);
     ck_assert_ptr_null(line_set_check(&s));
     line_set_clear(&s);
 }
 END_TEST
 
+/* The first n lines from `from` on that map to `set`, into out. */
+static void lines_in_set(const LineSet *s, size_t set, uint64_t from, uint64_t *out, size_t n)
+{
+    for (uint64_t line = from; n > 0; line++) {
+        if (line_set_index(s, line) == set) {
+            *out++ = line;
+            n--;
+        }
+    }
+}
+
+/* A full set evicts its own oldest line and no other set's; a put that
+ * updates a present line evicts nothing. */
+START_TEST(line_set_conflicts_evict_within_the_set)
+{
+    LineSet s;
+    line_set_init(&s, 4 * 64, 4);
+    ck_assert_uint_eq(s.nsets, 64);
+    uint64_t mine[6];
+    uint64_t other[4];
+    lines_in_set(&s, 5, 0, mine, 6);
+    lines_in_set(&s, 6, 0, other, 4);
+    for (int i = 0; i < 4; i++) {
+        line_set_put(&s, other[i], 1000 + (SimCycle) i);
+        line_set_put(&s, mine[i], (SimCycle) i);
+    }
+    line_set_put(&s, mine[2], 50);       /* present: no eviction */
+    ck_assert_uint_eq(s.len, 8);
+    line_set_put(&s, mine[4], 4);        /* set 5 is full: mine[0] goes */
+    line_set_put(&s, mine[5], 5);        /* then mine[1] */
+    SimCycle r;
+    ck_assert(!line_set_find(&s, mine[0], &r));
+    ck_assert(!line_set_find(&s, mine[1], &r));
+    ck_assert(line_set_find(&s, mine[2], &r));
+    ck_assert_uint_eq(r, 50);
+    ck_assert(line_set_find(&s, mine[5], &r));
+    ck_assert_uint_eq(r, 5);
+    for (int i = 0; i < 4; i++) {
+        ck_assert(line_set_find(&s, other[i], &r));
+        ck_assert_uint_eq(r, 1000 + (SimCycle) i);
+    }
+    ck_assert_uint_eq(s.len, 8);
+    ck_assert_ptr_null(line_set_check(&s));
+    line_set_clear(&s);
+}
+END_TEST
+
+/* One way a set is direct mapped: two lines of one set evict each other,
+ * however empty the rest of the array is. */
+START_TEST(line_set_one_way_is_direct_mapped)
+{
+    LineSet s;
+    line_set_init(&s, 1000, 1);
+    ck_assert_uint_eq(s.nsets, 1000);
+    uint64_t pair[2];
+    lines_in_set(&s, line_set_index(&s, 12345), 12345, pair, 2);
+    ck_assert_uint_eq(pair[0], 12345);
+    line_set_put(&s, pair[0], 1);
+    line_set_put(&s, pair[1], 2);
+    SimCycle r;
+    ck_assert(!line_set_find(&s, pair[0], &r));
+    ck_assert(line_set_find(&s, pair[1], &r));
+    ck_assert_uint_eq(s.len, 1);
+    line_set_put(&s, pair[0], 3);
+    ck_assert(!line_set_find(&s, pair[1], &r));
+    ck_assert(line_set_find(&s, pair[0], &r));
+    ck_assert_uint_eq(r, 3);
+    ck_assert_ptr_null(line_set_check(&s));
+    line_set_clear(&s);
+}
+END_TEST
+
+/* Storage comes a chunk at a time on first touch, 2 ways a set at first:
+ * nothing before a put, a stream takes at most two chunks for each aligned
+ * run of LINE_SET_CHUNK lines and seldom more than 2 ways a set, lookups
+ * allocate nothing, and a full array has exactly assoc ways a set.  The
+ * H100's share at one active SM (409,600 lines, 20 ways) has 1,280 chunks
+ * of 320 ways when full. */
+START_TEST(line_set_allocates_lazily)
+{
+    LineSet s;
+    line_set_init(&s, 409600, 20);
+    ck_assert_uint_eq(s.nsets, 20480);
+    ck_assert_uint_eq(s.nchunks, 20480 / LINE_SET_CHUNK);
+    ck_assert_uint_eq(s.chunks_used, 0);
+    SimCycle r;
+    ck_assert(!line_set_find(&s, 77, &r));
+    ck_assert_uint_eq(s.chunks_used, 0);
+    line_set_put(&s, 77, 1);
+    ck_assert_uint_eq(s.chunks_used, 1);
+    ck_assert_uint_eq(s.ways_allocated, 2 * LINE_SET_CHUNK);
+    for (uint64_t line = 1 << 20; line < (1 << 20) + 64 * LINE_SET_CHUNK; line++) {
+        line_set_put(&s, line, 2);
+    }
+    ck_assert_uint_le(s.chunks_used, 1 + 2 * 64);
+    ck_assert_uint_ge(s.chunks_used, 64);
+    ck_assert_uint_le(s.ways_allocated, 4 * LINE_SET_CHUNK * s.chunks_used);
+    size_t used = s.chunks_used;
+    size_t ways = s.ways_allocated;
+    for (uint64_t line = 0; line < 100000; line++) {
+        line_set_find(&s, line * 3, &r);
+    }
+    ck_assert_uint_eq(s.chunks_used, used);
+    ck_assert_uint_eq(s.ways_allocated, ways);
+    ck_assert_uint_eq(s.len, 1 + 64 * LINE_SET_CHUNK);
+    ck_assert_ptr_null(line_set_check(&s));
+    line_set_clear(&s);
+
+    LineSet full;
+    line_set_init(&full, 20 * 32, 20);
+    for (uint64_t line = 0; line < 20000; line++) {
+        line_set_put(&full, line * 5, line);
+    }
+    ck_assert_uint_eq(full.len, 20 * 32);
+    ck_assert_uint_eq(full.chunks_used, 2);
+    ck_assert_uint_eq(full.ways_allocated, 20 * 32);
+    ck_assert_ptr_null(line_set_check(&full));
+    line_set_clear(&full);
+}
+END_TEST
+
+/* Strides of powers of two (a column of a matrix, one line a page) spread
+ * over the sets: 16 ways x 256 sets hold 2,048 lines of any such stride
+ * with few conflicts (at most 1% lost; an index of line % sets would keep
+ * 16 lines of a stride of 256). */
+START_TEST(line_set_power_of_two_strides_spread)
+{
+    for (uint64_t stride = 1; stride <= (UINT64_C(1) << 20); stride *= 4) {
+        LineSet s;
+        line_set_init(&s, 16 * 256, 16);
+        for (uint64_t i = 0; i < 2048; i++) {
+            line_set_put(&s, i * stride, i);
+        }
+        ck_assert_msg(s.len >= 2048 * 99 / 100, "stride %" G_GUINT64_FORMAT ": %zu of 2048 lines stay", stride,
+                      s.len);
+        ck_assert_ptr_null(line_set_check(&s));
+        line_set_clear(&s);
+    }
+}
+END_TEST
+
 /* Random puts and finds over clustered and scattered lines give what a
- * plain map and queue give, with growth, evictions and colliding runs. */
+ * plain map and one FIFO queue a set give (the set from the unit's own
+ * index), for several shapes, with evictions and direct mapping. */
 START_TEST(line_set_matches_a_reference)
 {
+    static const size_t shapes[][2] = { { 1, 1 }, { 5, 5 }, { 16, 1 }, { 64, 4 }, { 700, 20 }, { 701, 7 } };
     GRand *rnd = g_rand_new_with_seed(11);
-    for (size_t max_lines = 1; max_lines <= 700; max_lines = max_lines * 3 + 1) {
+    for (size_t sh = 0; sh < G_N_ELEMENTS(shapes); sh++) {
         LineSet s;
-        line_set_init(&s, max_lines);
+        line_set_init(&s, shapes[sh][0], shapes[sh][1]);
         GHashTable *ref = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
-        GQueue order = G_QUEUE_INIT;
+        GQueue *order = g_new0(GQueue, s.nsets);
         for (int step = 0; step < 6000; step++) {
             uint64_t line;
             switch (g_rand_int_range(rnd, 0, 3)) {
@@ -151,13 +300,14 @@ START_TEST(line_set_matches_a_reference)
                 if (want != NULL) {
                     *want = ready;
                 } else {
-                    if (g_queue_get_length(&order) == max_lines) {
-                        uint64_t *old = g_queue_pop_head(&order);
+                    GQueue *q = &order[line_set_index(&s, line)];
+                    if (g_queue_get_length(q) == s.assoc) {
+                        uint64_t *old = g_queue_pop_head(q);
                         g_hash_table_remove(ref, old);
                         g_free(old);
                     }
                     g_hash_table_insert(ref, g_memdup2(&line, sizeof line), g_memdup2(&ready, sizeof ready));
-                    g_queue_push_tail(&order, g_memdup2(&line, sizeof line));
+                    g_queue_push_tail(q, g_memdup2(&line, sizeof line));
                 }
             }
             ck_assert_uint_eq(s.len, g_hash_table_size(ref));
@@ -166,7 +316,10 @@ START_TEST(line_set_matches_a_reference)
             }
         }
         ck_assert_ptr_null(line_set_check(&s));
-        g_queue_clear_full(&order, g_free);
+        for (size_t k = 0; k < s.nsets; k++) {
+            g_queue_clear_full(&order[k], g_free);
+        }
+        g_free(order);
         g_hash_table_destroy(ref);
         line_set_clear(&s);
     }
@@ -188,8 +341,10 @@ START_TEST(warm_only_when_the_footprint_fits_the_share)
     mem_path_init(&over, &a, 256 * 1024 + 1);
     ck_assert_uint_eq(mem_path_read(&over, 0, 4096, 128, false), 500);
     ck_assert_uint_eq(over.l2_misses, 1);
-    /* The share also bounds what stays: 2048 lines of 128 bytes. */
-    ck_assert_uint_eq(over.l2_lines.fifo_cap, 2048);
+    /* The share also bounds what stays: 2048 lines of 128 bytes, 128
+     * sets of 16 ways. */
+    ck_assert_uint_eq(over.l2_lines.nsets, 128);
+    ck_assert_uint_eq(over.l2_lines.assoc, 16);
     mem_path_clear(&fits);
     mem_path_clear(&over);
 }
@@ -265,6 +420,10 @@ int main(void)
     tcase_add_test(tc, l1_for_cached_reads_only);
     tcase_add_test(tc, line_set_evicts_oldest);
     tcase_add_test(tc, line_set_updates_keep_the_age);
+    tcase_add_test(tc, line_set_conflicts_evict_within_the_set);
+    tcase_add_test(tc, line_set_one_way_is_direct_mapped);
+    tcase_add_test(tc, line_set_allocates_lazily);
+    tcase_add_test(tc, line_set_power_of_two_strides_spread);
     tcase_add_test(tc, line_set_matches_a_reference);
     tcase_add_test(tc, warm_only_when_the_footprint_fits_the_share);
     tcase_add_test(tc, writes_are_written_back_when_the_footprint_does_not_fit);

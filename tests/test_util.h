@@ -186,8 +186,9 @@ static inline uint64_t issuing_cycles(const char *text, const char *const *sets)
 
 /* A hand-made memory path for the unit suites' fake-clock tests: latencies
  * 30/200/500 (L1/L2/DRAM), 128-byte lines of 32-byte sectors, 64 L1 lines,
- * 1 MiB of L2, one active SM, the given bandwidths (bytes per clock) and
- * source; every other key 0 (the suite sets what its unit needs). */
+ * 1 MiB of L2 in 16-way sets, one active SM, the given bandwidths (bytes
+ * per clock) and source; every other key 0 (the suite sets what its unit
+ * needs). */
 static inline ArchParams test_mem_arch(double l2_sm, double l2, double dram, MemSource source)
 {
     ArchParams a;
@@ -202,6 +203,7 @@ static inline ArchParams test_mem_arch(double l2_sm, double l2, double dram, Mem
     a.l2_bytes_per_clk = l2;
     a.dram_bytes_per_clk = dram;
     a.l2_bytes = 1 << 20;
+    a.l2_assoc = 16;
     a.active_sms = 1;
     a.source = source;
     return a;
