@@ -55,6 +55,7 @@ typedef struct {
     int64_t div_latency;         /* cycles until a division's result can be used */
     int64_t pipe_call_issue;     /* issue slots of a block-scope pipeline call (library SASS) */
     int64_t memcpy_call_issue;   /* issue slots of memcpy_async's dispatch (library SASS) */
+    int64_t unroll_entry_issue;  /* instructions at the entry of a loop unrolled with a computed trip count */
     int64_t thread_wait_issue;   /* instructions of a thread-scope consumer_wait beyond the wait (library SASS) */
     double int_cpi;              /* cycles a sub-partition takes per integer/control instruction */
     double int_cpi_alone;        /* the same for a warp alone on its sub-partition */
@@ -81,6 +82,7 @@ typedef struct {
     int64_t dram_latency;
     double dram_bytes_per_clk;    /* whole chip, in SM cycles */
     double dram_queue_cycles;     /* loaded latency: x rho / (1 - rho) below the peak rate */
+    double dram_write_cost;       /* DRAM time of a written-back byte, in read bytes */
     double dram_write_delay;      /* read latency per byte a cycle an SM writes back */
 
     MemSource source;

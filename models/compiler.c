@@ -182,7 +182,8 @@ static bool cond_holds(int32_t op, bool counter_left, int64_t i, int64_t k)
 }
 
 /* The passes of the loop entered at op e if nvcc knows them and they are
- * at most max (counting stops there), else -1. */
+ * at most max (counting stops there), else -1.  A max below 0 only asks
+ * whether it knows them: -2 when it does. */
 static int64_t constant_trips(const Program *prog, guint e, int64_t max)
 {
     guint n = prog->ops->len;
@@ -217,6 +218,9 @@ static int64_t constant_trips(const Program *prog, guint e, int64_t max)
     if (st->b->value == INT64_MIN) {
         return -1;
     }
+    if (max < 0) {
+        return -2;
+    }
     int64_t k = left ? c->b->value : c->a->value;
     int64_t d = st->op == '+' ? st->b->value : -st->b->value;
     int64_t i = init->e[0]->value, trips = 0;
@@ -226,6 +230,13 @@ static int64_t constant_trips(const Program *prog, guint e, int64_t max)
         }
     }
     return trips;
+}
+
+/* True when the loop entered at e has a trip count nvcc knows, however
+ * many passes it makes. */
+static bool trips_known(const Program *prog, guint e)
+{
+    return constant_trips(prog, e, -1) != -1;
 }
 
 /* True when operations first..last-1 enter a loop. */
@@ -267,6 +278,44 @@ bool *compiler_unrolled_ops(const Program *prog, int64_t max)
         }
     }
     return free_op;
+}
+
+/* An operation nvcc keeps in straight-line code (no loop of its own, no
+ * wait): a thread-scope pipeline's acquire and commit are a counter's
+ * increment and LDGDEPBAR, a block-scope one polls its barrier. */
+static bool straight_line(const Program *prog, const Op *op)
+{
+    switch ((OpCode) op->code) {
+    case OP_NOP: case OP_ASSIGN: case OP_LOAD: case OP_STORE: case OP_COMPUTE: case OP_MEMCPY:
+        return true;
+    case OP_PIPE_ACQUIRE: case OP_PIPE_COMMIT:
+        return op->obj >= 0 && (guint) op->obj < prog->ops->len &&
+               g_array_index(prog->ops, Op, op->obj).code == OP_MAKE_PIPE_THREAD;
+    default:
+        return false;
+    }
+}
+
+/* compiler.h. */
+bool *compiler_runtime_unrolled(const Program *prog, int64_t max)
+{
+    /* max 0: nothing is unrolled (sched.unroll_max). */
+    guint n = prog->ops->len;
+    bool *entry = g_new0(bool, MAX(n, 1u));
+    for (guint e = 0; e < n; e++) {
+        const Op *enter = &g_array_index(prog->ops, Op, e);
+        if (max == 0 || enter->code != OP_LOOP_ENTER || enter->join < 4 || (guint) enter->join > n ||
+            g_array_index(prog->ops, Op, e + 1).code != OP_LOOP || trips_known(prog, e)) {
+            continue;
+        }
+        bool plain = true;
+        /* The body and the step: everything between the head and the jump back. */
+        for (guint j = e + 2; plain && j < (guint) enter->join - 1; j++) {
+            plain = straight_line(prog, &g_array_index(prog->ops, Op, j));
+        }
+        entry[e] = plain;
+    }
+    return entry;
 }
 
 static bool is_data_compute(const Op *op)

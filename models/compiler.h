@@ -24,6 +24,18 @@ int32_t *compiler_divisions_by_op(const Program *prog);
  * Returns a new array indexed by operation (free with g_free). */
 bool *compiler_unrolled_ops(const Program *prog, int64_t max);
 
+/* For each OP_LOOP_ENTER, whether nvcc unrolls its loop with a trip count
+ * it computes at the loop's entry: an innermost loop whose trip count is
+ * not a compile-time constant and whose body is straight-line code
+ * (assignments, loads, stores, computes, memcpy_async, a thread-scope
+ * pipeline's acquire and commit).  The SASS of
+ * with_staging_scope_thread (docs/validation/campaign/microbench/
+ * with_staging_scope_thread_t256_s4_b512.sass) unrolls its fetch loop by
+ * four after 16 instructions that compute the passes left and their
+ * remainder.  With max 0 (sched.unroll_max: no loop is unrolled) none is.
+ * Returns a new array indexed by operation (free with g_free). */
+bool *compiler_runtime_unrolled(const Program *prog, int64_t max);
+
 /* For each compute(x, n) statement, how many of the statements right after
  * it are independent compute(y, n) statements of the same instruction class
  * that ptxas interleaves it with (the GEMM traces' a = compute(a, n);

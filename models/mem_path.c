@@ -181,16 +181,22 @@ static void server_init(BwServer *s, double bytes_per_clk)
     s->busy_fp = 0;
 }
 
-/* Serves `bytes` arriving at fixed-point time at_fp; returns the
- * fixed-point time service starts.  Times stay in fixed point between
- * servers so that rounding happens once, at the end of a request. */
-static uint64_t server_take(BwServer *s, uint64_t at_fp, int64_t bytes)
+/* Serves a request arriving at fixed-point time at_fp that holds the
+ * server `occupy` fixed-point cycles; returns the fixed-point time service
+ * starts.  Times stay in fixed point between servers so that rounding
+ * happens once, at the end of a request. */
+static uint64_t server_occupy(BwServer *s, uint64_t at_fp, uint64_t occupy)
 {
     uint64_t start = MAX(at_fp, s->free_fp);
-    uint64_t occupy = (uint64_t) bytes * s->per_byte_fp;
     s->free_fp = start + occupy;
     s->busy_fp += occupy;
     return start;
+}
+
+/* Serves `bytes` at the server's rate (see server_occupy). */
+static uint64_t server_take(BwServer *s, uint64_t at_fp, int64_t bytes)
+{
+    return server_occupy(s, at_fp, (uint64_t) bytes * s->per_byte_fp);
 }
 
 static SimCycle fp_ceil(uint64_t fp)
@@ -239,13 +245,14 @@ static void window_to(MemPath *m, SimCycle t)
 }
 
 /* What a DRAM read waits beyond dram.latency at the recent traffic:
- * queueing below the peak rate (rho / (1 - rho), capped at rho = 0.95,
- * beyond which the bandwidth server's own queue takes over) and the
- * write-back traffic it queues behind.  Measured by scripts/calib/loaded.cu
+ * queueing below the peak rate (rho / (1 - rho) at the utilisation rho of
+ * the SM's share, a written-back byte counting dram.write_cost read bytes,
+ * capped at rho = 0.95, beyond which the bandwidth server's own queue takes
+ * over) and the write-back traffic it queues behind.  Measured by scripts/calib/loaded.cu
  * (replayed by scripts/calib/replay.py). */
 static SimCycle loaded_latency(const MemPath *m)
 {
-    double rho = m->dram_share > 0 ? (m->read_rate + m->write_rate) / m->dram_share : 0.0;
+    double rho = m->dram_share > 0 ? (m->read_rate + m->write_rate * m->write_cost) / m->dram_share : 0.0;
     rho = MIN(rho, 0.95);
     double extra = m->queue_cycles * rho / (1.0 - rho) + m->write_delay * m->write_rate;
     return (SimCycle) llround(extra);
@@ -269,6 +276,8 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
     server_init(&m->l2, a->l2_bytes_per_clk / (double) a->active_sms);
     server_init(&m->dram, a->dram_bytes_per_clk / (double) a->active_sms);
     m->dram_share = a->dram_bytes_per_clk / (double) a->active_sms;
+    m->write_cost = a->dram_write_cost;
+    m->write_per_byte_fp = (uint64_t) llround((double) m->dram.per_byte_fp * a->dram_write_cost);
     m->queue_cycles = a->dram_queue_cycles;
     m->write_delay = a->dram_write_delay;
     line_set_init(&m->l2_lines, (size_t) (share / a->line_bytes), (size_t) a->l2_assoc);
@@ -334,8 +343,9 @@ SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes)
         line_set_put(&m->l2_lines, line, fp_ceil(start));
     }
     if (m->write_back) {
-        /* The store completes in L2; its eviction later takes DRAM time. */
-        server_take(&m->dram, start, bytes);
+        /* The store completes in L2; its eviction later takes DRAM time,
+         * more than a read's: the bus turns around (dram.write_cost). */
+        server_occupy(&m->dram, start, (uint64_t) bytes * m->write_per_byte_fp);
         window_to(m, t);
         m->win_written += (uint64_t) bytes;
         m->bytes_written_back += (uint64_t) bytes;

@@ -15,7 +15,8 @@
  *
  * Loaded latency: below the peak rate a DRAM read still queues among the
  * whole chip's requests, dram.queue_cycles x rho / (1 - rho) at utilisation
- * rho of the SM's share, and behind the write-back of stores, dram.write_delay
+ * rho of the SM's share (written-back bytes counted at dram.write_cost, see
+ * below), and behind the write-back of stores, dram.write_delay
  * cycles per byte a cycle written back; both from the traffic of the last
  * complete window of 1024 cycles.  Measured by scripts/calib/loaded.cu: with
  * every SM streaming, reads alone wait 100-150 cycles more at 70% of the peak
@@ -44,7 +45,15 @@
  * Both were measured by scripts/calib/stream.cu: cp.async streaming from
  * every SM reaches dram.bytes_per_clk (12.1 bytes a cycle an SM on the H100)
  * and, warm, l2.bytes_per_clk (28-29); a kernel that also writes what it
- * reads gets half, which only write-back explains.  Numbers: arch/NAME.ini. */
+ * reads gets half, which only write-back explains.
+ *
+ * Read/write turnaround: a written-back byte holds the DRAM server
+ * dram.write_cost times as long as a read byte, because the DRAM bus turns
+ * around between reads and writes.  scripts/calib/rwmix.cu streams from every
+ * SM for ten times the L2 and stores a half or a third of what it reads:
+ * reads and writes together reach 11.0-11.4 bytes a cycle an SM on the H100
+ * where reads alone reach 12.1-12.4, a write costing 1.18 reads (1.28 on the
+ * H200).  Numbers: arch/NAME.ini. */
 #pragma once
 
 #include "models/arch.h"
@@ -102,6 +111,8 @@ typedef struct {
     bool source_l2;      /* warm and the footprint fits: every read hits L2 */
     bool write_back;     /* the footprint does not fit: writes reach DRAM */
     BwServer link, l2, dram;
+    double write_cost;          /* dram.write_cost */
+    uint64_t write_per_byte_fp; /* the DRAM server's time for a written-back byte */
     /* Loaded latency: DRAM bytes read and written back in the window from
      * win_start, and the rates (bytes a cycle) of the last complete one. */
     SimCycle win_start;

@@ -747,6 +747,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     }
     sm->op_divs = compiler_divisions_by_op(prog);
     sm->op_unrolled = compiler_unrolled_ops(prog, arch->unroll_max);
+    sm->op_rt_unrolled = compiler_runtime_unrolled(prog, arch->unroll_max);
 
     sm->op_fuse = compiler_fusable_computes(prog, sm->op_divs);
 
@@ -938,6 +939,7 @@ void sm_free(Sm *sm)
     g_free(sm->pipe_slot);
     g_free(sm->op_divs);
     g_free(sm->op_unrolled);
+    g_free(sm->op_rt_unrolled);
     g_free(sm->op_fuse);
     g_free(sm->copy_tracks);
     g_free(sm->copy_track_free);

@@ -134,6 +134,7 @@ struct Sm {
     int64_t control_cycles[2];
     int64_t addr_cycles[2];
     int32_t *op_fuse;        /* op index -> following compute ops it interleaves with */
+    bool *op_rt_unrolled;    /* op index -> OP_LOOP_ENTER of a loop unrolled with a computed trip count */
     bool *op_unrolled;       /* op index -> control folded away by unrolling a constant-trip loop */
     int32_t npipes;
     int64_t live_warps;

@@ -268,6 +268,8 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
         simt_goto(w, si, op->target, t);
         return STEP_CONTINUE;
     case OP_LOOP_ENTER: {
+        /* nvcc's prologue of a loop it unrolls with a computed trip count. */
+        *cost = sm->op_rt_unrolled[s->pc] ? int_issue(sm, w, sm->arch.unroll_entry_issue) : 0;
         s->frame = simt_frame_new(w, op->join, m, s->frame);
         simt_goto(w, si, s->pc + 1, t);
         return STEP_CONTINUE;

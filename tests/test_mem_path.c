@@ -371,6 +371,45 @@ START_TEST(writes_are_written_back_when_the_footprint_does_not_fit)
 }
 END_TEST
 
+/* A written-back byte holds DRAM dram.write_cost times as long as a read
+ * byte (the bus turns around): 1280 bytes at 1.5 take 60 cycles of the
+ * 32 B/cycle DRAM where reads of as many bytes would take 40. */
+START_TEST(write_back_costs_more_dram_time_than_reads)
+{
+    ArchParams a = arch();
+    a.dram_write_cost = 1.5;
+    MemPath m;
+    mem_path_init(&m, &a, (1 << 20) + 1);
+    for (int i = 0; i < 10; i++) {
+        mem_path_write(&m, 0, (uint64_t) (1 << 16) + (uint64_t) i * 128, 128);
+    }
+    ck_assert_uint_eq(mem_path_read(&m, 0, 0, 128, false), 60 + 500);
+    mem_path_clear(&m);
+
+    /* The utilisation that sets the queueing delay counts them the same
+     * way: 16 lines written back at cost 2 in a window weigh as much as 32
+     * lines read (rho = 4096 / 1024 / 32 either way). */
+    a.dram_queue_cycles = 64;
+    a.dram_write_cost = 2.0;
+    MemPath w;
+    mem_path_init(&w, &a, (1 << 20) + 1);
+    for (int i = 0; i < 16; i++) {
+        mem_path_write(&w, (SimCycle) (60 * i), (uint64_t) (1 << 16) + (uint64_t) i * 128, 128);
+    }
+    a.dram_write_cost = 1.0;
+    MemPath r;
+    mem_path_init(&r, &a, (1 << 20) + 1);
+    for (int i = 0; i < 32; i++) {
+        mem_path_read(&r, (SimCycle) (30 * i), (uint64_t) (1 << 16) + (uint64_t) i * 128, 128, false);
+    }
+    /* 64 x 0.125 / 0.875 = 9.1 cycles more than the unloaded 500. */
+    ck_assert_uint_eq(mem_path_read(&w, 1100, 0, 128, false), 1100 + 500 + 9);
+    ck_assert_uint_eq(mem_path_read(&r, 1100, 0, 128, false), 1100 + 500 + 9);
+    mem_path_clear(&w);
+    mem_path_clear(&r);
+}
+END_TEST
+
 /* Loaded latency (dram.queue_cycles, dram.write_delay): a DRAM read pays
  * for the traffic of the last complete 1024-cycle window.  Writing back
  * 1 byte a cycle (over a footprint that does not fit) delays later reads
@@ -427,6 +466,7 @@ int main(void)
     tcase_add_test(tc, line_set_matches_a_reference);
     tcase_add_test(tc, warm_only_when_the_footprint_fits_the_share);
     tcase_add_test(tc, writes_are_written_back_when_the_footprint_does_not_fit);
+    tcase_add_test(tc, write_back_costs_more_dram_time_than_reads);
     tcase_add_test(tc, loaded_latency_follows_the_last_window);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -119,8 +119,10 @@ static char *counted_loop(const char *bound)
 
 START_TEST(constant_trip_loops_unroll)
 {
-    const char *kept[] = { "sched.control_issue=10", "sched.int_cpi_alone=1", "sched.unroll_max=0", NULL };
-    const char *unrolled[] = { "sched.control_issue=10", "sched.int_cpi_alone=1", "sched.unroll_max=32", NULL };
+    const char *kept[] = { "sched.control_issue=10", "sched.int_cpi_alone=1", "sched.unroll_max=0",
+                           "sched.unroll_entry_issue=0", NULL };
+    const char *unrolled[] = { "sched.control_issue=10", "sched.int_cpi_alone=1", "sched.unroll_max=32",
+                               "sched.unroll_entry_issue=0", NULL };
     g_autofree char *short_loop = counted_loop("8");
     /* Per pass: head, e, step and jump (10 cycles each); and the last head. */
     ck_assert_uint_eq(issuing_cycles(short_loop, kept) - issuing_cycles(short_loop, unrolled), 8 * 4 * 10 + 10);
@@ -134,6 +136,39 @@ START_TEST(constant_trip_loops_unroll)
     ck_assert(!run_text(&tr, "smpipe 1\nblock 32\nfor (var i = 9223372036854775800; i > 0; i = i + 100)\nend\n",
                         unrolled));
     test_run_clear(&tr);
+}
+END_TEST
+
+/* A loop nvcc cannot unroll fully but whose body is straight-line code is
+ * unrolled with a trip count computed at each entry: every entry pays
+ * sched.unroll_entry_issue; a loop with a branch or a barrier in it, and a
+ * loop of known passes, do not. */
+static char *entered_loop(const char *body)
+{
+    return g_strdup_printf("smpipe 1\nblock 32\nvar x = 0\nvar n = 2\nfor (var k = 0; k < 3; ++k)\n"
+                           "    for (var i = 0; i < n + k; ++i)\n%s    end\nend\n", body);
+}
+
+START_TEST(computed_trip_loops_pay_their_prologue)
+{
+    const char *none[] = { "sched.int_cpi_alone=1", "sched.unroll_max=32", "sched.unroll_entry_issue=0", NULL };
+    const char *some[] = { "sched.int_cpi_alone=1", "sched.unroll_max=32", "sched.unroll_entry_issue=16", NULL };
+    g_autofree char *plain = entered_loop("        x = x * 3 + i\n");
+    ck_assert_uint_eq(issuing_cycles(plain, some) - issuing_cycles(plain, none), 3 * 16);
+    g_autofree char *branchy = entered_loop("        if (x % 2 == 0)\n            x = x + 1\n        end\n");
+    ck_assert_uint_eq(issuing_cycles(branchy, some), issuing_cycles(branchy, none));
+    g_autofree char *synced = entered_loop("        __syncthreads()\n");
+    ck_assert_uint_eq(issuing_cycles(synced, some), issuing_cycles(synced, none));
+    /* A while loop has no step: its last statement is the body's. */
+    const char *spin = "smpipe 1\nblock 32\nvar n = 2\nvar i = 0\nwhile (i < n)\n    i = i + 1\n    __syncthreads()\nend\n";
+    ck_assert_uint_eq(issuing_cycles(spin, some), issuing_cycles(spin, none));
+    /* Known passes, more than unroll_max: unrolled by four without a
+     * prologue; unroll_max 0 turns unrolling off altogether. */
+    g_autofree char *known = counted_loop("34");
+    ck_assert_uint_eq(issuing_cycles(known, some), issuing_cycles(known, none));
+    const char *off[] = { "sched.int_cpi_alone=1", "sched.unroll_max=0", "sched.unroll_entry_issue=16", NULL };
+    const char *off0[] = { "sched.int_cpi_alone=1", "sched.unroll_max=0", "sched.unroll_entry_issue=0", NULL };
+    ck_assert_uint_eq(issuing_cycles(plain, off), issuing_cycles(plain, off0));
 }
 END_TEST
 
@@ -179,6 +214,7 @@ int main(void)
     tcase_add_test(tc, every_warp_cycle_in_one_state);
     tcase_add_test(tc, invariant_divisions_leave_the_loop);
     tcase_add_test(tc, constant_trip_loops_unroll);
+    tcase_add_test(tc, computed_trip_loops_pay_their_prologue);
     tcase_add_test(tc, issue_cycles_go_to_their_own_line);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -202,6 +202,7 @@ static inline ArchParams test_mem_arch(double l2_sm, double l2, double dram, Mem
     a.l2_bytes_per_clk_sm = l2_sm;
     a.l2_bytes_per_clk = l2;
     a.dram_bytes_per_clk = dram;
+    a.dram_write_cost = 1.0;
     a.l2_bytes = 1 << 20;
     a.l2_assoc = 16;
     a.active_sms = 1;

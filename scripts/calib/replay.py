@@ -255,6 +255,24 @@ def latdist(smpipe, gpu, extra):
     return True
 
 
+def ldsrate(smpipe, gpu, extra):
+    """The ldsrate.cu table: one block of W warps alone loading shared
+    memory at computed addresses: the SM's warp-LDS a cycle (first start to
+    last end), measured and simulated (replay/ldsrate.trace).  None without
+    a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "ldsrate_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "ldsrate")
+    print("| warps | measured LDS a cycle | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    for w in (1, 2, 4, 8, 16, 32):
+        m = meas["lds.addr.W%d.sm" % w]
+        sim = w * 64.0 * 32 / cycles(smpipe, gpu, "ldsrate.trace", ["W=%d" % w, "rounds=64"], extra)
+        print("| %d | %.3f | %.3f | %+.1f%% |" % (w, m, sim, 100.0 * (sim - m) / m))
+    print()
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
@@ -269,6 +287,7 @@ def main():
     tiles(a.smpipe, a.gpu, a.extra)
     tiles_phases(a.smpipe, a.gpu, a.extra)
     latdist(a.smpipe, a.gpu, a.extra)
+    ldsrate(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
