@@ -164,6 +164,18 @@ __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+// One lane's 16-byte cp.async.cg into shared memory, the commit of the
+// thread's group and the wait until at most N groups are pending
+// (loaded.cu, rwmix.cu).
+__device__ __forceinline__ void cpa_cg16(uint32_t dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cpa_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cpa_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
 // Raw, constructor-less shared storage for library objects (cuda::barrier, pipeline state) so
 // that no "dynamic initialization of __shared__ variable" warning is produced; the objects
 // are initialised explicitly (init(), make_pipeline()).

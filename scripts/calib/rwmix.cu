@@ -19,14 +19,6 @@
 constexpr int kIters = 1024;           // copies a warp measures, after S to fill the pipe
 constexpr size_t kBuf = 3ull << 30;    // bytes of each buffer
 
-__device__ __forceinline__ void cp16(uint32_t dst, const void *src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wait_group() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
-
 // MODE 0: no stores; 1: every copy stored again; 2: every second copy.
 template <int S, int MODE>
 __global__ void k_rw(const char *buf, char *dst, unsigned long long *out)
@@ -40,23 +32,23 @@ __global__ void k_rw(const char *buf, char *dst, unsigned long long *out)
     const int4 *slot = (const int4 *) (smem + warp * S * 512 + lane * 16);
     const uint32_t ring = smem_u32(smem + warp * S * 512 + lane * 16);
     for (int i = 0; i < S; ++i) {
-        cp16(ring + (i % S) * 512, src + (size_t) i * stride);
-        commit();
+        cpa_cg16(ring + (i % S) * 512, src + (size_t) i * stride);
+        cpa_commit();
     }
     __syncthreads();
     unsigned long long t0 = clk();
 #pragma unroll 1
     for (int i = S; i < S + kIters; ++i) {
-        wait_group<S - 1>();
+        cpa_wait<S - 1>();
         if (MODE == 1 || (MODE == 2 && (i & 1))) {
             int4 v = slot[((i - S) % S) * 32];
             asm volatile("st.global.cg.v4.s32 [%0], {%1, %2, %3, %4};" ::"l"(to + (size_t) (i - S) * stride),
                          "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
         }
-        cp16(ring + (i % S) * 512, src + (size_t) i * stride);
-        commit();
+        cpa_cg16(ring + (i % S) * 512, src + (size_t) i * stride);
+        cpa_commit();
     }
-    wait_group<0>();
+    cpa_wait<0>();
     __syncthreads();
     unsigned long long t1 = clk();
     if (threadIdx.x == 0) {
