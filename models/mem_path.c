@@ -248,8 +248,8 @@ static void window_to(MemPath *m, SimCycle t)
  * queueing below the peak rate (rho / (1 - rho) at the utilisation rho of
  * the SM's share, a written-back byte counting dram.write_cost read bytes,
  * capped at rho = 0.95, beyond which the bandwidth server's own queue takes
- * over) and the write-back traffic it queues behind.  Measured by scripts/calib/loaded.cu
- * (replayed by scripts/calib/replay.py). */
+ * over) and the write-back traffic it queues behind.  Measured by
+ * scripts/calib/loaded.cu (replayed by scripts/calib/replay.py). */
 static SimCycle loaded_latency(const MemPath *m)
 {
     double rho = m->dram_share > 0 ? (m->read_rate + m->write_rate * m->write_cost) / m->dram_share : 0.0;
