@@ -34,10 +34,18 @@ bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode
 {
     const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        if (m & (1u << l)) {
-            lo = MIN(lo, addr[l]);
-            hi = MAX(hi, addr[l]);
+    if (m == 0xffffffffu) {
+        /* A converged warp: no test per lane. */
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            lo = addr[l] < lo ? addr[l] : lo;
+            hi = addr[l] > hi ? addr[l] : hi;
+        }
+    } else {
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (m & (1u << l)) {
+                lo = MIN(lo, addr[l]);
+                hi = MAX(hi, addr[l]);
+            }
         }
     }
     if (m == 0 || (size >= 0 && lo >= b->base && hi <= b->base + b->bytes - size)) {
@@ -185,6 +193,17 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     return STEP_ISSUED;
 }
 
+/* Whether the 32 lanes' addresses are consecutive elements of `size`
+ * bytes, lane 0's first: addr[l] == addr[0] + l * size. */
+static bool lanes_ascend(const int64_t *addr, int64_t size)
+{
+    uint64_t apart = 0;
+    for (int l = 1; l < SIM_WARP_SIZE; l++) {
+        apart |= (uint64_t) addr[l] ^ ((uint64_t) addr[0] + (uint64_t) l * (uint64_t) size);
+    }
+    return size > 0 && apart == 0;
+}
+
 /* The timing of one warp store of `size` bytes at lanes' addresses in buf
  * (shared memory through its banks, global memory a write per line), and
  * the race detector's record of it.  Returns the bank-conflict replays. */
@@ -201,6 +220,20 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
                     race_plain_write(sm->race, w->block, w->tid0 + l, addr[l], size);
                 }
             }
+        }
+    } else if (m == 0xffffffffu && lanes_ascend(addr, size)) {
+        /* A converged warp's consecutive elements: the lanes of a line
+         * follow one another, so each run of them is one write, in the
+         * order and with the bytes the general loop below gives. */
+        uint64_t lb = (uint64_t) sm->arch.line_bytes;
+        int l = 0;
+        while (l < SIM_WARP_SIZE) {
+            uint64_t line = (uint64_t) addr[l] / lb;
+            int64_t bytes = 0;
+            for (; l < SIM_WARP_SIZE && (uint64_t) addr[l] / lb == line; l++) {
+                bytes += size;
+            }
+            mem_path_write(&sm->mem, t, line * lb, MIN(bytes, sm->arch.line_bytes));
         }
     } else {
         uint64_t done_lines[64];

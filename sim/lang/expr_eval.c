@@ -230,6 +230,54 @@ static inline bool affine_make(int64_t base, int64_t stride, bool uniform, SimAf
     return true;
 }
 
+/* Evaluates a node that no lane's value depends on (!n->varying): one
+ * number, as the lane-by-lane evaluator's uniform result.  Returns false
+ * where an operation fails (the lane-by-lane evaluator then reports it)
+ * and at a lane-dependent leaf, should one be reached. */
+static bool scalar_eval(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
+{
+    int64_t a, b;
+    switch ((ExprNodeKind) n->kind) {
+    case EN_CONST:
+        *out = n->value;
+        return true;
+    case EN_VAR:
+        *out = env->vals[n->var];
+        return !n->varying;
+    case EN_TID:
+    case EN_LANE:
+        return false;
+    case EN_WARP:
+        *out = env->warp;
+        return true;
+    case EN_BLOCK_ID:
+        *out = program_index_value(n, env->block_id);
+        return true;
+    case EN_UNARY:
+        return scalar_eval(n->a, env, &a) && sim_arith_unary(n->op, a, out) == SIM_ARITH_OK;
+    case EN_BINARY:
+        if (!scalar_eval(n->a, env, &a)) {
+            return false;
+        }
+        if (n->op == TK_ANDAND || n->op == TK_OROR) {
+            /* The right side only where the left does not decide. */
+            if ((a != 0) != (n->op == TK_ANDAND)) {
+                *out = a != 0;
+                return true;
+            }
+            if (!scalar_eval(n->b, env, &b)) {
+                return false;
+            }
+            *out = b != 0;
+            return true;
+        }
+        return scalar_eval(n->b, env, &b) && sim_arith_binary(n->op, a, b, out) == SIM_ARITH_OK;
+    case EN_TERNARY:
+        return scalar_eval(n->a, env, &a) && scalar_eval(a ? n->b : n->c, env, out);
+    }
+    g_assert_not_reached();
+}
+
 /* Evaluates n in closed form for all 32 lanes (see SimAffine).  Returns
  * false, *out undefined, where n is not affine in the lane (a varying
  * variable whose lanes are not, a product of two lane-dependent values, a
@@ -239,6 +287,11 @@ static inline bool affine_make(int64_t base, int64_t stride, bool uniform, SimAf
  * evaluation of a converged warp gives these values without an error. */
 static bool affine_eval(const ExprNode *n, const SimEvalEnv *env, SimAffine *out)
 {
+    if (!n->varying) {
+        out->stride = 0;
+        out->uniform = true;
+        return scalar_eval(n, env, &out->base);
+    }
     switch ((ExprNodeKind) n->kind) {
     case EN_CONST:
         return affine_make(n->value, 0, true, out);
