@@ -29,23 +29,39 @@
 
 /* ---------------------------------------------------------------- memory */
 
+/* Whether the 32 lanes' addresses are consecutive elements of `size`
+ * bytes, lane 0's first: addr[l] == addr[0] + l * size.  (The pass adds
+ * modulo 2^64; with a small size, lane 31 not below lane 0 rules out a
+ * wrap.) */
+static bool lanes_ascend(const int64_t *addr, int64_t size)
+{
+    uint64_t apart = 0;
+    for (int l = 1; l < SIM_WARP_SIZE; l++) {
+        apart |= (uint64_t) addr[l] ^ ((uint64_t) addr[0] + (uint64_t) l * (uint64_t) size);
+    }
+    return size > 0 && size <= (INT64_C(1) << 20) && addr[0] <= addr[SIM_WARP_SIZE - 1] && apart == 0;
+}
+
 bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
                        int64_t size, const char *what)
 {
     const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    if (m == 0xffffffffu) {
+    if (m == 0xffffffffu && lanes_ascend(addr, size)) {
+        /* A converged warp's consecutive elements: the ends bound them. */
+        lo = addr[0];
+        hi = addr[SIM_WARP_SIZE - 1];
+    } else if (m == 0xffffffffu) {
         /* A converged warp: no test per lane. */
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             lo = addr[l] < lo ? addr[l] : lo;
             hi = addr[l] > hi ? addr[l] : hi;
         }
     } else {
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if (m & (1u << l)) {
-                lo = MIN(lo, addr[l]);
-                hi = MAX(hi, addr[l]);
-            }
+        for (LaneMask c = m; c != 0; c &= c - 1) {
+            int l = __builtin_ctz(c);
+            lo = MIN(lo, addr[l]);
+            hi = MAX(hi, addr[l]);
         }
     }
     if (m == 0 || (size >= 0 && lo >= b->base && hi <= b->base + b->bytes - size)) {
@@ -191,17 +207,6 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
     sm->stats.instructions++;
     return STEP_ISSUED;
-}
-
-/* Whether the 32 lanes' addresses are consecutive elements of `size`
- * bytes, lane 0's first: addr[l] == addr[0] + l * size. */
-static bool lanes_ascend(const int64_t *addr, int64_t size)
-{
-    uint64_t apart = 0;
-    for (int l = 1; l < SIM_WARP_SIZE; l++) {
-        apart |= (uint64_t) addr[l] ^ ((uint64_t) addr[0] + (uint64_t) l * (uint64_t) size);
-    }
-    return size > 0 && apart == 0;
 }
 
 /* The timing of one warp store of `size` bytes at lanes' addresses in buf

@@ -377,11 +377,20 @@ static bool lanes_run(const BlockShadow *s, uint32_t lanes, const int64_t *off, 
         off[first] + (int64_t) (last - first + 1) * size > s->nwords * 4) {
         return false;
     }
-    /* Without a branch per lane. */
+    /* Without a branch per lane (for a converged warp, a pass the
+     * compiler vectorises). */
     bool apart = false;
-    int64_t expect = base;
-    for (int l = 0; l < 32; l++, expect += size) {
-        apart |= ((lanes >> l) & 1u) != 0 && off[l] != expect;
+    if (lanes == 0xffffffffu) {
+        uint64_t diff = 0;
+        for (int l = 0; l < 32; l++) {
+            diff |= (uint64_t) off[l] ^ ((uint64_t) base + (uint64_t) l * (uint64_t) size);
+        }
+        apart = diff != 0;
+    } else {
+        int64_t expect = base;
+        for (int l = 0; l < 32; l++, expect += size) {
+            apart |= ((lanes >> l) & 1u) != 0 && off[l] != expect;
+        }
     }
     *w0 = off[first] / 4;
     return !apart;
