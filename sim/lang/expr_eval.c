@@ -230,6 +230,23 @@ static inline bool affine_make(int64_t base, int64_t stride, bool uniform, SimAf
     return true;
 }
 
+static bool scalar_eval(const ExprNode *n, const SimEvalEnv *env, int64_t *out);
+
+/* scalar_eval, with its commonest operands, a constant and a uniform
+ * variable, read without a call. */
+static inline bool scalar_operand(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
+{
+    if (n->kind == EN_CONST) {
+        *out = n->value;
+        return true;
+    }
+    if (n->kind == EN_VAR && !n->varying) {
+        *out = env->vals[n->var];
+        return true;
+    }
+    return scalar_eval(n, env, out);
+}
+
 /* Evaluates a node that no lane's value depends on (!n->varying): one
  * number, as the lane-by-lane evaluator's uniform result.  Returns false
  * where an operation fails (the lane-by-lane evaluator then reports it)
@@ -254,9 +271,9 @@ static bool scalar_eval(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
         *out = program_index_value(n, env->block_id);
         return true;
     case EN_UNARY:
-        return scalar_eval(n->a, env, &a) && sim_arith_unary(n->op, a, out) == SIM_ARITH_OK;
+        return scalar_operand(n->a, env, &a) && sim_arith_unary(n->op, a, out) == SIM_ARITH_OK;
     case EN_BINARY:
-        if (!scalar_eval(n->a, env, &a)) {
+        if (!scalar_operand(n->a, env, &a)) {
             return false;
         }
         if (n->op == TK_ANDAND || n->op == TK_OROR) {
@@ -265,15 +282,29 @@ static bool scalar_eval(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
                 *out = a != 0;
                 return true;
             }
-            if (!scalar_eval(n->b, env, &b)) {
+            if (!scalar_operand(n->b, env, &b)) {
                 return false;
             }
             *out = b != 0;
             return true;
         }
-        return scalar_eval(n->b, env, &b) && sim_arith_binary(n->op, a, b, out) == SIM_ARITH_OK;
+        if (!scalar_operand(n->b, env, &b)) {
+            return false;
+        }
+        /* The commonest operators without a call (sim_arith_binary's
+         * checks; a failure falls back as any other). */
+        switch (n->op) {
+        case '+':
+            return !__builtin_add_overflow(a, b, out);
+        case '-':
+            return !__builtin_sub_overflow(a, b, out);
+        case '*':
+            return !__builtin_mul_overflow(a, b, out);
+        default:
+            return sim_arith_binary(n->op, a, b, out) == SIM_ARITH_OK;
+        }
     case EN_TERNARY:
-        return scalar_eval(n->a, env, &a) && scalar_eval(a ? n->b : n->c, env, out);
+        return scalar_operand(n->a, env, &a) && scalar_operand(a ? n->b : n->c, env, out);
     }
     g_assert_not_reached();
 }
@@ -618,6 +649,15 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
                         SimLaneValue *out, const ExprNode **bad_node, int *bad_lane)
 {
     SimAffine a;
+    if (mask != 0 && !n->varying) {
+        /* The commonest case, a uniform expression: what affine_eval
+         * would give, without its frame. */
+        if (scalar_operand(n, env, &out->s)) {
+            out->uniform = true;
+            return SIM_ARITH_OK;
+        }
+        return eval_lanes(n, env, mask, out, bad_node, bad_lane);
+    }
     if (mask != 0 && affine_eval(n, env, &a) && (a.uniform || mask == 0xffffffffu)) {
         out->uniform = a.uniform;
         out->s = a.base;
