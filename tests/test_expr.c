@@ -153,10 +153,11 @@ START_TEST(lane_errors_name_the_first_failing_lane)
 END_TEST
 
 /* Evaluates the last statement's expression (`var v = ...`) of a program
- * for a converged warp whose lane 0 is thread tid0, with variable `a` (a
- * varying one, if the program declares it) holding a_lanes. */
-static void eval_program(const char *text, int64_t tid0, const int64_t *a_lanes, SimLaneValue *out,
-                         SimArithStatus *st)
+ * for the lanes `mask` of a warp whose lane 0 is thread tid0, with variable
+ * `a` (a varying one, if the program declares it) holding a_lanes; *bad_lane
+ * is the lane an error names. */
+static void eval_program_at(const char *text, int64_t tid0, const int64_t *a_lanes, LaneMask mask, SimLaneValue *out,
+                            SimArithStatus *st, int *bad_lane)
 {
     Trace *t = parse_ok(text);
     GError *err = NULL;
@@ -174,10 +175,18 @@ static void eval_program(const char *text, int64_t tid0, const int64_t *a_lanes,
     ck_assert_int_eq(op->code, OP_ASSIGN);
     SimEvalEnv env = { vals, tid0, tid0 / 32, 0 };
     const ExprNode *bad = NULL;
-    int lane = -1;
-    *st = sim_eval(op->e[0], &env, 0xffffffffu, out, &bad, &lane);
+    *bad_lane = -1;
+    *st = sim_eval(op->e[0], &env, mask, out, &bad, bad_lane);
     program_free(p);
     trace_free(t);
+}
+
+/* eval_program_at for a converged warp. */
+static void eval_program(const char *text, int64_t tid0, const int64_t *a_lanes, SimLaneValue *out,
+                         SimArithStatus *st)
+{
+    int lane;
+    eval_program_at(text, tid0, a_lanes, 0xffffffffu, out, st, &lane);
 }
 
 /* A converged warp's expression that is affine in the lane is computed in
@@ -234,7 +243,18 @@ START_TEST(affine_expressions_match_lane_by_lane)
     ck_assert_int_eq(st, SIM_ARITH_OK);
     ck_assert(v.uniform);
     ck_assert_int_eq(v.s, 7);
+    /* A uniform expression that fails is still reported at the lowest
+     * active lane; a && whose left side decides never runs its right. */
     int lane;
+    const char *zero = "smpipe 1\nblock 32\nvar b = 0\nvar v = b < 1 && 7 / b > 0 ? 1 : 5 / b\n";
+    eval_program_at(zero, 0, NULL, 0x000000f0u, &v, &st, &lane);
+    ck_assert_int_eq(st, SIM_ARITH_DIV_ZERO);
+    ck_assert_int_eq(lane, 4);
+    eval_program_at("smpipe 1\nblock 32\nvar b = 0\nvar v = b > 0 && 7 / b > 0\n", 0, NULL, 0x000000f0u, &v, &st,
+                    &lane);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert(v.uniform);
+    ck_assert_int_eq(v.s, 0);
     eval_lanes_at("9223372036854775777 + threadIdx.x", 0xffffffffu, &v, &st, &lane);
     ck_assert_int_eq(st, SIM_ARITH_OVERFLOW);
     ck_assert_int_eq(lane, 31);
