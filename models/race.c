@@ -442,6 +442,31 @@ char *race_read_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes,
     uint32_t stage_seq = 0;
     int last = 31 - __builtin_clz(lanes);
     WordShadow *w = &s->words[w0];
+    if (per_lane == 1 && lanes == 0xffffffffu) {
+        /* A converged warp reading a word a lane: the loop below without
+         * its inner one, the same checks in the same order. */
+        for (int l = 0; l < 32; l++, w++) {
+            int64_t tid = tid0 + l;
+            if (w->writer != 0) {
+                if (w->wrec != known) {
+                    const WriteRec *wr = wrec_at(s, w->wrec);
+                    known = w->wrec;
+                    stage_waited = wr->kind == RACE_TAG_STAGE && wr->also_mbar == 0 ? &s->waited[wr->obj * s->threads]
+                                                                                     : NULL;
+                    stage_seq = wr->seq;
+                }
+                if ((stage_waited == NULL || stage_waited[tid] <= stage_seq) &&
+                    !visible(r, s, wrec_at(s, w->wrec), w->writer - 1, tid)) {
+                    bool raced = read_one(r, s, tid, (int64_t) (w - s->words) * 4, 4, loc, &warning);
+                    *races += raced;
+                    continue;
+                }
+            }
+            w->reader = (uint16_t) (tid + 1);
+            w->rrec = rrec;
+        }
+        return warning;
+    }
     for (int l = first; l <= last; l++) {
         if (!((lanes >> l) & 1u)) {
             w += per_lane;
@@ -538,7 +563,14 @@ char *race_async_write_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t
     bool alike = lanes != 0 && lanes_run(s, lanes, off, size, &w0);
     int first = lanes != 0 ? __builtin_ctz(lanes) : 0;
     uint32_t seq0 = seq != NULL ? seq[first] : tag.seq;
-    if (alike && seq != NULL) {
+    if (alike && seq != NULL && lanes == 0xffffffffu) {
+        /* A converged warp: a pass the compiler vectorises. */
+        uint32_t differ = 0;
+        for (int l = 0; l < 32; l++) {
+            differ |= seq[l] ^ seq0;
+        }
+        alike = differ == 0;
+    } else if (alike && seq != NULL) {
         bool differ = false;
         for (int l = first; l < 32; l++) {
             differ |= ((lanes >> l) & 1u) != 0 && seq[l] != seq0;
@@ -559,6 +591,22 @@ char *race_async_write_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t
     int64_t per_lane = size / 4;
     int last = 31 - __builtin_clz(lanes);
     WordShadow *w = &s->words[w0];
+    if (per_lane == 1 && lanes == 0xffffffffu) {
+        /* A converged warp writing a word a lane: the loop below without
+         * its inner one. */
+        for (int l = 0; l < 32; l++, w++) {
+            int64_t tid = tid0 + l;
+            if (w->reader != 0 && w->reader - 1 != tid) {
+                *races += write_one(s, tid, (int64_t) (w - s->words) * 4, 4, tag, seq0, writer_pipe_stages, &warning);
+                continue;
+            }
+            w->writer = (uint16_t) (tid + 1);
+            w->wrec = wrec;
+            w->reader = 0;
+        }
+        s->group_writes |= tag.kind == RACE_TAG_GROUP;
+        return warning;
+    }
     for (int l = first; l <= last; l++) {
         if (!((lanes >> l) & 1u)) {
             w += per_lane;
