@@ -68,8 +68,9 @@ static bool one_run(const int64_t *addr, uint32_t mask, int64_t size)
     if (mask == 0xffffffffu) {
         /* A converged warp: a pass the compiler vectorises. */
         uint64_t apart = 0;
-        for (int l = 1; l < 32; l++) {
-            apart |= (uint64_t) addr[l] ^ ((uint64_t) addr[0] + (uint64_t) l * (uint64_t) size);
+        uint64_t expect = (uint64_t) addr[0] + (uint64_t) size;
+        for (int l = 1; l < 32; l++, expect += (uint64_t) size) {
+            apart |= (uint64_t) addr[l] ^ expect;
         }
         return apart == 0;
     }

@@ -36,8 +36,9 @@
 static bool lanes_ascend(const int64_t *addr, int64_t size)
 {
     uint64_t apart = 0;
-    for (int l = 1; l < SIM_WARP_SIZE; l++) {
-        apart |= (uint64_t) addr[l] ^ ((uint64_t) addr[0] + (uint64_t) l * (uint64_t) size);
+    uint64_t expect = (uint64_t) addr[0] + (uint64_t) size;
+    for (int l = 1; l < SIM_WARP_SIZE; l++, expect += (uint64_t) size) {
+        apart |= (uint64_t) addr[l] ^ expect;
     }
     return size > 0 && size <= (INT64_C(1) << 20) && addr[0] <= addr[SIM_WARP_SIZE - 1] && apart == 0;
 }

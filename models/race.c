@@ -382,8 +382,9 @@ static bool lanes_run(const BlockShadow *s, uint32_t lanes, const int64_t *off, 
     bool apart = false;
     if (lanes == 0xffffffffu) {
         uint64_t diff = 0;
-        for (int l = 0; l < 32; l++) {
-            diff |= (uint64_t) off[l] ^ ((uint64_t) base + (uint64_t) l * (uint64_t) size);
+        uint64_t expect = (uint64_t) base;
+        for (int l = 0; l < 32; l++, expect += (uint64_t) size) {
+            diff |= (uint64_t) off[l] ^ expect;
         }
         apart = diff != 0;
     } else {
@@ -400,9 +401,23 @@ static bool lanes_run(const BlockShadow *s, uint32_t lanes, const int64_t *off, 
  * records: their block-barrier epoch and the stages they hold. */
 static bool lanes_read_alike(const RaceState *r, const BlockShadow *s, int64_t tid0, uint32_t lanes)
 {
+    const uint32_t *epoch = &s->epoch[tid0];
+    if (lanes == 0xffffffffu) {
+        /* A converged warp: passes the compiler vectorises. */
+        uint32_t apart = 0;
+        for (int l = 0; l < 32; l++) {
+            apart |= epoch[l] ^ epoch[0];
+        }
+        for (int32_t p = 0; p < r->pipes; p++) {
+            const int32_t *held = &s->held[p * s->threads + tid0];
+            for (int l = 0; l < 32; l++) {
+                apart |= (uint32_t) (held[l] ^ held[0]);
+            }
+        }
+        return apart == 0;
+    }
     int first = __builtin_ctz(lanes);
     int last = 31 - __builtin_clz(lanes);
-    const uint32_t *epoch = &s->epoch[tid0];
     bool differ = false;
     for (int l = first; l <= last; l++) {
         differ |= ((lanes >> l) & 1u) != 0 && epoch[l] != epoch[first];

@@ -38,8 +38,9 @@ int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64
             /* A converged warp: one pass without a branch per lane (the
              * compiler vectorises it). */
             uint64_t apart = 0;
-            for (int l = 1; l < 32; l++) {
-                apart |= (uint64_t) addr[l] ^ ((uint64_t) addr[0] + (uint64_t) l * (uint64_t) size);
+            uint64_t expect = (uint64_t) addr[0] + (uint64_t) size;
+            for (int l = 1; l < 32; l++, expect += (uint64_t) size) {
+                apart |= (uint64_t) addr[l] ^ expect;
             }
             contiguous = contiguous && apart == 0;
         }
