@@ -326,8 +326,20 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             }
         }
         /* Bounds, for all lanes at once (sizes may differ per lane only in
-         * the per-thread form; check with each lane's own size then). */
-        {
+         * the per-thread form; check with each lane's own size then).  With
+         * one destination, source and size the lowest lane answers for all:
+         * it is the one a failure names. */
+        if (uniform) {
+            int64_t da[SIM_WARP_SIZE] = { 0 }, sa[SIM_WARP_SIZE] = { 0 };
+            int l0 = lane_lowest(m);
+            da[l0] = dv.s;
+            sa[l0] = sv.s;
+            if (m != 0 && zv.s > 0 &&
+                (!ldst_check_bounds(sm, w, op, 1u << l0, op->e[0], da, zv.s, "memcpy_async destination") ||
+                 !ldst_check_bounds(sm, w, op, 1u << l0, op->e[1], sa, zv.s, "memcpy_async source"))) {
+                return STEP_STOP;
+            }
+        } else {
             int64_t da[SIM_WARP_SIZE], sa[SIM_WARP_SIZE];
             int64_t zmax = 0;
             LaneMask nonempty = 0;
@@ -385,10 +397,15 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             return RULE(sm, w, m, op, "memcpy_async_tx needs sm_90 (bulk copies); this architecture is sm_%"
                         G_GINT64_FORMAT, sm->arch.sm_version);
         }
-        /* Calls by direction: a group's call counts once, at its rank 0. */
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if ((m & (1u << l)) && copy_rank(w, g, l) == 0) {
-                sm->stats.dir_calls[dir]++;
+        /* Calls by direction: a group's call counts once, at its rank 0
+         * (in the block's group, thread 0). */
+        if (g == GROUP_BLOCK) {
+            sm->stats.dir_calls[dir] += (uint64_t) (w->tid0 == 0 && (m & 1u));
+        } else {
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if ((m & (1u << l)) && copy_rank(w, g, l) == 0) {
+                    sm->stats.dir_calls[dir]++;
+                }
             }
         }
         s->step = 1;
@@ -479,10 +496,18 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     if (zv.uniform) {
         /* One size: the lane of the lowest rank copies the most chunks. */
         int64_t low = INT64_MAX;
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            rank[l] = copy_rank(w, g, l);
-            if (m & (1u << l)) {
-                low = MIN(low, rank[l]);
+        if (g == GROUP_BLOCK) {
+            /* Ranks ascend with the lane. */
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                rank[l] = w->tid0 + l;
+            }
+            low = m != 0 ? rank[lane_lowest(m)] : INT64_MAX;
+        } else {
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                rank[l] = copy_rank(w, g, l);
+                if (m & (1u << l)) {
+                    low = MIN(low, rank[l]);
+                }
             }
         }
         if (low != INT64_MAX && low * chunk < zv.s) {
@@ -627,7 +652,12 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             }
         }
         sm->stats.dir_bytes[dir] += (uint64_t) (lane_count(km) * chunk);
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        for (int l = 0; l < SIM_WARP_SIZE && km == 0xffffffffu && !sm->opt.functional; l++) {
+            /* Every lane copies: no test per lane. */
+            w->lane_open[l] = MAX(w->lane_open[l], r.done);
+            w->lane_copies[l] = MAX(w->lane_copies[l], r.done);
+        }
+        for (int l = 0; l < SIM_WARP_SIZE && (km != 0xffffffffu || sm->opt.functional); l++) {
             if (!(km & (1u << l))) {
                 continue;
             }

@@ -67,6 +67,17 @@ static bool compute_count(Sm *sm, Warp *w, LaneMask m, const Op *op, int64_t *co
     }
     *count = 0;
     *chains = 1;
+    if (n.uniform && ilp.uniform && m != 0) {
+        /* One count and one chain number for every lane (the usual case):
+         * what the loop below finds, without a pass over the lanes. */
+        if (n.s < 0) {
+            RULE(sm, w, 1u << lane_lowest(m), op, "compute: negative instruction count %" G_GINT64_FORMAT, n.s);
+            return false;
+        }
+        *count = n.s;
+        *chains = MIN(MAX((int64_t) 1, ilp.s), (int64_t) MAX_CHAINS);
+        return true;
+    }
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
         if (m & (1u << l)) {
             /* Checked per lane: the maximum started at 0, so a negative

@@ -29,13 +29,38 @@
 
 /* ---------------------------------------------------------------- memory */
 
+/* Whether the 32 lanes' addresses are consecutive elements of `size`
+ * bytes, lane 0's first: addr[l] == addr[0] + l * size.  (The pass adds
+ * modulo 2^64; with a small size, lane 31 not below lane 0 rules out a
+ * wrap.) */
+static bool lanes_ascend(const int64_t *addr, int64_t size)
+{
+    uint64_t apart = 0;
+    uint64_t expect = (uint64_t) addr[0] + (uint64_t) size;
+    for (int l = 1; l < SIM_WARP_SIZE; l++, expect += (uint64_t) size) {
+        apart |= (uint64_t) addr[l] ^ expect;
+    }
+    return size > 0 && size <= (INT64_C(1) << 20) && addr[0] <= addr[SIM_WARP_SIZE - 1] && apart == 0;
+}
+
 bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
                        int64_t size, const char *what)
 {
     const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        if (m & (1u << l)) {
+    if (m == 0xffffffffu && lanes_ascend(addr, size)) {
+        /* A converged warp's consecutive elements: the ends bound them. */
+        lo = addr[0];
+        hi = addr[SIM_WARP_SIZE - 1];
+    } else if (m == 0xffffffffu) {
+        /* A converged warp: no test per lane. */
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            lo = addr[l] < lo ? addr[l] : lo;
+            hi = addr[l] > hi ? addr[l] : hi;
+        }
+    } else {
+        for (LaneMask c = m; c != 0; c &= c - 1) {
+            int l = __builtin_ctz(c);
             lo = MIN(lo, addr[l]);
             hi = MAX(hi, addr[l]);
         }
@@ -201,6 +226,20 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
                     race_plain_write(sm->race, w->block, w->tid0 + l, addr[l], size);
                 }
             }
+        }
+    } else if (m == 0xffffffffu && lanes_ascend(addr, size)) {
+        /* A converged warp's consecutive elements: the lanes of a line
+         * follow one another, so each run of them is one write, in the
+         * order and with the bytes the general loop below gives. */
+        uint64_t lb = (uint64_t) sm->arch.line_bytes;
+        int l = 0;
+        while (l < SIM_WARP_SIZE) {
+            uint64_t line = (uint64_t) addr[l] / lb;
+            int64_t bytes = 0;
+            for (; l < SIM_WARP_SIZE && (uint64_t) addr[l] / lb == line; l++) {
+                bytes += size;
+            }
+            mem_path_write(&sm->mem, t, line * lb, MIN(bytes, sm->arch.line_bytes));
         }
     } else {
         uint64_t done_lines[64];

@@ -377,11 +377,21 @@ static bool lanes_run(const BlockShadow *s, uint32_t lanes, const int64_t *off, 
         off[first] + (int64_t) (last - first + 1) * size > s->nwords * 4) {
         return false;
     }
-    /* Without a branch per lane. */
+    /* Without a branch per lane (for a converged warp, a pass the
+     * compiler vectorises). */
     bool apart = false;
-    int64_t expect = base;
-    for (int l = 0; l < 32; l++, expect += size) {
-        apart |= ((lanes >> l) & 1u) != 0 && off[l] != expect;
+    if (lanes == 0xffffffffu) {
+        uint64_t diff = 0;
+        uint64_t expect = (uint64_t) base;
+        for (int l = 0; l < 32; l++, expect += (uint64_t) size) {
+            diff |= (uint64_t) off[l] ^ expect;
+        }
+        apart = diff != 0;
+    } else {
+        int64_t expect = base;
+        for (int l = 0; l < 32; l++, expect += size) {
+            apart |= ((lanes >> l) & 1u) != 0 && off[l] != expect;
+        }
     }
     *w0 = off[first] / 4;
     return !apart;
@@ -391,9 +401,23 @@ static bool lanes_run(const BlockShadow *s, uint32_t lanes, const int64_t *off, 
  * records: their block-barrier epoch and the stages they hold. */
 static bool lanes_read_alike(const RaceState *r, const BlockShadow *s, int64_t tid0, uint32_t lanes)
 {
+    const uint32_t *epoch = &s->epoch[tid0];
+    if (lanes == 0xffffffffu) {
+        /* A converged warp: passes the compiler vectorises. */
+        uint32_t apart = 0;
+        for (int l = 0; l < 32; l++) {
+            apart |= epoch[l] ^ epoch[0];
+        }
+        for (int32_t p = 0; p < r->pipes; p++) {
+            const int32_t *held = &s->held[p * s->threads + tid0];
+            for (int l = 0; l < 32; l++) {
+                apart |= (uint32_t) (held[l] ^ held[0]);
+            }
+        }
+        return apart == 0;
+    }
     int first = __builtin_ctz(lanes);
     int last = 31 - __builtin_clz(lanes);
-    const uint32_t *epoch = &s->epoch[tid0];
     bool differ = false;
     for (int l = first; l <= last; l++) {
         differ |= ((lanes >> l) & 1u) != 0 && epoch[l] != epoch[first];
@@ -433,6 +457,31 @@ char *race_read_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes,
     uint32_t stage_seq = 0;
     int last = 31 - __builtin_clz(lanes);
     WordShadow *w = &s->words[w0];
+    if (per_lane == 1 && lanes == 0xffffffffu) {
+        /* A converged warp reading a word a lane: the loop below without
+         * its inner one, the same checks in the same order. */
+        for (int l = 0; l < 32; l++, w++) {
+            int64_t tid = tid0 + l;
+            if (w->writer != 0) {
+                if (w->wrec != known) {
+                    const WriteRec *wr = wrec_at(s, w->wrec);
+                    known = w->wrec;
+                    stage_waited = wr->kind == RACE_TAG_STAGE && wr->also_mbar == 0 ? &s->waited[wr->obj * s->threads]
+                                                                                     : NULL;
+                    stage_seq = wr->seq;
+                }
+                if ((stage_waited == NULL || stage_waited[tid] <= stage_seq) &&
+                    !visible(r, s, wrec_at(s, w->wrec), w->writer - 1, tid)) {
+                    bool raced = read_one(r, s, tid, (int64_t) (w - s->words) * 4, 4, loc, &warning);
+                    *races += raced;
+                    continue;
+                }
+            }
+            w->reader = (uint16_t) (tid + 1);
+            w->rrec = rrec;
+        }
+        return warning;
+    }
     for (int l = first; l <= last; l++) {
         if (!((lanes >> l) & 1u)) {
             w += per_lane;
@@ -529,7 +578,14 @@ char *race_async_write_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t
     bool alike = lanes != 0 && lanes_run(s, lanes, off, size, &w0);
     int first = lanes != 0 ? __builtin_ctz(lanes) : 0;
     uint32_t seq0 = seq != NULL ? seq[first] : tag.seq;
-    if (alike && seq != NULL) {
+    if (alike && seq != NULL && lanes == 0xffffffffu) {
+        /* A converged warp: a pass the compiler vectorises. */
+        uint32_t differ = 0;
+        for (int l = 0; l < 32; l++) {
+            differ |= seq[l] ^ seq0;
+        }
+        alike = differ == 0;
+    } else if (alike && seq != NULL) {
         bool differ = false;
         for (int l = first; l < 32; l++) {
             differ |= ((lanes >> l) & 1u) != 0 && seq[l] != seq0;
@@ -550,6 +606,22 @@ char *race_async_write_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t
     int64_t per_lane = size / 4;
     int last = 31 - __builtin_clz(lanes);
     WordShadow *w = &s->words[w0];
+    if (per_lane == 1 && lanes == 0xffffffffu) {
+        /* A converged warp writing a word a lane: the loop below without
+         * its inner one. */
+        for (int l = 0; l < 32; l++, w++) {
+            int64_t tid = tid0 + l;
+            if (w->reader != 0 && w->reader - 1 != tid) {
+                *races += write_one(s, tid, (int64_t) (w - s->words) * 4, 4, tag, seq0, writer_pipe_stages, &warning);
+                continue;
+            }
+            w->writer = (uint16_t) (tid + 1);
+            w->wrec = wrec;
+            w->reader = 0;
+        }
+        s->group_writes |= tag.kind == RACE_TAG_GROUP;
+        return warning;
+    }
     for (int l = first; l <= last; l++) {
         if (!((lanes >> l) & 1u)) {
             w += per_lane;

@@ -35,6 +35,7 @@ int32_t simt_split_new(Warp *w)
             memset(&w->split[i], 0, sizeof w->split[i]);
             w->split[i].role = -1;
             w->split[i].frame = -1;
+            w->nsplits = MAX(w->nsplits, i + 1);
             return i;
         }
     }
@@ -48,7 +49,7 @@ void simt_refocus(Warp *w)
         return;
     }
     int32_t best = -1;
-    for (int32_t i = MAX_SPLITS - 1; i >= 0; i--) {
+    for (int32_t i = w->nsplits - 1; i >= 0; i--) {
         const Split *s = &w->split[i];
         if (s->status == SPLIT_RUNNABLE && (best < 0 || s->ready_at < w->split[best].ready_at)) {
             best = i;
@@ -63,13 +64,13 @@ void simt_refocus(Warp *w)
     }
     /* The focus vanished (merged or exited): prefer a blocked path, whose
      * reason explains the wait, over one parked at reconvergence. */
-    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+    for (int32_t i = 0; i < w->nsplits; i++) {
         if (w->split[i].status == SPLIT_BLOCKED) {
             w->focus = i;
             return;
         }
     }
-    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+    for (int32_t i = 0; i < w->nsplits; i++) {
         if (w->split[i].status != SPLIT_FREE) {
             w->focus = i;
             return;
@@ -80,7 +81,7 @@ void simt_refocus(Warp *w)
 /* True when every lane of `lanes` is on a path waiting on an mbarrier. */
 static bool waiting_on_mbarriers(const Warp *w, LaneMask lanes)
 {
-    for (int32_t i = 0; i < MAX_SPLITS && lanes != 0; i++) {
+    for (int32_t i = 0; i < w->nsplits && lanes != 0; i++) {
         const Split *s = &w->split[i];
         if (s->status != SPLIT_FREE && (s->mask & lanes) != 0) {
             if (!simt_waits_on_mbarrier(s)) {
@@ -106,7 +107,7 @@ static int32_t try_merge(Warp *w, int32_t f)
     Frame *fr = &w->frames[f];
     LaneMask arrived = 0;
     int32_t keep = -1;
-    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+    for (int32_t i = 0; i < w->nsplits; i++) {
         Split *s = &w->split[i];
         if (s->status == SPLIT_PARKED && s->frame == f) {
             arrived |= s->mask;
@@ -119,7 +120,7 @@ static int32_t try_merge(Warp *w, int32_t f)
     if (keep < 0 || (missing != 0 && !(w->wait_yields && waiting_on_mbarriers(w, missing)))) {
         return -1;
     }
-    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+    for (int32_t i = 0; i < w->nsplits; i++) {
         Split *s = &w->split[i];
         if (i != keep && s->status == SPLIT_PARKED && s->frame == f) {
             s->status = SPLIT_FREE;
@@ -207,6 +208,9 @@ const char *simt_check(const Warp *w)
         }
         if (s->status == SPLIT_FREE) {
             continue;
+        }
+        if (i >= w->nsplits) {
+            return "a path in use lies beyond nsplits";
         }
         if (s->mask == 0) {
             return "a path in use has no lanes";

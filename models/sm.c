@@ -858,6 +858,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         for (int k = 0; k < MAX_SPLITS; k++) {
             w->split[k].status = SPLIT_FREE;
         }
+        w->nsplits = 1;
         Split *s = &w->split[0];
         s->status = SPLIT_RUNNABLE;
         s->pc = 0;

@@ -34,7 +34,17 @@ int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64
     if (size >= 4 && size <= 16 && (size & (size - 1)) == 0 && s->wavefront_bytes == s->banks * s->bank_bytes) {
         int first = __builtin_ctz(mask);
         bool contiguous = addr[first] % size == 0;
-        for (int l = first + 1; l < 32 && contiguous; l++) {
+        if (mask == 0xffffffffu) {
+            /* A converged warp: one pass without a branch per lane (the
+             * compiler vectorises it). */
+            uint64_t apart = 0;
+            uint64_t expect = (uint64_t) addr[0] + (uint64_t) size;
+            for (int l = 1; l < 32; l++, expect += (uint64_t) size) {
+                apart |= (uint64_t) addr[l] ^ expect;
+            }
+            contiguous = contiguous && apart == 0;
+        }
+        for (int l = first + 1; l < 32 && contiguous && mask != 0xffffffffu; l++) {
             if ((mask & (1u << l)) && addr[l] != addr[first] + (l - first) * size) {
                 contiguous = false;
             }

@@ -280,9 +280,10 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
         if (!warp_eval(sm, w, m, op, op->e[0], &c)) {
             return STEP_STOP;
         }
-        LaneMask taken = 0;
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if ((m & (1u << l)) && sim_lane_value(&c, l) != 0) {
+        /* A uniform condition (the usual loop test) decides every lane. */
+        LaneMask taken = c.uniform ? (c.s != 0 ? m : 0) : 0;
+        for (int l = 0; l < SIM_WARP_SIZE && !c.uniform; l++) {
+            if ((m & (1u << l)) && c.v[l] != 0) {
                 taken |= 1u << l;
             }
         }

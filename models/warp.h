@@ -112,6 +112,9 @@ struct Warp {
     const char *barrier;     /* ... and the barrier it names, or NULL (borrowed from the program) */
     SimCycle since;
     Split split[MAX_SPLITS];
+    int32_t nsplits;         /* splits from nsplits on are free (simt_split_new takes the
+                              * lowest free one and raises it): the passes over the
+                              * splits stop there */
     Frame *frames;
     int32_t nframes;
     SimCycle exit_cycle;

@@ -152,6 +152,118 @@ START_TEST(lane_errors_name_the_first_failing_lane)
 }
 END_TEST
 
+/* Evaluates the last statement's expression (`var v = ...`) of a program
+ * for the lanes `mask` of a warp whose lane 0 is thread tid0, with variable
+ * `a` (a varying one, if the program declares it) holding a_lanes; *bad_lane
+ * is the lane an error names. */
+static void eval_program_at(const char *text, int64_t tid0, const int64_t *a_lanes, LaneMask mask, SimLaneValue *out,
+                            SimArithStatus *st, int *bad_lane)
+{
+    Trace *t = parse_ok(text);
+    GError *err = NULL;
+    Program *p = program_new(t, NULL, 1, &err);
+    ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+    int64_t vals[256] = { 0 };
+    for (guint i = 0; i < p->vars->len; i++) {
+        const ProgVar *v = &g_array_index(p->vars, ProgVar, i);
+        if (strcmp(v->name, "a") == 0 && a_lanes != NULL) {
+            ck_assert(v->varying);
+            memcpy(vals + v->slot, a_lanes, 32 * sizeof *a_lanes);
+        }
+    }
+    const Op *op = &g_array_index(p->ops, Op, p->ops->len - 2);
+    ck_assert_int_eq(op->code, OP_ASSIGN);
+    SimEvalEnv env = { vals, tid0, tid0 / 32, 0 };
+    const ExprNode *bad = NULL;
+    *bad_lane = -1;
+    *st = sim_eval(op->e[0], &env, mask, out, &bad, bad_lane);
+    program_free(p);
+    trace_free(t);
+}
+
+/* eval_program_at for a converged warp. */
+static void eval_program(const char *text, int64_t tid0, const int64_t *a_lanes, SimLaneValue *out,
+                         SimArithStatus *st)
+{
+    int lane;
+    eval_program_at(text, tid0, a_lanes, 0xffffffffu, out, st, &lane);
+}
+
+/* A converged warp's expression that is affine in the lane is computed in
+ * closed form; its values and uniformity are the lane-by-lane ones, and
+ * anything not affine (a wrapping index, a varying variable whose lanes
+ * are not evenly spaced) still gets each lane's value. */
+START_TEST(affine_expressions_match_lane_by_lane)
+{
+    SimLaneValue v;
+    SimArithStatus st;
+    /* A 64 x 2 block: warp 1's threadIdx.x runs 32..63, its threadIdx.y is
+     * 0 in every lane (varying, not uniform); warp 3's is 1. */
+    const char *two_d = "smpipe 1\nblock 64, 2\nvar v = threadIdx.y == 1 ? threadIdx.x * 8 + threadIdx.y : -threadIdx.x\n";
+    eval_program(two_d, 96, NULL, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert(!v.uniform);
+    for (int l = 0; l < 32; l++) {
+        ck_assert_int_eq(v.v[l], (32 + l) * 8 + 1);
+    }
+    eval_program(two_d, 32, NULL, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    for (int l = 0; l < 32; l++) {
+        ck_assert_int_eq(v.v[l], -(32 + l));
+    }
+    /* A 16 x 4 block: threadIdx.x wraps within a warp, threadIdx.y steps. */
+    eval_program("smpipe 1\nblock 16, 4\nvar v = threadIdx.y * 100 + threadIdx.x\n", 32, NULL, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    for (int l = 0; l < 32; l++) {
+        ck_assert_int_eq(v.v[l], (2 + l / 16) * 100 + l % 16);
+    }
+    /* A varying variable: evenly spaced lanes, then not. */
+    const char *var = "smpipe 1\nblock 32\nvar a = threadIdx.x\nvar v = a * 4 + 1\n";
+    int64_t a[32];
+    for (int l = 0; l < 32; l++) {
+        a[l] = 7 + 3 * l;
+    }
+    eval_program(var, 0, a, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert(!v.uniform);
+    for (int l = 0; l < 32; l++) {
+        ck_assert_int_eq(v.v[l], 4 * (7 + 3 * l) + 1);
+    }
+    for (int l = 0; l < 32; l++) {
+        a[l] = l * l;
+    }
+    eval_program(var, 0, a, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    for (int l = 0; l < 32; l++) {
+        ck_assert_int_eq(v.v[l], 4 * l * l + 1);
+    }
+    /* A uniform expression stays uniform; one that overflows only in the
+     * last lane is still an error there. */
+    eval_program("smpipe 1\nblock 32\nvar v = blockIdx.x * 5 + (3 > 2 ? 7 : 1 / 0)\n", 0, NULL, &v, &st);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert(v.uniform);
+    ck_assert_int_eq(v.s, 7);
+    /* A uniform expression that fails is still reported at the lowest
+     * active lane; a && whose left side decides never runs its right. */
+    int lane;
+    const char *zero = "smpipe 1\nblock 32\nvar b = 0\nvar v = b < 1 && 7 / b > 0 ? 1 : 5 / b\n";
+    eval_program_at(zero, 0, NULL, 0x000000f0u, &v, &st, &lane);
+    ck_assert_int_eq(st, SIM_ARITH_DIV_ZERO);
+    ck_assert_int_eq(lane, 4);
+    eval_program_at("smpipe 1\nblock 32\nvar b = 0\nvar v = b > 0 && 7 / b > 0\n", 0, NULL, 0x000000f0u, &v, &st,
+                    &lane);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert(v.uniform);
+    ck_assert_int_eq(v.s, 0);
+    eval_lanes_at("9223372036854775777 + threadIdx.x", 0xffffffffu, &v, &st, &lane);
+    ck_assert_int_eq(st, SIM_ARITH_OVERFLOW);
+    ck_assert_int_eq(lane, 31);
+    eval_lanes_at("9223372036854775777 + threadIdx.x", 0x7fffffffu, &v, &st, &lane);
+    ck_assert_int_eq(st, SIM_ARITH_OK);
+    ck_assert_int_eq(v.v[30], INT64_MAX);
+}
+END_TEST
+
 START_TEST(constant_overflow_is_a_compile_error)
 {
     Trace *t = parse_ok("smpipe 1\nblock 32\nvar v = 9223372036854775807 + 1\n");
@@ -174,6 +286,7 @@ int main(void)
     tcase_add_test(tc, short_circuit_and_inactive_lanes);
     tcase_add_test(tc, uniform_left_side_short_circuits_every_lane);
     tcase_add_test(tc, lane_errors_name_the_first_failing_lane);
+    tcase_add_test(tc, affine_expressions_match_lane_by_lane);
     tcase_add_test(tc, constant_overflow_is_a_compile_error);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -20,6 +20,7 @@ static void stub_warp(Warp *w)
     w->split[0].mask = ALL;
     w->split[0].frame = -1;
     w->split[0].role = -1;
+    w->nsplits = 1;
 }
 
 static void check_invariants(const Warp *w)
@@ -194,6 +195,7 @@ START_TEST(refocus_prefers_the_earliest_runnable_then_a_blocked_path)
     w.split[3] = (Split) { .status = SPLIT_RUNNABLE, .mask = 0x2, .ready_at = 50, .frame = -1 };
     w.split[5] = (Split) { .status = SPLIT_RUNNABLE, .mask = 0x4, .ready_at = 20, .frame = -1 };
     w.split[7] = (Split) { .status = SPLIT_BLOCKED, .mask = 0x8, .frame = -1 };
+    w.nsplits = 8; /* as simt_split_new would have left it */
     simt_refocus(&w);
     ck_assert_int_eq(w.focus, 5);
     w.split[3].status = SPLIT_FREE;
@@ -232,6 +234,12 @@ START_TEST(simt_check_reports_broken_invariants)
     w.split[ni].deadline.armed = false;
     w.split[MAX_SPLITS - 1].wake.armed = true;
     ck_assert_str_eq(simt_check(&w), "a path that is not blocked has a timer armed");
+    w.split[MAX_SPLITS - 1].wake.armed = false;
+    ck_assert_ptr_null(simt_check(&w));
+    /* The passes over the paths stop at nsplits: one in use beyond it
+     * would be missed. */
+    w.nsplits = ni;
+    ck_assert_str_eq(simt_check(&w), "a path in use lies beyond nsplits");
     g_free(w.frames);
 }
 END_TEST

@@ -205,8 +205,253 @@ static SimArithStatus lanes_binary(int op, int64_t *v, const SimLaneValue *rhs, 
     }
 }
 
-SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
-                        SimLaneValue *out, const ExprNode **bad_node, int *bad_lane)
+/* The closed form of an expression over the 32 lanes of a warp: lane l's
+ * value is base + l * stride, and every such value, lane 31's included, is
+ * a representable int64.  `uniform` is what the lane-by-lane evaluator
+ * would say of the result (a varying value may still have stride 0). */
+typedef struct {
+    int64_t base;
+    int64_t stride;
+    bool uniform;
+} SimAffine;
+
+/* Sets *out to base + l * stride when lane 31's value (so, the values
+ * being monotonic in l, every lane's) is representable. */
+static inline bool affine_make(int64_t base, int64_t stride, bool uniform, SimAffine *out)
+{
+    int64_t span, last;
+    if (__builtin_mul_overflow(stride, (int64_t) (SIM_WARP_SIZE - 1), &span) ||
+        __builtin_add_overflow(base, span, &last)) {
+        return false;
+    }
+    out->base = base;
+    out->stride = stride;
+    out->uniform = uniform;
+    return true;
+}
+
+static bool scalar_eval(const ExprNode *n, const SimEvalEnv *env, int64_t *out);
+
+/* scalar_eval, with its commonest operands, a constant and a uniform
+ * variable, read without a call. */
+static inline bool scalar_operand(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
+{
+    if (n->kind == EN_CONST) {
+        *out = n->value;
+        return true;
+    }
+    if (n->kind == EN_VAR && !n->varying) {
+        *out = env->vals[n->var];
+        return true;
+    }
+    return scalar_eval(n, env, out);
+}
+
+/* Evaluates a node that no lane's value depends on (!n->varying): one
+ * number, as the lane-by-lane evaluator's uniform result.  Returns false
+ * where an operation fails (the lane-by-lane evaluator then reports it)
+ * and at a lane-dependent leaf, should one be reached. */
+static bool scalar_eval(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
+{
+    int64_t a, b;
+    switch ((ExprNodeKind) n->kind) {
+    case EN_CONST:
+        *out = n->value;
+        return true;
+    case EN_VAR:
+        *out = env->vals[n->var];
+        return !n->varying;
+    case EN_TID:
+    case EN_LANE:
+        return false;
+    case EN_WARP:
+        *out = env->warp;
+        return true;
+    case EN_BLOCK_ID:
+        *out = program_index_value(n, env->block_id);
+        return true;
+    case EN_UNARY:
+        return scalar_operand(n->a, env, &a) && sim_arith_unary(n->op, a, out) == SIM_ARITH_OK;
+    case EN_BINARY:
+        if (!scalar_operand(n->a, env, &a)) {
+            return false;
+        }
+        if (n->op == TK_ANDAND || n->op == TK_OROR) {
+            /* The right side only where the left does not decide. */
+            if ((a != 0) != (n->op == TK_ANDAND)) {
+                *out = a != 0;
+                return true;
+            }
+            if (!scalar_operand(n->b, env, &b)) {
+                return false;
+            }
+            *out = b != 0;
+            return true;
+        }
+        if (!scalar_operand(n->b, env, &b)) {
+            return false;
+        }
+        /* The commonest operators without a call (sim_arith_binary's
+         * checks; a failure falls back as any other). */
+        switch (n->op) {
+        case '+':
+            return !__builtin_add_overflow(a, b, out);
+        case '-':
+            return !__builtin_sub_overflow(a, b, out);
+        case '*':
+            return !__builtin_mul_overflow(a, b, out);
+        default:
+            return sim_arith_binary(n->op, a, b, out) == SIM_ARITH_OK;
+        }
+    case EN_TERNARY:
+        return scalar_operand(n->a, env, &a) && scalar_operand(a ? n->b : n->c, env, out);
+    }
+    g_assert_not_reached();
+}
+
+/* Evaluates n in closed form for all 32 lanes (see SimAffine).  Returns
+ * false, *out undefined, where n is not affine in the lane (a varying
+ * variable whose lanes are not, a product of two lane-dependent values, a
+ * varying comparison or condition...) or where some lane's arithmetic
+ * could fail: the caller then evaluates lane by lane, which finds the
+ * error and the lane it names.  So a true return means the lane-by-lane
+ * evaluation of a converged warp gives these values without an error. */
+static bool affine_eval(const ExprNode *n, const SimEvalEnv *env, SimAffine *out)
+{
+    if (!n->varying) {
+        out->stride = 0;
+        out->uniform = true;
+        return scalar_eval(n, env, &out->base);
+    }
+    switch ((ExprNodeKind) n->kind) {
+    case EN_CONST:
+        return affine_make(n->value, 0, true, out);
+    case EN_VAR: {
+        const int64_t *v = env->vals + n->var;
+        if (!n->varying) {
+            return affine_make(v[0], 0, true, out);
+        }
+        int64_t stride;
+        if (__builtin_sub_overflow(v[1], v[0], &stride) || !affine_make(v[0], stride, false, out)) {
+            return false;
+        }
+        for (int l = 2; l < SIM_WARP_SIZE; l++) {
+            if (v[l] != v[0] + l * stride) {
+                return false;
+            }
+        }
+        return true;
+    }
+    case EN_TID: {
+        int64_t first = env->tid0;
+        int64_t last = env->tid0 + SIM_WARP_SIZE - 1;
+        if (n->value == 0) {
+            return affine_make(first, 1, false, out);
+        }
+        /* (linear / op) % var: one value for the warp when the quotient
+         * does not change across it, consecutive ones when op is 1 and the
+         * remainder does not wrap. */
+        if (first >= 0 && first / n->op == last / n->op) {
+            return affine_make(program_index_value(n, first), 0, false, out);
+        }
+        if (first >= 0 && n->op == 1 && first % n->var + SIM_WARP_SIZE - 1 < n->var) {
+            return affine_make(program_index_value(n, first), 1, false, out);
+        }
+        return false;
+    }
+    case EN_LANE:
+        return affine_make(0, 1, false, out);
+    case EN_WARP:
+        return affine_make(env->warp, 0, true, out);
+    case EN_BLOCK_ID:
+        return affine_make(program_index_value(n, env->block_id), 0, true, out);
+    case EN_UNARY: {
+        SimAffine a;
+        if (!affine_eval(n->a, env, &a)) {
+            return false;
+        }
+        if (a.uniform) {
+            int64_t r;
+            return sim_arith_unary(n->op, a.base, &r) == SIM_ARITH_OK && affine_make(r, 0, true, out);
+        }
+        if (n->op == '-') {
+            /* -v fails only for INT64_MIN, which can only be an end lane. */
+            int64_t last = a.base + (SIM_WARP_SIZE - 1) * a.stride;
+            return a.base != INT64_MIN && last != INT64_MIN && affine_make(-a.base, -a.stride, false, out);
+        }
+        if (a.stride == 0) {
+            int64_t r;
+            return sim_arith_unary(n->op, a.base, &r) == SIM_ARITH_OK && affine_make(r, 0, false, out);
+        }
+        return false;
+    }
+    case EN_BINARY: {
+        SimAffine a, b;
+        if (!affine_eval(n->a, env, &a)) {
+            return false;
+        }
+        if (n->op == TK_ANDAND || n->op == TK_OROR) {
+            /* As the lane-by-lane evaluator: a uniform left side that
+             * decides leaves the right side unevaluated. */
+            if (!a.uniform) {
+                return false;
+            }
+            if ((a.base != 0) != (n->op == TK_ANDAND)) {
+                return affine_make(a.base != 0, 0, true, out);
+            }
+            if (!affine_eval(n->b, env, &b) || !b.uniform) {
+                return false;
+            }
+            return affine_make(b.base != 0, 0, true, out);
+        }
+        if (!affine_eval(n->b, env, &b)) {
+            return false;
+        }
+        bool uniform = a.uniform && b.uniform;
+        int64_t base, stride;
+        switch (n->op) {
+        case '+':
+            return !__builtin_add_overflow(a.base, b.base, &base) &&
+                   !__builtin_add_overflow(a.stride, b.stride, &stride) && affine_make(base, stride, uniform, out);
+        case '-':
+            return !__builtin_sub_overflow(a.base, b.base, &base) &&
+                   !__builtin_sub_overflow(a.stride, b.stride, &stride) && affine_make(base, stride, uniform, out);
+        case '*':
+            if (a.stride != 0 && b.stride != 0) {
+                return false;
+            }
+            /* (a0 + l as) * b0 or a0 * (b0 + l bs): the exact products are
+             * affine, so representable ends mean no lane overflows. */
+            if (b.stride == 0) {
+                return !__builtin_mul_overflow(a.base, b.base, &base) &&
+                       !__builtin_mul_overflow(a.stride, b.base, &stride) && affine_make(base, stride, uniform, out);
+            }
+            return !__builtin_mul_overflow(a.base, b.base, &base) &&
+                   !__builtin_mul_overflow(a.base, b.stride, &stride) && affine_make(base, stride, uniform, out);
+        default:
+            if (a.stride != 0 || b.stride != 0) {
+                return false;
+            }
+            return sim_arith_binary(n->op, a.base, b.base, &base) == SIM_ARITH_OK &&
+                   affine_make(base, 0, uniform, out);
+        }
+    }
+    case EN_TERNARY: {
+        SimAffine c;
+        if (!affine_eval(n->a, env, &c) || c.stride != 0) {
+            return false;
+        }
+        /* Every lane takes the same side, as in the lane-by-lane evaluator
+         * (which then evaluates that side alone). */
+        return affine_eval(c.base ? n->b : n->c, env, out);
+    }
+    }
+    g_assert_not_reached();
+}
+
+/* The lane-by-lane evaluator (see sim_eval). */
+static SimArithStatus eval_lanes(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
+                                 SimLaneValue *out, const ExprNode **bad_node, int *bad_lane)
 {
     SimArithStatus st = SIM_ARITH_OK;
     switch ((ExprNodeKind) n->kind) {
@@ -245,7 +490,7 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
         out->s = program_index_value(n, env->block_id);
         return SIM_ARITH_OK;
     case EN_UNARY: {
-        st = sim_eval(n->a, env, mask, out, bad_node, bad_lane);
+        st = eval_lanes(n->a, env, mask, out, bad_node, bad_lane);
         if (st != SIM_ARITH_OK) {
             return st;
         }
@@ -271,7 +516,7 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
     }
     case EN_BINARY: {
         SimLaneValue rhs;
-        st = sim_eval(n->a, env, mask, out, bad_node, bad_lane);
+        st = eval_lanes(n->a, env, mask, out, bad_node, bad_lane);
         if (st != SIM_ARITH_OK) {
             return st;
         }
@@ -302,7 +547,7 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
                 return SIM_ARITH_OK;
             }
         }
-        st = sim_eval(n->b, env, rmask, &rhs, bad_node, bad_lane);
+        st = eval_lanes(n->b, env, rmask, &rhs, bad_node, bad_lane);
         if (st != SIM_ARITH_OK) {
             return st;
         }
@@ -348,12 +593,12 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
     }
     case EN_TERNARY: {
         SimLaneValue cond, other;
-        st = sim_eval(n->a, env, mask, &cond, bad_node, bad_lane);
+        st = eval_lanes(n->a, env, mask, &cond, bad_node, bad_lane);
         if (st != SIM_ARITH_OK) {
             return st;
         }
         if (cond.uniform) {
-            return sim_eval(cond.s ? n->b : n->c, env, mask, out, bad_node, bad_lane);
+            return eval_lanes(cond.s ? n->b : n->c, env, mask, out, bad_node, bad_lane);
         }
         LaneMask tmask = 0;
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
@@ -363,14 +608,14 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
         }
         LaneMask fmask = mask & ~tmask;
         if (fmask == 0) {
-            return sim_eval(n->b, env, tmask, out, bad_node, bad_lane);
+            return eval_lanes(n->b, env, tmask, out, bad_node, bad_lane);
         }
         if (tmask == 0) {
-            return sim_eval(n->c, env, fmask, out, bad_node, bad_lane);
+            return eval_lanes(n->c, env, fmask, out, bad_node, bad_lane);
         }
-        st = sim_eval(n->b, env, tmask, out, bad_node, bad_lane);
+        st = eval_lanes(n->b, env, tmask, out, bad_node, bad_lane);
         if (st == SIM_ARITH_OK) {
-            st = sim_eval(n->c, env, fmask, &other, bad_node, bad_lane);
+            st = eval_lanes(n->c, env, fmask, &other, bad_node, bad_lane);
         }
         if (st != SIM_ARITH_OK) {
             return st;
@@ -391,4 +636,37 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
     }
     }
     g_assert_not_reached();
+}
+
+/* A converged warp's expression that is affine in the lane (an address
+ * base + thread index x element size, a loop counter, a constant) is
+ * computed in closed form, without a pass over the lanes per node; anything
+ * else, and any expression where some lane's arithmetic may fail, goes
+ * lane by lane.  A partial warp takes the closed form only for a uniform
+ * result: a varying one's inactive lanes would differ from what the
+ * lane-by-lane evaluator leaves there. */
+SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
+                        SimLaneValue *out, const ExprNode **bad_node, int *bad_lane)
+{
+    SimAffine a;
+    if (mask != 0 && !n->varying) {
+        /* The commonest case, a uniform expression: what affine_eval
+         * would give, without its frame. */
+        if (scalar_operand(n, env, &out->s)) {
+            out->uniform = true;
+            return SIM_ARITH_OK;
+        }
+        return eval_lanes(n, env, mask, out, bad_node, bad_lane);
+    }
+    if (mask != 0 && affine_eval(n, env, &a) && (a.uniform || mask == 0xffffffffu)) {
+        out->uniform = a.uniform;
+        out->s = a.base;
+        if (!a.uniform) {
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                out->v[l] = a.base + l * a.stride;
+            }
+        }
+        return SIM_ARITH_OK;
+    }
+    return eval_lanes(n, env, mask, out, bad_node, bad_lane);
 }
