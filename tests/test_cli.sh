@@ -19,6 +19,35 @@ contains missing-file "$tmp/err" "nope.trace"
 # run prints the cycle count first.
 check run 0 "$smpipe" run "$src/traces/with_staging_unified.trace" --set stages=4
 head -n 3 "$tmp/out" | grep -q "cycles" && ok || fail "run: no cycles line first"
+# README's first screen shows how the demo's report starts: each of its lines
+# (all but the "..." that elides the rest) is one smpipe prints now.
+(cd "$src" && "$smpipe" run traces/with_staging_unified.trace --set stages=4) > "$tmp/readme_run.txt"
+awk '/^The first command prints a report/ { f = 1; next } f && /^```/ { n++; if (n == 2) exit; next }
+     f && n == 1 && $0 != "  ..." && $0 != "" { print }' "$src/README.md" > "$tmp/readme_lines.txt"
+[ -s "$tmp/readme_lines.txt" ] && ok || fail "readme: no report block on README's first screen"
+while IFS= read -r line; do
+    grep -qxF -- "$line" "$tmp/readme_run.txt" && ok || fail "readme: smpipe no longer prints: $line"
+done < "$tmp/readme_lines.txt"
+# Likewise every README example whose ```text block follows a ```sh block of
+# one build/smpipe command: each of its lines is one that command prints now.
+awk -v dir="$tmp" '
+    /^```sh/ { sh = 1; cmd = ""; lines = 0; next }
+    sh && /^```/ { sh = 0; last = lines == 1 ? cmd : ""; at = NR; next }
+    sh { cmd = $0; lines++; next }
+    /^```text/ && last ~ /^build\/smpipe / && NR - at <= 2 { n++; t = 1; print last > (dir "/readme_cmd" n); next }
+    t && /^```/ { t = 0; next }
+    t { print > (dir "/readme_out" n) }
+' "$src/README.md"
+for c in "$tmp"/readme_cmd*; do
+    [ -e "$c" ] || continue
+    k=${c##*readme_cmd}
+    args=$(sed 's|^build/smpipe ||' "$c")
+    # shellcheck disable=SC2086
+    (cd "$src" && "$smpipe" $args) > "$tmp/readme_ran$k" 2>/dev/null
+    while IFS= read -r line; do
+        grep -qxF -- "$line" "$tmp/readme_ran$k" && ok || fail "readme: '$(cat "$c")' no longer prints: $line"
+    done < "$tmp/readme_out$k"
+done
 check run-quiet 0 "$smpipe" run -q "$src/traces/with_staging_unified.trace"
 grep -qE '^[0-9]+$' "$tmp/out" && ok || fail "run-quiet"
 check run-json 0 "$smpipe" run "$src/traces/with_staging.trace" --json -
