@@ -431,6 +431,33 @@ static bool lanes_read_alike(const RaceState *r, const BlockShadow *s, int64_t t
     return !differ;
 }
 
+/* The write record a run of reads last looked at, and what settles the
+ * usual case for it: the waits of its stage by thread, when the stage's
+ * waits alone decide (no barrier besides), else NULL. */
+typedef struct {
+    uint32_t known;             /* the write record `waited` belongs to, or REC_NONE */
+    const uint32_t *waited;
+    uint32_t seq;
+} ReadRun;
+
+/* Whether thread tid's read of word w needs the general test (visible()
+ * fails): w was written, and not by a stage tid has waited for since. */
+static inline bool read_needs_test(const RaceState *r, const BlockShadow *s, const WordShadow *w, int64_t tid,
+                                   ReadRun *run)
+{
+    if (w->writer == 0) {
+        return false;
+    }
+    if (w->wrec != run->known) {
+        const WriteRec *wr = wrec_at(s, w->wrec);
+        run->known = w->wrec;
+        run->waited = wr->kind == RACE_TAG_STAGE && wr->also_mbar == 0 ? &s->waited[wr->obj * s->threads] : NULL;
+        run->seq = wr->seq;
+    }
+    return (run->waited == NULL || run->waited[tid] <= run->seq) &&
+           !visible(r, s, wrec_at(s, w->wrec), w->writer - 1, tid);
+}
+
 char *race_read_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes, const int64_t *off, int64_t size,
                       SrcLoc loc, uint64_t *races)
 {
@@ -452,9 +479,7 @@ char *race_read_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes,
     int64_t t0 = tid0 + first;
     uint32_t rrec = thread_read_rec(r, s, t0, loc);
     int64_t per_lane = size / 4;
-    uint32_t known = REC_NONE;    /* the write record `stage_waited` belongs to */
-    const uint32_t *stage_waited = NULL; /* its stage's waits, by thread, when it needs only those */
-    uint32_t stage_seq = 0;
+    ReadRun run = { REC_NONE, NULL, 0 };
     int last = 31 - __builtin_clz(lanes);
     WordShadow *w = &s->words[w0];
     if (per_lane == 1 && lanes == 0xffffffffu) {
@@ -462,20 +487,9 @@ char *race_read_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes,
          * its inner one, the same checks in the same order. */
         for (int l = 0; l < 32; l++, w++) {
             int64_t tid = tid0 + l;
-            if (w->writer != 0) {
-                if (w->wrec != known) {
-                    const WriteRec *wr = wrec_at(s, w->wrec);
-                    known = w->wrec;
-                    stage_waited = wr->kind == RACE_TAG_STAGE && wr->also_mbar == 0 ? &s->waited[wr->obj * s->threads]
-                                                                                     : NULL;
-                    stage_seq = wr->seq;
-                }
-                if ((stage_waited == NULL || stage_waited[tid] <= stage_seq) &&
-                    !visible(r, s, wrec_at(s, w->wrec), w->writer - 1, tid)) {
-                    bool raced = read_one(r, s, tid, (int64_t) (w - s->words) * 4, 4, loc, &warning);
-                    *races += raced;
-                    continue;
-                }
+            if (read_needs_test(r, s, w, tid, &run)) {
+                *races += read_one(r, s, tid, (int64_t) (w - s->words) * 4, 4, loc, &warning);
+                continue;
             }
             w->reader = (uint16_t) (tid + 1);
             w->rrec = rrec;
@@ -491,22 +505,12 @@ char *race_read_lanes(RaceState *r, int32_t block, int64_t tid0, uint32_t lanes,
         WordShadow *end = w + per_lane;
         bool raced = false;
         for (; w < end; w++) {
-            if (w->writer != 0) {
-                if (w->wrec != known) {
-                    const WriteRec *wr = wrec_at(s, w->wrec);
-                    known = w->wrec;
-                    stage_waited = wr->kind == RACE_TAG_STAGE && wr->also_mbar == 0 ? &s->waited[wr->obj * s->threads]
-                                                                                     : NULL;
-                    stage_seq = wr->seq;
-                }
-                if ((stage_waited == NULL || stage_waited[tid] <= stage_seq) &&
-                    !visible(r, s, wrec_at(s, w->wrec), w->writer - 1, tid)) {
-                    /* The general path words the warning and records the
-                     * lane's words from here on. */
-                    raced = read_one(r, s, tid, (int64_t) (w - s->words) * 4, (int64_t) (end - w) * 4, loc, &warning);
-                    w = end;
-                    break;
-                }
+            if (read_needs_test(r, s, w, tid, &run)) {
+                /* The general path words the warning and records the
+                 * lane's words from here on. */
+                raced = read_one(r, s, tid, (int64_t) (w - s->words) * 4, (int64_t) (end - w) * 4, loc, &warning);
+                w = end;
+                break;
             }
             w->reader = (uint16_t) (tid + 1);
             w->rrec = rrec;
