@@ -20,6 +20,11 @@ constexpr int kIters = 1024;           // copies a warp measures, after S to fil
 constexpr size_t kBuf = 3ull << 30;    // bytes of each buffer
 
 // MODE 0: no stores; 1: every copy stored again; 2: every second copy.
+// The streaming loop is loaded.cu's k_loaded with the store share as a
+// parameter. It is not shared with loaded.cu: folding both into one helper
+// changes k_loaded's compiled timed loop (instruction order and one more
+// instruction, cuobjdump of both on the H100), and loaded_*.txt must stay
+// what that program measured.
 template <int S, int MODE>
 __global__ void k_rw(const char *buf, char *dst, unsigned long long *out)
 {

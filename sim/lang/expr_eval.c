@@ -325,12 +325,12 @@ static bool affine_eval(const ExprNode *n, const SimEvalEnv *env, SimAffine *out
     }
     switch ((ExprNodeKind) n->kind) {
     case EN_CONST:
-        return affine_make(n->value, 0, true, out);
+    case EN_WARP:
+    case EN_BLOCK_ID:
+        /* Never varying: scalar_eval above took them. */
+        return false;
     case EN_VAR: {
         const int64_t *v = env->vals + n->var;
-        if (!n->varying) {
-            return affine_make(v[0], 0, true, out);
-        }
         int64_t stride;
         if (__builtin_sub_overflow(v[1], v[0], &stride) || !affine_make(v[0], stride, false, out)) {
             return false;
@@ -361,10 +361,6 @@ static bool affine_eval(const ExprNode *n, const SimEvalEnv *env, SimAffine *out
     }
     case EN_LANE:
         return affine_make(0, 1, false, out);
-    case EN_WARP:
-        return affine_make(env->warp, 0, true, out);
-    case EN_BLOCK_ID:
-        return affine_make(program_index_value(n, env->block_id), 0, true, out);
     case EN_UNARY: {
         SimAffine a;
         if (!affine_eval(n->a, env, &a)) {
