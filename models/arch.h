@@ -91,7 +91,8 @@ typedef struct {
     int64_t cp_async_issue;       /* cycles the LSU spends per cp.async warp instruction */
     int64_t cp_async_warp_issue;  /* cycles between one warp's cp.async instructions */
     int64_t cp_async_call;        /* latency of a group memcpy_async call's library code */
-    int64_t cp_async_wait;        /* latency of a thread-scope consumer_wait / wait_group call */
+    int64_t cp_async_wait;        /* latency of a thread-scope consumer_wait call (libcudacxx's switch) */
+    int64_t cp_async_wait_prior;  /* latency of a wait with a compile-time count (one wait_group) */
     int64_t cp_async_max_inflight;/* 128-byte line requests in flight per SM */
     int64_t cp_async_extra_latency;
     bool cp_async_warp_groups;    /* commit groups shared by the warp (sm_80) */

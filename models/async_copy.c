@@ -121,9 +121,9 @@ static void race_groups_done(Sm *sm, Warp *w, LaneMask m, int64_t prior)
         }
     }
 }
-SimCycle async_wait_group_at(Sm *sm, Warp *w, LaneMask m, int64_t prior, SimCycle t)
+SimCycle async_wait_group_at(Warp *w, LaneMask m, int64_t prior, int64_t call, SimCycle t)
 {
-    return MAX(groups_ready(w, m, prior, t), t + (SimCycle) sm->arch.cp_async_wait);
+    return MAX(groups_ready(w, m, prior, t), t + (SimCycle) call);
 }
 
 void async_wait_group_done(Sm *sm, Warp *w, LaneMask m, int64_t prior, SimCycle t)

@@ -16,9 +16,11 @@ MBarStatus async_copies_arrive(Sm *sm, Warp *w, LaneMask m, int32_t mbar, SimCyc
  * waits for more than it needs (libcudacxx-notes.md). */
 void async_commit_group(Sm *sm, Warp *w, LaneMask m);
 /* cp.async.wait_group prior issued by lanes m at cycle t: the cycle it
- * returns (every group but the prior newest landed, and the instruction's
- * own cp_async.wait_cycles). */
-SimCycle async_wait_group_at(Sm *sm, Warp *w, LaneMask m, int64_t prior, SimCycle t);
+ * returns (every group but the prior newest landed, and at least `call`
+ * cycles, the wait call's own: cp_async.wait_cycles for consumer_wait's
+ * switch over the pending count, cp_async.wait_prior_cycles for a count
+ * known at compile time). */
+SimCycle async_wait_group_at(Warp *w, LaneMask m, int64_t prior, int64_t call, SimCycle t);
 /* The wait passed at cycle t: the race detector and the timeline learn
  * which groups it completed. */
 void async_wait_group_done(Sm *sm, Warp *w, LaneMask m, int64_t prior, SimCycle t);

@@ -391,9 +391,10 @@ static StepResult pipe_block_wait(Sm *sm, Warp *w, int32_t si, const Op *op, Pip
 /* Step 0 of a thread-scope wait, cp.async.wait_group prior (the library's
  * switch over the count, then DEPBAR): true when the split blocks until
  * the groups land, its step and prior (aux) recorded either way. */
-static bool thread_wait_begin(Sm *sm, Warp *w, Split *s, LaneMask m, int64_t prior, SimCycle t, int64_t *cost)
+static bool thread_wait_begin(Warp *w, Split *s, LaneMask m, int64_t prior, int64_t call, SimCycle t,
+                              int64_t *cost)
 {
-    SimCycle ready = async_wait_group_at(sm, w, m, prior, t);
+    SimCycle ready = async_wait_group_at(w, m, prior, call, t);
     s->step = 1;
     s->aux = prior;
     if (ready <= t + 1) {
@@ -537,7 +538,8 @@ static StepResult exec_op(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
              * its time-out and returns true. */
             if (s->step == 0) {
                 int64_t prior = (uint8_t) (p->head[w->tid0 + lane_lowest(m)] - p->tail[w->tid0 + lane_lowest(m)] - 1);
-                if (thread_wait_begin(sm, w, s, m, MIN(prior, (int64_t) PIPE_WAIT_GROUP_MAX), t, cost)) {
+                if (thread_wait_begin(w, s, m, MIN(prior, (int64_t) PIPE_WAIT_GROUP_MAX), sm->arch.cp_async_wait, t,
+                                      cost)) {
                     return STEP_ISSUED;
                 }
             }
@@ -704,7 +706,9 @@ static StepResult exec_op(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
         if (p->block_scope) {
             return RULE(sm, w, m, op, "pipeline_consumer_wait_prior takes a pipeline<thread_scope_thread>");
         }
-        if (s->step == 0 && thread_wait_begin(sm, w, s, m, MIN(op->value, (int64_t) PIPE_WAIT_GROUP_MAX), t, cost)) {
+        /* The count is a template argument: one wait_group, no switch. */
+        if (s->step == 0 && thread_wait_begin(w, s, m, MIN(op->value, (int64_t) PIPE_WAIT_GROUP_MAX),
+                                              sm->arch.cp_async_wait_prior, t, cost)) {
             return STEP_ISSUED;
         }
         async_wait_group_done(sm, w, m, op->value, t);

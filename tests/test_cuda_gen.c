@@ -134,13 +134,20 @@ START_TEST(barriers_tx_and_classes)
     ck_assert_ptr_nonnull(strstr(a, "smp_barrier::arrival_token t = cuda::device::barrier_arrive_tx(bar, 1, 1024);"));
     ck_assert_ptr_nonnull(strstr(a, "bar.wait(cuda::std::move(t));"));
     ck_assert_ptr_nonnull(strstr(a, "__CUDA_ARCH__ < 900"));
-    /* Without operands the chains start from a per-call counter: nothing
-     * computed before them (the sink) delays them, and ptxas can neither
-     * fold them (a constant seed) nor merge two calls. */
-    ck_assert_ptr_nonnull(strstr(a, "[[maybe_unused]] unsigned smp_seq = blockIdx.x;"));
-    ck_assert_ptr_nonnull(strstr(a, "smp_class_ffma<4>(++smp_seq, smp_sink, 10);"));
-    ck_assert_ptr_nonnull(strstr(a, "smp_class_hmma<1>(++smp_seq, smp_sink, 3);"));
-    ck_assert_ptr_nonnull(strstr(a, "const unsigned a = 0x3c003c00u | (seed & 1u);"));
+    /* Without operands the chains run on the kernel's accumulators of
+     * their class and count, started once from the block's index (nothing
+     * computed before them delays them, and ptxas cannot compute them) and
+     * folded once after the trace, as a mainloop keeps its accumulators. */
+    ck_assert_ptr_nonnull(strstr(a, "float smp_acc_ffma_4[4];\n"));
+    ck_assert_ptr_nonnull(strstr(a, "smp_start_ffma(smp_acc_ffma_4, blockIdx.x);"));
+    ck_assert_ptr_nonnull(strstr(a, "float smp_acc_hmma_1[1][4];\n"));
+    ck_assert_ptr_nonnull(strstr(a, "smp_chains_ffma(smp_acc_ffma_4, 10);"));
+    ck_assert_ptr_nonnull(strstr(a, "smp_chains_hmma(smp_acc_hmma_1, 3);"));
+    const char *body = strstr(a, "smp_chains_hmma(smp_acc_hmma_1, 3);");
+    const char *fold = strstr(a, "smp_fold_hmma(smp_acc_hmma_1, smp_sink);");
+    ck_assert_ptr_nonnull(fold);
+    ck_assert(fold > body);
+    ck_assert_ptr_null(strstr(a, "smp_seq"));
     ck_assert_ptr_null(strstr(a, "(sink & 255u)"));
     ck_assert_ptr_nonnull(strstr(a, "x = smp_compute(x, 5);"));
     /* memcpy_async_tx needs sm_90: refused on the A100. */
@@ -329,9 +336,11 @@ START_TEST(operand_compute_values)
     ck_assert_ptr_nonnull(strstr(s->str, "smp_keep(smp_sink, m);"));
     ck_assert_ptr_nonnull(strstr(s->str, "smp_keep(smp_sink, smp_op_dfma<1>(2, c, 0u, 0u));"));
     ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ T smp_op_hmma(long long n, T x, const U &y, const V &z)"));
-    ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ void smp_class_ffma(unsigned seed, unsigned &sink, long long n)"));
+    ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ void smp_chains_ffma(float (&acc)[K], long long n)"));
+    ck_assert_ptr_nonnull(strstr(s->str, "__device__ __forceinline__ void smp_chains_hmma(float (&acc)[K][4], long long n)"));
     /* With operands the chains start from them (dep) and wait for them. */
-    ck_assert_ptr_nonnull(strstr(s->str, "smp_class_ffma<K>(dep, dep, n);"));
+    ck_assert_ptr_nonnull(strstr(s->str, "    float acc[K];\n    smp_start_ffma(acc, dep);\n    smp_chains_ffma(acc, n);\n"
+                                         "    smp_fold_ffma(acc, dep);\n"));
     ck_assert_ptr_null(strstr(s->str, "smp_op_imad"));
     g_string_free(s, TRUE);
     cuda_gen_point_free(p);
@@ -360,6 +369,23 @@ START_TEST(overwritten_compute_results_stay_live)
         computes++;
     }
     ck_assert_int_eq(computes, 2);
+}
+END_TEST
+
+/* A load whose value nothing reads (a mainloop's fragments, which the trace
+ * feeds to no compute statement): in shared memory one volatile ld.shared of
+ * the element's width and nothing more, where folding it into the sink cost
+ * a LOP3 a word (cutlass_multistage: 32 a k-tile); a global one is still
+ * folded (a volatile global load would bypass L1). */
+START_TEST(unread_loads_cost_one_load)
+{
+    const char *text = "smpipe 1\nblock 32\nshared int4 s[32]\nshared int w[32]\nglobal int4 g[32]\n"
+                       "var a = load(s + threadIdx.x)\nvar b = load(w + threadIdx.x)\nvar c = load(g + threadIdx.x)\n";
+    g_autofree char *cu = generate_ok("unread.trace", text, NULL);
+    ck_assert_ptr_nonnull(strstr(cu, "smp_touch_shared((s + (long long) threadIdx.x));"));
+    ck_assert_ptr_nonnull(strstr(cu, "smp_touch_shared((w + (long long) threadIdx.x));"));
+    ck_assert_ptr_nonnull(strstr(cu, "smp_keep(smp_sink, *(g + (long long) threadIdx.x));"));
+    ck_assert_ptr_nonnull(strstr(cu, "asm volatile(\"ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];\""));
 }
 END_TEST
 
@@ -564,6 +590,7 @@ int main(void)
     tcase_add_test(tc, tiles_are_cg_tiles);
     tcase_add_test(tc, stores_fills_and_expects);
     tcase_add_test(tc, overwritten_compute_results_stay_live);
+    tcase_add_test(tc, unread_loads_cost_one_load);
     suite_add_tcase(s, tc);
     TCase *tv = tcase_create("validate");
     tcase_add_test(tv, value_lists);

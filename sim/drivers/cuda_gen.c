@@ -259,10 +259,23 @@ enum {
     CLASS_USED_OPERANDS = 2
 };
 
+/* The accumulators of class d's K chains, acc[K] plus this suffix, of this
+ * type: float acc[K][4] for hmma (an m16n8k16 MMA's four f32 results a
+ * lane), else the class's type, one a chain. */
+static const char *class_acc_suffix(const ClassDef *d)
+{
+    return d->type == NULL ? "[4]" : "";
+}
+
+static const char *class_acc_type(const ClassDef *d)
+{
+    return d->type == NULL ? "float" : d->type;
+}
+
 /* The wrapper of compute(CLASS, n, x [, y [, z]]): the chains start from
  * the operands folded together, so they wait for every operand; the value
  * is smp_mix's (the functional model's), tied to the end of the chains. */
-static void emit_operand_helper(GString *o, const char *cls)
+static void emit_operand_helper(GString *o, const ClassDef *d)
 {
     g_string_append_printf(o, "\n/* compute(%s, n, x [, y [, z]]): n %s instructions over K chains that wait for"
                            " every operand;\n * the value is smp_mix's. */\n"
@@ -270,8 +283,10 @@ static void emit_operand_helper(GString *o, const char *cls)
                            "__device__ __forceinline__ T smp_op_%s(long long n, T x, const U &y, const V &z)\n{\n"
                            "    unsigned dep = 0u;\n"
                            "    smp_keep(dep, x);\n    smp_keep(dep, y);\n    smp_keep(dep, z);\n"
-                           "    smp_class_%s<K>(dep, dep, n);\n"
-                           "    return smp_mix(dep, x, y, z);\n}\n", cls, cls, cls, cls);
+                           "    %s acc[K]%s;\n    smp_start_%s(acc, dep);\n    smp_chains_%s(acc, n);\n"
+                           "    smp_fold_%s(acc, dep);\n"
+                           "    return smp_mix(dep, x, y, z);\n}\n",
+                           d->name, d->name, d->name, class_acc_type(d), class_acc_suffix(d), d->name, d->name, d->name);
 }
 
 static void emit_class_helpers(GString *o, const int *used)
@@ -281,58 +296,59 @@ static void emit_class_helpers(GString *o, const int *used)
         if (!used[i]) {
             continue;
         }
-        /* The chains start from seed and end folded into sink: without
-         * operands the caller passes the next smp_seq, so that nothing
-         * computed before (the sink) delays them, as the trace says. */
-        g_string_append_printf(o, "\n/* compute(%s, n, K): n %s instructions round robin over K independent chains"
-                               " starting from seed,\n * folded into sink. */\n"
-                               "template <int K>\n__device__ __forceinline__ void smp_class_%s(unsigned seed, unsigned &sink,"
-                               " long long n)\n{\n",
-                               d->name, d->name, d->name);
+        /* The chains run on accumulators the caller owns: a kernel keeps
+         * one set per class and chain count across every statement, as a
+         * real mainloop keeps its MMA accumulators across k-tiles, so that
+         * starting and folding them is paid once a thread, not once a
+         * statement (cutlass_multistage's SASS spent 64 of 195 mainloop
+         * instructions a k-tile on that, docs/validation.md). */
+        g_string_append_printf(o, "\n/* compute(%s, n, K): n %s instructions round robin over the K independent"
+                               " chains in acc. */\n"
+                               "template <int K>\n__device__ __forceinline__ void smp_chains_%s(%s (&acc)[K]%s,"
+                               " long long n)\n{\n    long long i = 0;\n",
+                               d->name, d->name, d->name, class_acc_type(d), class_acc_suffix(d));
         if (d->type == NULL) {
             /* hmma: one warp-wide m16n8k16 f16 MMA with f32 accumulators per
-             * instruction; the warp must be converged. */
+             * instruction; the warp must be converged.  The f16 inputs are
+             * constants: no chain waits for anything but itself. */
             g_string_append(o,
-                "    float acc[K][4];\n"
-                "    const unsigned a = 0x3c003c00u | (seed & 1u);\n"
-                "#pragma unroll\n"
-                "    for (int c = 0; c < K; ++c) {\n"
-                "        acc[c][0] = acc[c][1] = acc[c][2] = acc[c][3] = (float) c;\n"
-                "    }\n"
-                "    long long i = 0;\n"
+                "    const unsigned a = 0x3c003c00u;\n"
                 "#define SMP_HMMA(c) asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, \" \\\n"
                 "                                 \"{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\" \\\n"
                 "                                 : \"+f\"(acc[c][0]), \"+f\"(acc[c][1]), \"+f\"(acc[c][2]), \"+f\"(acc[c][3]) \\\n"
-                "                                 : \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(a))\n"
-                "    for (; i + K <= n; i += K) {\n"
-                "#pragma unroll\n"
-                "        for (int c = 0; c < K; ++c) {\n"
-                "            SMP_HMMA(c);\n"
-                "        }\n"
-                "    }\n"
-                "#pragma unroll\n"
-                "    for (int c = 0; c < K; ++c) {\n"
-                "        if (i + c < n) {\n"
-                "            SMP_HMMA(c);\n"
-                "        }\n"
-                "    }\n"
-                "#undef SMP_HMMA\n"
-                "#pragma unroll\n"
-                "    for (int c = 0; c < K; ++c) {\n"
-                "        sink ^= __float_as_uint(acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3]);\n"
-                "    }\n}\n");
+                "                                 : \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(a), \"r\"(a))\n");
+            g_string_append(o, "    for (; i + K <= n; i += K) {\n#pragma unroll\n        for (int c = 0; c < K; ++c) {\n"
+                               "            SMP_HMMA(c);\n        }\n    }\n"
+                               "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        if (i + c < n) {\n"
+                               "            SMP_HMMA(c);\n        }\n    }\n#undef SMP_HMMA\n}\n");
         } else {
-            g_string_append_printf(o, "    %s acc[K];\n#pragma unroll\n    for (int c = 0; c < K; ++c) {\n"
-                                   "        acc[c] = %s;\n    }\n    long long i = 0;\n"
-                                   "    for (; i + K <= n; i += K) {\n#pragma unroll\n        for (int c = 0; c < K; ++c) {\n"
+            g_string_append_printf(o, "    for (; i + K <= n; i += K) {\n#pragma unroll\n        for (int c = 0; c < K; ++c) {\n"
                                    "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n"
                                    "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        if (i + c < n) {\n"
-                                   "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n"
-                                   "#pragma unroll\n    for (int c = 0; c < K; ++c) {\n        sink ^= %s;\n    }\n}\n",
-                                   d->type, d->init, d->asm_text, d->cons, d->asm_text, d->cons, d->fold);
+                                   "            asm volatile(\"%s\" : \"%s\"(acc[c]));\n        }\n    }\n}\n",
+                                   d->asm_text, d->cons, d->asm_text, d->cons);
+        }
+        /* Starting chains (the kernel's accumulators, and each call of the
+         * operand form) and folding them into a sink. */
+        g_string_append_printf(o, "\ntemplate <int K>\n__device__ __forceinline__ void smp_start_%s(%s (&acc)[K]%s,"
+                               " unsigned seed)\n{\n#pragma unroll\n    for (int c = 0; c < K; ++c) {\n",
+                               d->name, class_acc_type(d), class_acc_suffix(d));
+        if (d->type == NULL) {
+            g_string_append(o, "        acc[c][0] = acc[c][1] = acc[c][2] = acc[c][3] = (float) (seed & 255u) + (float) c;\n"
+                               "    }\n}\n");
+        } else {
+            g_string_append_printf(o, "        acc[c] = %s;\n    }\n}\n", d->init);
+        }
+        g_string_append_printf(o, "\ntemplate <int K>\n__device__ __forceinline__ void smp_fold_%s(const %s (&acc)[K]%s,"
+                               " unsigned &sink)\n{\n#pragma unroll\n    for (int c = 0; c < K; ++c) {\n",
+                               d->name, class_acc_type(d), class_acc_suffix(d));
+        if (d->type == NULL) {
+            g_string_append(o, "        sink ^= __float_as_uint(acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3]);\n    }\n}\n");
+        } else {
+            g_string_append_printf(o, "        sink ^= %s;\n    }\n}\n", d->fold);
         }
         if (used[i] & CLASS_USED_OPERANDS) {
-            emit_operand_helper(o, d->name);
+            emit_operand_helper(o, d);
         }
     }
 }
@@ -492,11 +508,7 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
     }
     gen_line(g, "extern __shared__ __align__(128) unsigned char smp_smem[];");
     gen_line(g, "unsigned smp_sink = 0;");
-    /* The seed of each compute(CLASS, n, k) without operands: known only
-     * at run time, so that ptxas can neither fold the chains (a constant
-     * seed lets it compute them) nor hoist or merge them (each call gets
-     * the next value), yet computed from nothing the trace computes. */
-    gen_line(g, "[[maybe_unused]] unsigned smp_seq = blockIdx.x;");
+    gen_class_accumulators(g, false);
     if (gen_block_is_multi_dim(p)) {
         gen_line(g, "const unsigned smp_rank = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);");
     }
@@ -543,6 +555,7 @@ static bool emit_point(GString *o, const CudaGenPoint *pt, guint k, GError **err
     }
     g->depth = 1;
     gen_line(g, "}();");
+    gen_class_accumulators(g, true);
     gen_line(g, "const unsigned long long smp_t1 = smp_clock();");
     gen_line(g, "const unsigned smp_gtid = %s * %s + %s;", gen_block_rank_text(p),
          gen_block_is_multi_dim(p) ? "(blockDim.x * blockDim.y * blockDim.z)" : "blockDim.x", gen_thread_rank_text(p));

@@ -53,6 +53,13 @@ typedef struct {
 
 /* ------------------------------------------------ the kernel (cuda_kernel.c) */
 
+/* The chain count K of an operand-less compute(CLASS, n, K) (op). */
+int64_t gen_class_chains(const Op *op);
+/* Declares and starts (fold false) or folds into smp_sink (fold true) the
+ * accumulators the kernel's operand-less compute statements share, one set
+ * per class and chain count, smp_acc_CLASS_K, in the order of first use. */
+void gen_class_accumulators(Gen *g, bool fold);
+
 /* A C++ identifier for a trace name, unique among `used` (which takes it).
  * Returns a newly allocated string. */
 char *gen_unique_name(GHashTable *used, const char *name);

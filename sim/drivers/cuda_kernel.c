@@ -586,12 +586,55 @@ static void emit_compute(Gen *g, const Op *op)
         }
         return;
     }
-    const char *cls = g_ptr_array_index(g->prog->classes, op->value);
-    int64_t chains = op->e[1]->kind == EN_CONST ? CLAMP(op->e[1]->value, 1, CUDA_GEN_MAX_CHAINS) : 1;
+    /* No operands: the chains wait for nothing the trace computes; they
+     * run on the kernel's accumulators of their class and count
+     * (gen_class_accumulators). */
     count = ex_str(g, op->e[0]);
-    /* No operands: the chains wait for nothing the trace computes (the
-     * seed is a per-call counter, cuda_gen.c). */
-    gen_line(g, "smp_class_%s<%" G_GINT64_FORMAT ">(++smp_seq, smp_sink, %s);", cls, chains, count);
+    gen_line(g, "smp_chains_%s(smp_acc_%s_%" G_GINT64_FORMAT ", %s);", (const char *) g_ptr_array_index(g->prog->classes, op->value),
+             (const char *) g_ptr_array_index(g->prog->classes, op->value), gen_class_chains(op), count);
+}
+
+int64_t gen_class_chains(const Op *op)
+{
+    return op->e[1]->kind == EN_CONST ? CLAMP(op->e[1]->value, 1, CUDA_GEN_MAX_CHAINS) : 1;
+}
+
+void gen_class_accumulators(Gen *g, bool fold)
+{
+    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = 0; i < g->prog->ops->len; i++) {
+        const Op *op = &g_array_index(g->prog->ops, Op, i);
+        if (op->code != OP_COMPUTE || op->obj >= 0 || op->sub == COMPUTE_OPERANDS) {
+            continue;
+        }
+        const char *cls = g_ptr_array_index(g->prog->classes, op->value);
+        const ClassDef *d = gen_class_def(cls);
+        int64_t k = gen_class_chains(op);
+        char *name = g_strdup_printf("smp_acc_%s_%" G_GINT64_FORMAT, cls, k);
+        if (d == NULL || g_hash_table_contains(seen, name)) {
+            g_free(name);
+            continue;
+        }
+        g_hash_table_add(seen, name);
+        if (fold) {
+            gen_line(g, "smp_fold_%s(%s, smp_sink);", cls, name);
+            continue;
+        }
+        /* Started from the block's index: known only at run time, so
+         * that ptxas cannot compute the chains. */
+        gen_line(g, "%s %s[%" G_GINT64_FORMAT "]%s;", d->type != NULL ? d->type : "float", name, k,
+                 d->type != NULL ? "" : "[4]");
+        gen_line(g, "smp_start_%s(%s, blockIdx.x);", cls, name);
+    }
+}
+
+/* Whether a load whose value nothing reads can be smp_touch_shared: an
+ * element of 4, 8 or 16 bytes in shared memory (one ld.shared). */
+static bool loads_shared_word(const Gen *g, const ExprNode *ptr)
+{
+    const ProgBuffer *b = &g_array_index(g->prog->buffers, ProgBuffer, ptr->type.buffer);
+    int64_t size = ptr->type.elem.size;
+    return b->space == SPACE_SHARED && (size == 4 || size == 8 || size == 16);
 }
 
 static void emit_op(Gen *g, const Op *op, int index)
@@ -740,6 +783,8 @@ static void emit_op(Gen *g, const Op *op, int index)
         if (op->var >= 0 && g->read[op->var]) {
             l = lhs(g, op->var);
             gen_line(g, "%s*%s;", l, a);
+        } else if (loads_shared_word(g, op->e[0])) {
+            gen_line(g, "smp_touch_shared(%s);", a);
         } else {
             gen_line(g, "smp_keep(smp_sink, *%s);", a);
         }
