@@ -259,15 +259,12 @@ enum {
     CLASS_USED_OPERANDS = 2
 };
 
-/* The accumulators of class d's K chains, acc[K] plus this suffix, of this
- * type: float acc[K][4] for hmma (an m16n8k16 MMA's four f32 results a
- * lane), else the class's type, one a chain. */
-static const char *class_acc_suffix(const ClassDef *d)
+const char *gen_class_acc_suffix(const ClassDef *d)
 {
     return d->type == NULL ? "[4]" : "";
 }
 
-static const char *class_acc_type(const ClassDef *d)
+const char *gen_class_acc_type(const ClassDef *d)
 {
     return d->type == NULL ? "float" : d->type;
 }
@@ -286,7 +283,7 @@ static void emit_operand_helper(GString *o, const ClassDef *d)
                            "    %s acc[K]%s;\n    smp_start_%s(acc, dep);\n    smp_chains_%s(acc, n);\n"
                            "    smp_fold_%s(acc, dep);\n"
                            "    return smp_mix(dep, x, y, z);\n}\n",
-                           d->name, d->name, d->name, class_acc_type(d), class_acc_suffix(d), d->name, d->name, d->name);
+                           d->name, d->name, d->name, gen_class_acc_type(d), gen_class_acc_suffix(d), d->name, d->name, d->name);
 }
 
 static void emit_class_helpers(GString *o, const int *used)
@@ -306,7 +303,7 @@ static void emit_class_helpers(GString *o, const int *used)
                                " chains in acc. */\n"
                                "template <int K>\n__device__ __forceinline__ void smp_chains_%s(%s (&acc)[K]%s,"
                                " long long n)\n{\n    long long i = 0;\n",
-                               d->name, d->name, d->name, class_acc_type(d), class_acc_suffix(d));
+                               d->name, d->name, d->name, gen_class_acc_type(d), gen_class_acc_suffix(d));
         if (d->type == NULL) {
             /* hmma: one warp-wide m16n8k16 f16 MMA with f32 accumulators per
              * instruction; the warp must be converged.  The f16 inputs are
@@ -332,7 +329,7 @@ static void emit_class_helpers(GString *o, const int *used)
          * operand form) and folding them into a sink. */
         g_string_append_printf(o, "\ntemplate <int K>\n__device__ __forceinline__ void smp_start_%s(%s (&acc)[K]%s,"
                                " unsigned seed)\n{\n#pragma unroll\n    for (int c = 0; c < K; ++c) {\n",
-                               d->name, class_acc_type(d), class_acc_suffix(d));
+                               d->name, gen_class_acc_type(d), gen_class_acc_suffix(d));
         if (d->type == NULL) {
             g_string_append(o, "        acc[c][0] = acc[c][1] = acc[c][2] = acc[c][3] = (float) (seed & 255u) + (float) c;\n"
                                "    }\n}\n");
@@ -341,7 +338,7 @@ static void emit_class_helpers(GString *o, const int *used)
         }
         g_string_append_printf(o, "\ntemplate <int K>\n__device__ __forceinline__ void smp_fold_%s(const %s (&acc)[K]%s,"
                                " unsigned &sink)\n{\n#pragma unroll\n    for (int c = 0; c < K; ++c) {\n",
-                               d->name, class_acc_type(d), class_acc_suffix(d));
+                               d->name, gen_class_acc_type(d), gen_class_acc_suffix(d));
         if (d->type == NULL) {
             g_string_append(o, "        sink ^= __float_as_uint(acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3]);\n    }\n}\n");
         } else {

@@ -53,6 +53,11 @@ typedef struct {
 
 /* ------------------------------------------------ the kernel (cuda_kernel.c) */
 
+/* The accumulators of class d's K chains are `TYPE acc[K]SUFFIX`: float
+ * acc[K][4] for hmma (an m16n8k16 MMA's four f32 results a lane), else the
+ * class's type, one a chain (cuda_gen.c). */
+const char *gen_class_acc_type(const ClassDef *d);
+const char *gen_class_acc_suffix(const ClassDef *d);
 /* The chain count K of an operand-less compute(CLASS, n, K) (op). */
 int64_t gen_class_chains(const Op *op);
 /* Declares and starts (fold false) or folds into smp_sink (fold true) the

@@ -589,9 +589,9 @@ static void emit_compute(Gen *g, const Op *op)
     /* No operands: the chains wait for nothing the trace computes; they
      * run on the kernel's accumulators of their class and count
      * (gen_class_accumulators). */
+    const char *cls = g_ptr_array_index(g->prog->classes, op->value);
     count = ex_str(g, op->e[0]);
-    gen_line(g, "smp_chains_%s(smp_acc_%s_%" G_GINT64_FORMAT ", %s);", (const char *) g_ptr_array_index(g->prog->classes, op->value),
-             (const char *) g_ptr_array_index(g->prog->classes, op->value), gen_class_chains(op), count);
+    gen_line(g, "smp_chains_%s(smp_acc_%s_%" G_GINT64_FORMAT ", %s);", cls, cls, gen_class_chains(op), count);
 }
 
 int64_t gen_class_chains(const Op *op)
@@ -622,8 +622,7 @@ void gen_class_accumulators(Gen *g, bool fold)
         }
         /* Started from the block's index: known only at run time, so
          * that ptxas cannot compute the chains. */
-        gen_line(g, "%s %s[%" G_GINT64_FORMAT "]%s;", d->type != NULL ? d->type : "float", name, k,
-                 d->type != NULL ? "" : "[4]");
+        gen_line(g, "%s %s[%" G_GINT64_FORMAT "]%s;", gen_class_acc_type(d), name, k, gen_class_acc_suffix(d));
         gen_line(g, "smp_start_%s(%s, blockIdx.x);", cls, name);
     }
 }
