@@ -444,6 +444,27 @@ START_TEST(thread_wait_takes_wait_cycles)
 }
 END_TEST
 
+/* pipeline_consumer_wait_prior<N> is one wait_group N (its count is a
+ * template argument: no switch over the pending count as in consumer_wait),
+ * so on landed groups it takes cp_async.wait_prior_cycles, not
+ * cp_async.wait_cycles. */
+START_TEST(wait_prior_takes_its_own_cycles)
+{
+    Bench b;
+    open_pipe(&b, THREAD_PIPE);
+    thread_made(&b);
+    commit_groups(&b, 2);
+    ck_assert_int_gt(b.sm->arch.cp_async_wait_prior, 1);
+    ck_assert_int_ne(b.sm->arch.cp_async_wait_prior, b.sm->arch.cp_async_wait);
+    int64_t cost;
+    const Op *prior0 = bench_op(&b, OP_PIPE_WAIT_PRIOR, 1);
+    ck_assert_int_eq(prior0->value, 0);
+    ck_assert_int_eq(bench_step(&b, 0, prior0, 5000, &cost), STEP_ISSUED);
+    ck_assert_uint_eq(bench_warp(&b, 0)->split[0].ready_at, 5000 + (SimCycle) b.sm->arch.cp_async_wait_prior);
+    bench_close(&b);
+}
+END_TEST
+
 /* pipeline_consumer_wait_prior<N> waits with min(N, 8) pending and sets
  * the tail N stages behind the head. */
 START_TEST(wait_prior_leaves_at_most_8_groups)
@@ -774,6 +795,7 @@ int main(void)
         { "thread wait cap", thread_wait_leaves_at_most_8_groups },
         { "thread wait cycles", thread_wait_takes_wait_cycles },
         { "wait_prior cap", wait_prior_leaves_at_most_8_groups },
+        { "wait_prior cycles", wait_prior_takes_its_own_cycles },
         { "empty pipeline", wait_on_an_empty_pipeline },
         { "block wait and stage life", block_wait_blocks_until_the_stage_lands },
         { "wait_for time-out", wait_for_times_out },
