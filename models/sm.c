@@ -242,23 +242,15 @@ static void end_decision(Sm *sm, int32_t smsp)
     }
 }
 
-/* One issue decision of a sub-partition's scheduler at cycle now, among
- * the warps whose next instruction can issue now, in policy order; a warp
- * whose pipe is busy is skipped, as the hardware's dispatch does. */
-static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
+/* The visits of a decision over a ready list (list mode, scheduler.h):
+ * the ready warps in policy order (scheduler_order), the first that can
+ * issue now issues; one that issues nothing lets the next in that order
+ * try.  Returns false when the run stopped. */
+static bool visit_list(Sm *sm, Scheduler *s, SimCycle now)
 {
-    Scheduler *s = &sm->smsp[smsp];
-    if (now < s->next_free) {
-        request_arbitration(sm, smsp, s->next_free);
-        return;
-    }
-    /* The timer that fired is idle until end_decision. */
-    sm->deciding = smsp;
-    /* The ready warps are visited in policy order (scheduler_order), the
-     * first that can issue now issues; one that issues nothing lets the
-     * next in that order try.  Sorting them is not needed: between issues
-     * nothing changes, so the next visit that issues is the lowest-ranked
-     * warp that can issue now among those ranked after the last visited. */
+    /* Sorting them is not needed: between issues nothing changes, so the
+     * next visit that issues is the lowest-ranked warp that can issue now
+     * among those ranked after the last visited. */
     int32_t n = s->nready;
     int32_t last = s->last;
     /* The list as read: the list itself until a visit that took a warp out
@@ -283,7 +275,7 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
             w = &sm->warps[id];
         }
         if (w == NULL) {
-            break;
+            return true;
         }
         visited = best_rank;
         catch_up(sm, w, now);
@@ -292,12 +284,11 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
         w->queued = false;
         int64_t k = warp_issue(sm, w, now);
         if (sm->engine.stop) {
-            end_decision(sm, smsp);
-            return;
+            return false;
         }
         if (k > 0) {
             s->next_free = now + (SimCycle) k;
-            break;
+            return true;
         }
         if (order == s->ready) {
             memcpy(sm->order, s->ready, (size_t) best_pos * sizeof *sm->order);
@@ -306,6 +297,61 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
             order = sm->order;
         }
     }
+}
+
+/* visit_list's visits over a ready mask (LRR, mask mode): the policy
+ * order is the bits above the last warp's, then the bits up to it, each
+ * part in ascending order.  A visit that issues nothing lets the next bit
+ * in that order try: the warps still to try are the ones the decision read
+ * and has not tried (the visited warp may have returned to the mask; it is
+ * not tried again, and no other warp joins or leaves while a warp issues).
+ * Returns false when the run stopped. */
+static bool visit_mask(Sm *sm, Scheduler *s, SimCycle now)
+{
+    int32_t split = s->last_slot + 1;
+    uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
+    uint64_t part[2] = { s->mask & above, s->mask & ~above };
+    for (int p = 0; p < 2; p++) {
+        while (part[p] != 0) {
+            int32_t slot = __builtin_ctzll(part[p]);
+            part[p] &= part[p] - 1;
+            int32_t id = scheduler_slot_warp(s, slot);
+            if (cached_ready_time(sm, s, id, now) > now) {
+                continue;
+            }
+            Warp *w = &sm->warps[id];
+            catch_up(sm, w, now);
+            scheduler_take_slot(s, slot);
+            w->queued = false;
+            int64_t k = warp_issue(sm, w, now);
+            if (sm->engine.stop) {
+                return false;
+            }
+            if (k > 0) {
+                s->next_free = now + (SimCycle) k;
+                return true;
+            }
+        }
+    }
+    return true;
+}
+
+/* One issue decision of a sub-partition's scheduler at cycle now, among
+ * the warps whose next instruction can issue now, in policy order; a warp
+ * whose pipe is busy is skipped, as the hardware's dispatch does. */
+static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
+{
+    Scheduler *s = &sm->smsp[smsp];
+    if (now < s->next_free) {
+        request_arbitration(sm, smsp, s->next_free);
+        return;
+    }
+    /* The timer that fired is idle until end_decision. */
+    sm->deciding = smsp;
+    if (!(s->by_mask ? visit_mask(sm, s, now) : visit_list(sm, s, now))) {
+        end_decision(sm, smsp);
+        return;
+    }
     /* The next decision: when the scheduler is free and a warp can issue.
      * It is never before `floor` (the next cycle, or when the scheduler is
      * free again; no earlier than now), so the scan stops at the first warp
@@ -313,11 +359,6 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
      * asking the others.  A warp's ready time is cached_ready_time's
      * without the clock: max(now, x) only matters below floor. */
     SimCycle floor = MAX(now + (s->next_free > now ? 0 : 1), s->next_free);
-    if (G_UNLIKELY(sm->opt.check_invariants)) {
-        for (int32_t i = 0; i < s->nready; i++) {
-            (void) cached_ready_time(sm, s, s->ready[i], now);
-        }
-    }
     const SimCycle *base = sm->ready_base;
     const int32_t *cls = sm->ready_cls;
     const SimCycle *pipe_free = s->pipe_free;
@@ -325,14 +366,40 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
     /* A request held for floor or earlier (the issued warp's, or a woken
      * one's) stands whatever the scan finds (decision_at is
      * SIM_CYCLE_NEVER, after any floor, while none is held). */
-    int32_t nscan = sm->decision_at <= floor ? 0 : s->nready;
-    for (int32_t i = 0; i < nscan; i++) {
-        int32_t id = s->ready[i];
-        SimCycle t = MAX(base[id], pipe_free[cls[id]]);
-        if (t < next) {
-            next = t;
-            if (next <= floor) {
-                break;
+    bool scan = sm->decision_at > floor;
+    if (s->by_mask) {
+        if (G_UNLIKELY(sm->opt.check_invariants)) {
+            for (uint64_t m = s->mask; m != 0; m &= m - 1) {
+                int32_t id = scheduler_slot_warp(s, __builtin_ctzll(m));
+                g_assert(sm->warps[id].queued);
+                (void) cached_ready_time(sm, s, id, now);
+            }
+        }
+        for (uint64_t m = scan ? s->mask : 0; m != 0; m &= m - 1) {
+            int32_t id = scheduler_slot_warp(s, __builtin_ctzll(m));
+            SimCycle t = MAX(base[id], pipe_free[cls[id]]);
+            if (t < next) {
+                next = t;
+                if (next <= floor) {
+                    break;
+                }
+            }
+        }
+    } else {
+        if (G_UNLIKELY(sm->opt.check_invariants)) {
+            for (int32_t i = 0; i < s->nready; i++) {
+                (void) cached_ready_time(sm, s, s->ready[i], now);
+            }
+        }
+        int32_t nscan = scan ? s->nready : 0;
+        for (int32_t i = 0; i < nscan; i++) {
+            int32_t id = s->ready[i];
+            SimCycle t = MAX(base[id], pipe_free[cls[id]]);
+            if (t < next) {
+                next = t;
+                if (next <= floor) {
+                    break;
+                }
             }
         }
     }
@@ -767,6 +834,11 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->decision_at = SIM_CYCLE_NEVER;
     for (int64_t i = 0; i < arch->subpartitions; i++) {
         scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
+        /* Warp w goes to sub-partition w mod subpartitions (below). */
+        int32_t count = (int32_t) ((sm->nwarps - i + arch->subpartitions - 1) / arch->subpartitions);
+        if (arch->policy == SCHED_LRR && count <= 64) {
+            scheduler_use_mask(&sm->smsp[i], (int32_t) i, (int32_t) arch->subpartitions, count);
+        }
     }
 
     int32_t nmbars = (int32_t) prog->barriers->len;
