@@ -830,6 +830,10 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->ready_cls = g_new0(int32_t, MAX(sm->nwarps, 1));
     sm->smsp = g_new0(Scheduler, arch->subpartitions);
     sm->arbitration = g_new0(SimTimer, arch->subpartitions);
+    /* A busy sub-partition re-arms its decision every cycle or two. */
+    for (int64_t i = 0; i < arch->subpartitions; i++) {
+        sim_engine_timer_bind_slot(&sm->engine, &sm->arbitration[i]);
+    }
     sm->deciding = -1;
     sm->decision_at = SIM_CYCLE_NEVER;
     for (int64_t i = 0; i < arch->subpartitions; i++) {
