@@ -232,13 +232,15 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
         /* Alone on its scheduler, nothing can take these issue slots: issue
          * the rest of the chain now, at the cycles it would issue anyway. */
         SimCycle last = t;
+        /* The chain's lanes and path stay the same: one role for all. */
+        SimRole role = sm_warp_role(w);
         while (s->remaining > 0) {
             c = s->chain_next;
             SimCycle at = MAX(last + 1, MAX(link_dep(sm, w, c), *pipe_free));
             if (at > last + 1) {
-                sm_account(w, w->chain[c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE, last + 1);
+                sm_account_as(w, w->chain[c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE, last + 1, role);
             }
-            sm_account(w, WS_ISSUING, at);
+            sm_account_as(w, WS_ISSUING, at, role);
             w->chain[c] = MAX(w->chain[c], at) + (SimCycle) ic->latency;
             *pipe_free = at + (SimCycle) ic->interval;
             s->chain_next = c + 1 == s->aux ? 0 : c + 1;

@@ -209,22 +209,39 @@ static inline SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
     return cached_ready_time(sm, &sm->smsp[w->smsp], w->id, now);
 }
 
+/* Under check_invariants: queued warp w's issue time from cycle
+ * `eligible` on, as the cache gives it, is t. */
+static G_GNUC_NO_INLINE void check_issue_cache(Sm *sm, Warp *w, SimCycle eligible, SimCycle t)
+{
+    if (t != warp_issue_time(sm, w, eligible)) {
+        g_error("warp %d's cached issue time is stale at cycle %" G_GUINT64_FORMAT, w->id, sm->engine.now);
+    }
+}
+
 /* Brings a queued warp's accounting up to cycle now: after its own wait
- * (ready_at) it was throttled by its pipe, then not selected. */
-static void catch_up(Sm *sm, Warp *w, SimCycle now)
+ * (ready_at) it was throttled by its pipe, then not selected.  Inlined in
+ * each decision's visit: called, it costs more than it does. */
+G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now)
 {
     const Split *s = &w->split[w->focus];
     SimCycle eligible = MAX(s->ready_at, w->busy_until);
     if (eligible >= now) {
         return;
     }
-    SimCycle pipe = warp_issue_time(sm, w, eligible);
+    /* warp_issue_time(sm, w, eligible), from the cache: ready_base is
+     * eligible or, for a started chain, the chain's input if later. */
+    SimCycle pipe = MAX(sm->ready_base[w->id], sm->smsp[w->smsp].pipe_free[sm->ready_cls[w->id]]);
+    if (G_UNLIKELY(sm->opt.check_invariants)) {
+        check_issue_cache(sm, w, eligible, pipe);
+    }
+    /* Nothing changes the warp's path between the two. */
+    SimRole role = sm_warp_role(w);
     if (pipe > eligible) {
-        sm_account(w, WS_MATH_THROTTLE, eligible);
+        sm_account_as(w, WS_MATH_THROTTLE, eligible, role);
         eligible = pipe;
     }
     if (eligible < now) {
-        sm_account(w, WS_NOT_SELECTED, eligible);
+        sm_account_as(w, WS_NOT_SELECTED, eligible, role);
     }
 }
 

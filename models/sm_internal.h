@@ -203,22 +203,27 @@ char *sm_describe_lanes(const Warp *w, LaneMask m);
 char *sm_describe_mbar(const Sm *sm, int32_t block, int32_t mbar);
 SimRole sm_split_role(Sm *sm, Warp *w, Split *s);
 
-/* sm_account_place without line, stage and barrier, which stay 0, -1 and
- * NULL without account_place, inline: every issue changes a warp's state
- * two or three times.  The role is the split's cached one when it has
- * it. */
-static inline void sm_account(Warp *w, SimWarpState st, SimCycle at)
+/* The role sm_account charges w's cycles to: its focus path's, the
+ * split's cached one when it has it, ROLE_NONE once the warp exited. */
+static inline SimRole sm_warp_role(Warp *w)
+{
+    if (!w->live) {
+        return ROLE_NONE;
+    }
+    Split *s = &w->split[w->focus];
+    return s->status != SPLIT_FREE && s->mask != 0 && s->role >= 0 ? (SimRole) s->role
+                                                                 : sm_split_role(w->sm, w, s);
+}
+
+/* sm_account with the role already known: `role` is sm_warp_role(w),
+ * asked since the last change of w's focus path or its lanes (a caller
+ * that accounts several states in a row asks once). */
+static inline void sm_account_as(Warp *w, SimWarpState st, SimCycle at, SimRole role)
 {
     Sm *sm = w->sm;
     if (G_UNLIKELY(sm->account_place)) {
         sm_account_place(w, st, at);
         return;
-    }
-    SimRole role = ROLE_NONE;
-    if (w->live) {
-        Split *s = &w->split[w->focus];
-        role = s->status != SPLIT_FREE && s->mask != 0 && s->role >= 0 ? (SimRole) s->role
-                                                                     : sm_split_role(sm, w, s);
     }
     if (st == w->state && role == w->role) {
         return;
@@ -232,6 +237,19 @@ static inline void sm_account(Warp *w, SimWarpState st, SimCycle at)
     }
     w->state = st;
     w->role = role;
+}
+
+/* sm_account_place without line, stage and barrier, which stay 0, -1 and
+ * NULL without account_place, inline: every issue changes a warp's state
+ * two or three times.  The role is the split's cached one when it has
+ * it. */
+static inline void sm_account(Warp *w, SimWarpState st, SimCycle at)
+{
+    if (G_UNLIKELY(w->sm->account_place)) {
+        sm_account_place(w, st, at);
+        return;
+    }
+    sm_account_as(w, st, at, sm_warp_role(w));
 }
 
 /* The program's operation pc and variable i. */
