@@ -543,49 +543,91 @@ void sm_fail(Sm *sm, GError *err)
 
 /* ------------------------------------------------------------- overlap */
 
-/* Is cycle c (finalised in increasing order) inside a copy interval? */
-static bool copy_covers(Sm *sm, SimCycle c)
+/* The marks in cycles [a, b) of the window whose bit i is cycle lo + i
+ * (its first `used` words set, the rest 0). */
+static uint64_t window_count(const uint64_t *bits, SimCycle lo, SimCycle a, SimCycle b)
 {
-    while (sm->copy_head < sm->copy_closed->len / 2 &&
-           g_array_index(sm->copy_closed, SimCycle, 2 * sm->copy_head + 1) <= c) {
-        sm->copy_head++;
+    a = MAX(a, lo);
+    b = MIN(b, lo + 64 * SM_OVERLAP_WORDS);
+    if (a >= b) {
+        return 0;
     }
-    if (sm->copy_head < sm->copy_closed->len / 2 &&
-        g_array_index(sm->copy_closed, SimCycle, 2 * sm->copy_head) <= c) {
-        return true;
+    uint64_t i = a - lo;
+    uint64_t j = b - lo;
+    uint64_t first = i / 64;
+    uint64_t last = (j - 1) / 64;
+    uint64_t n = 0;
+    for (uint64_t k = first; k <= last; k++) {
+        uint64_t m = bits[k];
+        if (k == first) {
+            m &= ~UINT64_C(0) << (i % 64);
+        }
+        if (k == last && j % 64 != 0) {
+            m &= ~UINT64_C(0) >> (64 - j % 64);
+        }
+        n += (uint64_t) __builtin_popcountll(m);
     }
-    return c >= sm->copy_from && c < sm->copy_to;
+    return n;
 }
 
 /* Counts the compute cycles before `upto`: every copy that could cover
- * them has been noted, since copies are noted when they issue. */
+ * them has been noted, since copies are noted when they issue.  The
+ * sub-partitions' marks are merged a window of 64 x SM_OVERLAP_WORDS
+ * cycles at a time, from the earliest pending one: each sets its cycle's
+ * bit, so a cycle marked by several counts once, and the cycles covered by
+ * a copy are the bits in the copy intervals' ranges (the closed intervals
+ * and the open one are disjoint and in order).  Cycles before last_mark are
+ * counted already. */
 static void finalize_overlap(Sm *sm, SimCycle upto)
 {
     int64_t n = sm->arch.subpartitions;
+    uint64_t *bits = sm->overlap_bits;
+    const SimCycle *closed = (const SimCycle *) sm->copy_closed->data;
+    guint nclosed = sm->copy_closed->len / 2;
     for (;;) {
-        /* The earliest pending mark over the sub-partitions' queues. */
-        int64_t best = -1;
-        SimCycle c = SIM_CYCLE_NEVER;
+        SimCycle lo = SIM_CYCLE_NEVER;
         for (int64_t k = 0; k < n; k++) {
             const CycleQueue *q = &sm->compute_marks[k];
-            if (sm->mark_head[k] < q->len && q->v[sm->mark_head[k]] < c) {
-                c = q->v[sm->mark_head[k]];
-                best = k;
+            if (sm->mark_head[k] < q->len && q->v[sm->mark_head[k]] < lo) {
+                lo = q->v[sm->mark_head[k]];
             }
         }
-        if (best < 0 || c >= upto) {
+        if (lo >= upto) {
             break;
         }
-        sm->mark_head[best]++;
-        sm->marks_pending--;
-        if (c + 1 <= sm->last_mark) {
-            continue;
+        SimCycle hi = upto - lo > 64 * SM_OVERLAP_WORDS ? lo + 64 * SM_OVERLAP_WORDS : upto;
+        SimCycle top = lo;
+        for (int64_t k = 0; k < n; k++) {
+            const CycleQueue *q = &sm->compute_marks[k];
+            guint h = sm->mark_head[k];
+            while (h < q->len && q->v[h] < hi) {
+                uint64_t d = q->v[h] - lo;
+                bits[d / 64] |= UINT64_C(1) << (d % 64);
+                top = MAX(top, q->v[h]);
+                h++;
+            }
+            sm->marks_pending -= h - sm->mark_head[k];
+            sm->mark_head[k] = h;
         }
-        sm->last_mark = c + 1;
-        sm->stats.compute_busy++;
-        if (copy_covers(sm, c)) {
-            sm->stats.both_busy++;
+        SimCycle from = MAX(lo, sm->last_mark);
+        if (from <= top) {
+            sm->stats.compute_busy += window_count(bits, lo, from, top + 1);
+            guint i = sm->copy_head;
+            while (i < nclosed && closed[2 * i + 1] <= from) {
+                i++;
+            }
+            for (; i < nclosed && closed[2 * i] <= top; i++) {
+                sm->stats.both_busy += window_count(bits, lo, MAX(closed[2 * i], from), MIN(closed[2 * i + 1], top + 1));
+            }
+            sm->stats.both_busy += window_count(bits, lo, MAX(sm->copy_from, from), MIN(sm->copy_to, top + 1));
+            /* Closed intervals that end by the last cycle counted cannot
+             * cover a later one. */
+            while (sm->copy_head < nclosed && closed[2 * sm->copy_head + 1] <= top) {
+                sm->copy_head++;
+            }
+            sm->last_mark = top + 1;
         }
+        memset(bits, 0, ((top - lo) / 64 + 1) * sizeof *bits);
     }
     for (int64_t k = 0; k < n; k++) {
         if (sm->mark_head[k] > 1024) {
@@ -605,6 +647,8 @@ static void finalize_overlap(Sm *sm, SimCycle upto)
 void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
 {
     CycleQueue *q = &sm->compute_marks[smsp];
+    /* finalize_overlap's windows rely on it. */
+    g_assert(!sm->opt.check_invariants || q->len == 0 || q->v[q->len - 1] <= at);
     if (q->len == q->cap) {
         q->cap = MAX(2 * q->cap, 64u);
         q->v = g_renew(SimCycle, q->v, q->cap);

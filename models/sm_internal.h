@@ -86,6 +86,9 @@ typedef struct {
 /* A growable array of cycles, appended inline: a compute mark is noted
  * per issued compute instruction, and g_array_append_val's call cost 5%
  * of the host time of small programs. */
+/* Words of the window finalize_overlap merges the compute marks in. */
+#define SM_OVERLAP_WORDS 64
+
 typedef struct {
     SimCycle *v;   /* owned */
     guint len;
@@ -152,6 +155,7 @@ struct Sm {
     guint *mark_head;        /* [subpartition] first unfinalised entry */
     guint marks_pending;
     SimCycle last_mark;      /* last finalised compute cycle + 1 */
+    uint64_t overlap_bits[SM_OVERLAP_WORDS]; /* finalize_overlap's window; 0 between calls */
     int32_t *smsp_live;      /* warps with live threads per sub-partition */
     GArray *actions;
     MBarUnit mbar_unit;      /* arrivals and wake-ups every mbarrier shares */
