@@ -20,6 +20,7 @@ void scheduler_use_mask(Scheduler *s, int32_t first, int32_t stride, int32_t cou
     s->mask = 0;
     s->first = first;
     s->stride = stride;
+    s->stride_shift = (stride & (stride - 1)) == 0 ? __builtin_ctz((unsigned) stride) : -1;
 }
 
 void scheduler_clear(Scheduler *s)

@@ -218,31 +218,32 @@ static G_GNUC_NO_INLINE void check_issue_cache(Sm *sm, Warp *w, SimCycle eligibl
     }
 }
 
-/* Brings a queued warp's accounting up to cycle now: after its own wait
- * (ready_at) it was throttled by its pipe, then not selected.  Inlined in
- * each decision's visit: called, it costs more than it does. */
+/* Brings a queued warp's accounting up to cycle now, where it issues:
+ * after its own wait (ready_at) it was throttled by its pipe, then not
+ * selected; from now on it is issuing (warp_issue goes on from there).
+ * Nothing changes the warp's path meanwhile: its role is asked once.
+ * Inlined in each decision's visit: called, it costs more than it does. */
 G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now)
 {
     const Split *s = &w->split[w->focus];
-    SimCycle eligible = MAX(s->ready_at, w->busy_until);
-    if (eligible >= now) {
-        return;
-    }
-    /* warp_issue_time(sm, w, eligible), from the cache: ready_base is
-     * eligible or, for a started chain, the chain's input if later. */
-    SimCycle pipe = MAX(sm->ready_base[w->id], sm->smsp[w->smsp].pipe_free[sm->ready_cls[w->id]]);
-    if (G_UNLIKELY(sm->opt.check_invariants)) {
-        check_issue_cache(sm, w, eligible, pipe);
-    }
-    /* Nothing changes the warp's path between the two. */
     SimRole role = sm_warp_role(w);
-    if (pipe > eligible) {
-        sm_account_as(w, WS_MATH_THROTTLE, eligible, role);
-        eligible = pipe;
-    }
+    SimCycle eligible = MAX(s->ready_at, w->busy_until);
     if (eligible < now) {
-        sm_account_as(w, WS_NOT_SELECTED, eligible, role);
+        /* warp_issue_time(sm, w, eligible), from the cache: ready_base is
+         * eligible or, for a started chain, the chain's input if later. */
+        SimCycle pipe = MAX(sm->ready_base[w->id], sm->smsp[w->smsp].pipe_free[sm->ready_cls[w->id]]);
+        if (G_UNLIKELY(sm->opt.check_invariants)) {
+            check_issue_cache(sm, w, eligible, pipe);
+        }
+        if (pipe > eligible) {
+            sm_account_as(w, WS_MATH_THROTTLE, eligible, role);
+            eligible = pipe;
+        }
+        if (eligible < now) {
+            sm_account_as(w, WS_NOT_SELECTED, eligible, role);
+        }
     }
+    sm_account_as(w, WS_ISSUING, now, role);
 }
 
 /* Ends sub-partition smsp's decision: its timer is armed for the request
@@ -325,6 +326,11 @@ static bool visit_list(Sm *sm, Scheduler *s, SimCycle now)
  * Returns false when the run stopped. */
 static bool visit_mask(Sm *sm, Scheduler *s, SimCycle now)
 {
+    if (G_UNLIKELY(sm->opt.check_invariants)) {
+        for (uint64_t m = s->mask; m != 0; m &= m - 1) {
+            (void) cached_ready_time(sm, s, scheduler_slot_warp(s, __builtin_ctzll(m)), now);
+        }
+    }
     int32_t split = s->last_slot + 1;
     uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
     uint64_t part[2] = { s->mask & above, s->mask & ~above };
@@ -333,7 +339,8 @@ static bool visit_mask(Sm *sm, Scheduler *s, SimCycle now)
             int32_t slot = __builtin_ctzll(part[p]);
             part[p] &= part[p] - 1;
             int32_t id = scheduler_slot_warp(s, slot);
-            if (cached_ready_time(sm, s, id, now) > now) {
+            /* cached_ready_time(sm, s, id, now) > now, without the clock. */
+            if (MAX(sm->ready_base[id], s->pipe_free[sm->ready_cls[id]]) > now) {
                 continue;
             }
             Warp *w = &sm->warps[id];
@@ -644,7 +651,7 @@ static void finalize_overlap(Sm *sm, SimCycle upto)
     }
 }
 
-void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
+void sm_note_compute_slow(Sm *sm, int32_t smsp, SimCycle at)
 {
     CycleQueue *q = &sm->compute_marks[smsp];
     /* finalize_overlap's windows rely on it. */
@@ -790,6 +797,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     }
     g_autoptr(Sm) sm = g_new0(Sm, 1);
     sm->prog = prog;
+    sm->ops = (const Op *) prog->ops->data;
     sm->arch = *arch;
     sm->opt = *opt;
     sm->opt.functional = opt->functional || prog->uses_expect;

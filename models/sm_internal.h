@@ -97,6 +97,7 @@ typedef struct {
 
 struct Sm {
     const Program *prog;
+    const Op *ops;           /* prog->ops' elements (borrowed; the program's ops do not change after sm_new) */
     ArchParams arch;
     SmOptions opt;
     SimEngine engine;
@@ -193,7 +194,20 @@ void sm_warp_schedule(Sm *sm, Warp *w);
  * its wake timer: of several requests, the earliest stands. */
 void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at);
 void sm_fail(Sm *sm, GError *err);
-void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at);
+/* Notes a compute instruction issued by sub-partition smsp at cycle `at`
+ * (no earlier than its last), for the overlap statistics.
+ * sm_note_compute is its inline fast path: one per compute instruction. */
+void sm_note_compute_slow(Sm *sm, int32_t smsp, SimCycle at);
+static inline void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
+{
+    CycleQueue *q = &sm->compute_marks[smsp];
+    if (G_UNLIKELY(q->len == q->cap || sm->marks_pending >= 4096 || sm->opt.check_invariants)) {
+        sm_note_compute_slow(sm, smsp, at);
+        return;
+    }
+    q->v[q->len++] = at;
+    sm->marks_pending++;
+}
 /* An asynchronous copy in flight over [from, to): overlap statistics and
  * the timeline's copy slice (args->bytes is its size).  Returns the slice's
  * timeline track (for sim_timeline_flow_start), or 0 when none. */
@@ -259,7 +273,7 @@ static inline void sm_account(Warp *w, SimWarpState st, SimCycle at)
 /* The program's operation pc and variable i. */
 static inline const Op *sm_op(const Sm *sm, int32_t pc)
 {
-    return &g_array_index(sm->prog->ops, Op, pc);
+    return &sm->ops[pc];
 }
 
 static inline const ProgVar *sm_var(const Sm *sm, int32_t i)

@@ -148,12 +148,6 @@ void sim_engine_timer_arm_reserved_any(SimEngine *e, SimTimer *t, SimCycle cycle
     check_pending(e);
 }
 
-void sim_engine_count_superseded(SimEngine *e, SimCycle cycle)
-{
-    e->superseded++;
-    e->superseded_until = MAX(e->superseded_until, cycle);
-}
-
 void sim_engine_fail(SimEngine *e, GError *err)
 {
     if (e->error == NULL) {

@@ -100,7 +100,11 @@ static inline void sim_engine_timer_arm_reserved(SimEngine *e, SimTimer *t, SimC
  * could be cancelled (a superseded one was skipped when it fired) call it,
  * so that the events statistic and the cycle of a deadlock report stay
  * what they were (tests/golden). */
-void sim_engine_count_superseded(SimEngine *e, SimCycle cycle);
+static inline void sim_engine_count_superseded(SimEngine *e, SimCycle cycle)
+{
+    e->superseded++;
+    e->superseded_until = MAX(e->superseded_until, cycle);
+}
 
 /* Records err (taking ownership) as the run's error unless one is already
  * recorded, and stops the run. */
