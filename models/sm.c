@@ -550,8 +550,8 @@ void sm_fail(Sm *sm, GError *err)
 
 /* ------------------------------------------------------------- overlap */
 
-/* The marks in cycles [a, b) of the window whose bit i is cycle lo + i
- * (its first `used` words set, the rest 0). */
+/* The marks in cycles [a, b) (clipped to the window) of the window of
+ * SM_OVERLAP_WORDS words whose bit i is cycle lo + i. */
 static uint64_t window_count(const uint64_t *bits, SimCycle lo, SimCycle a, SimCycle b)
 {
     a = MAX(a, lo);
