@@ -185,6 +185,57 @@ static SimCycle link_dep(const Sm *sm, const Warp *w, int64_t c)
     return sm->arch.chain_overlap ? 0 : w->chain[c];
 }
 
+/* A batched chain's accounting (compute_exec): the warp's state and the
+ * cycles each state gathered since the chain started, charged at the end
+ * (charge_end); or, with `direct`, sm_account_as at each change. */
+typedef struct {
+    bool direct;
+    SimWarpState state;           /* the warp's state, since `since` */
+    SimCycle since;
+    uint64_t spent[WS__COUNT];    /* cycles to charge to each state */
+} ChainCharge;
+
+static void charge_start(ChainCharge *c, const Warp *w, bool summed, SimRole role)
+{
+    /* The sums are charged to one role: the warp's, which its issue set. */
+    c->direct = !summed || role != w->role;
+    c->state = w->state;
+    c->since = w->since;
+    memset(c->spent, 0, sizeof c->spent);
+}
+
+/* sm_account_as(w, st, at, role); summed, role is w->role. */
+static inline void charge_state(ChainCharge *c, Warp *w, SimWarpState st, SimCycle at, SimRole role)
+{
+    if (c->direct) {
+        sm_account_as(w, st, at, role);
+        return;
+    }
+    if (st == c->state) {
+        return;
+    }
+    if (at > c->since) {
+        c->spent[c->state] += at - c->since;
+        c->since = at;
+    }
+    c->state = st;
+}
+
+static void charge_end(ChainCharge *c, Sm *sm, Warp *w, SimRole role)
+{
+    if (c->direct) {
+        return;
+    }
+    for (int k = 0; k < WS__COUNT; k++) {
+        if (c->spent[k] != 0) {
+            sm->stats.warp_state[(size_t) w->id * WS__COUNT + k] += c->spent[k];
+            sm->stats.role_state[role][k] += c->spent[k];
+        }
+    }
+    w->state = c->state;
+    w->since = c->since;
+}
+
 StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
@@ -232,13 +283,20 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
         /* Alone on its scheduler, nothing can take these issue slots: issue
          * the rest of the chain now, at the cycles it would issue anyway. */
         SimCycle last = t;
+        /* The chain's lanes and path stay the same: one role for all, and
+         * without account_place (no line or timeline to follow) the
+         * stretches are summed per state here and charged once, after the
+         * loop, as sm_account_as would have charged them one by one. */
+        SimRole role = sm_warp_role(w);
+        ChainCharge charge;
+        charge_start(&charge, w, !sm->account_place, role);
         while (s->remaining > 0) {
             c = s->chain_next;
             SimCycle at = MAX(last + 1, MAX(link_dep(sm, w, c), *pipe_free));
             if (at > last + 1) {
-                sm_account(w, w->chain[c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE, last + 1);
+                charge_state(&charge, w, w->chain[c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE, last + 1, role);
             }
-            sm_account(w, WS_ISSUING, at);
+            charge_state(&charge, w, WS_ISSUING, at, role);
             w->chain[c] = MAX(w->chain[c], at) + (SimCycle) ic->latency;
             *pipe_free = at + (SimCycle) ic->interval;
             s->chain_next = c + 1 == s->aux ? 0 : c + 1;
@@ -248,6 +306,7 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
             sm_note_compute(sm, w->smsp, at);
             last = at;
         }
+        charge_end(&charge, sm, w, role);
         compute_done(sm, w, s, m);
         *cost = (int64_t) (last + 1 - t);
         s->ready_at = last + 1;

@@ -9,7 +9,18 @@ void scheduler_init(Scheduler *s, int32_t max_warps, int nclasses)
     s->cap = MAX(max_warps, 1);
     s->ready = g_new0(int32_t, s->cap);
     s->last = -1;
+    s->last_slot = -1;
     s->pipe_free = g_new0(SimCycle, (size_t) MAX(nclasses, 0) + 1);
+}
+
+void scheduler_use_mask(Scheduler *s, int32_t first, int32_t stride, int32_t count)
+{
+    g_assert(s->nready == 0 && count <= 64 && stride >= 1 && first >= 0);
+    s->by_mask = true;
+    s->mask = 0;
+    s->first = first;
+    s->stride = stride;
+    s->stride_shift = (stride & (stride - 1)) == 0 ? __builtin_ctz((unsigned) stride) : -1;
 }
 
 void scheduler_clear(Scheduler *s)
@@ -19,9 +30,9 @@ void scheduler_clear(Scheduler *s)
     memset(s, 0, sizeof *s);
 }
 
-void scheduler_enqueue(Scheduler *s, int32_t warp)
+void scheduler_enqueue_list(Scheduler *s, int32_t warp)
 {
-    g_assert(s->nready < s->cap);
+    g_assert(!s->by_mask && s->nready < s->cap);
     s->ready[s->nready++] = warp;
 }
 
@@ -35,7 +46,16 @@ static void remove_at(Scheduler *s, int32_t i)
 int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out)
 {
     int32_t n = s->nready;
-    memcpy(out, s->ready, (size_t) n * sizeof *out);
+    g_assert(!s->by_mask || policy == SCHED_LRR);
+    if (s->by_mask) {
+        /* Ascending ids, which the LRR sort below rotates. */
+        int32_t k = 0;
+        for (uint64_t m = s->mask; m != 0; m &= m - 1) {
+            out[k++] = scheduler_slot_warp(s, __builtin_ctzll(m));
+        }
+    } else {
+        memcpy(out, s->ready, (size_t) n * sizeof *out);
+    }
     if (policy == SCHED_GTO) {
         /* The last warp first, then by age (arrival order). */
         for (int32_t i = 0; i < n; i++) {
@@ -68,6 +88,12 @@ int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out)
 
 void scheduler_take(Scheduler *s, int32_t warp)
 {
+    if (s->by_mask) {
+        int32_t slot = scheduler_slot(s, warp);
+        g_assert(s->mask & (UINT64_C(1) << slot));
+        scheduler_take_slot(s, slot);
+        return;
+    }
     for (int32_t i = 0; i < s->nready; i++) {
         if (s->ready[i] == warp) {
             remove_at(s, i);
@@ -80,7 +106,7 @@ void scheduler_take(Scheduler *s, int32_t warp)
 
 void scheduler_take_at(Scheduler *s, int32_t warp, int32_t pos)
 {
-    if (pos >= 0 && pos < s->nready && s->ready[pos] == warp) {
+    if (!s->by_mask && pos >= 0 && pos < s->nready && s->ready[pos] == warp) {
         remove_at(s, pos);
         s->last = warp;
         return;
@@ -90,6 +116,14 @@ void scheduler_take_at(Scheduler *s, int32_t warp, int32_t pos)
 
 void scheduler_remove(Scheduler *s, int32_t warp)
 {
+    if (s->by_mask) {
+        uint64_t bit = UINT64_C(1) << scheduler_slot(s, warp);
+        if (s->mask & bit) {
+            s->mask &= ~bit;
+            s->nready--;
+        }
+        return;
+    }
     for (int32_t i = 0; i < s->nready; i++) {
         if (s->ready[i] == warp) {
             remove_at(s, i);

@@ -15,10 +15,23 @@
 
 #include "models/arch.h"
 
+/* The ready warps are kept one of two ways.  A list in arrival order
+ * (`ready`), which GTO's ranks need, or, for LRR on a sub-partition of at
+ * most 64 warps (scheduler_use_mask), a bitmask over the sub-partition's
+ * warps: LRR ranks by warp id, so the policy order is the bits' order
+ * rotated past the last warp issued, an issue clears a bit and a return
+ * sets one, with no list to search or shift.  In mask mode `ready` is not
+ * kept. */
 typedef struct {
-    int32_t *ready;      /* warp ids of runnable warps, in the order they arrived */
-    int32_t nready;
+    int32_t *ready;      /* warp ids of runnable warps, in the order they arrived (list mode) */
+    int32_t nready;      /* ready warps (both modes) */
     int32_t cap;
+    bool by_mask;        /* mask mode: `mask` holds the ready warps */
+    uint64_t mask;       /* mask mode: bit j set when warp first + j x stride is ready */
+    int32_t first;       /* mask mode: the sub-partition's lowest warp id */
+    int32_t stride;      /* mask mode: the step between its warp ids */
+    int32_t stride_shift; /* mask mode: log2(stride) when a power of two, else -1 */
+    int32_t last_slot;   /* mask mode: the bit of `last`, -1 at start */
     SimCycle next_free;  /* first cycle the scheduler can issue again */
     int32_t last;        /* warp issued last, -1 at start */
     SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another;
@@ -27,8 +40,47 @@ typedef struct {
 } Scheduler;
 
 void scheduler_init(Scheduler *s, int32_t max_warps, int nclasses);
+/* Puts an empty scheduler in mask mode for the warps first, first + stride,
+ * ..., count of them (at most 64). */
+void scheduler_use_mask(Scheduler *s, int32_t first, int32_t stride, int32_t count);
 void scheduler_clear(Scheduler *s);
-void scheduler_enqueue(Scheduler *s, int32_t warp);
+
+/* The bit of warp `warp` in mask mode. */
+static inline int32_t scheduler_slot(const Scheduler *s, int32_t warp)
+{
+    /* A shift for the usual 4 sub-partitions: a division takes tens of
+     * cycles, and every issue returns a warp to its mask. */
+    return s->stride_shift >= 0 ? (warp - s->first) >> s->stride_shift : (warp - s->first) / s->stride;
+}
+
+/* The warp of bit `slot` in mask mode. */
+static inline int32_t scheduler_slot_warp(const Scheduler *s, int32_t slot)
+{
+    return s->first + slot * s->stride;
+}
+
+void scheduler_enqueue_list(Scheduler *s, int32_t warp);
+
+/* Adds warp to the ready warps (it must not be there). */
+static inline void scheduler_enqueue(Scheduler *s, int32_t warp)
+{
+    if (s->by_mask) {
+        s->mask |= UINT64_C(1) << scheduler_slot(s, warp);
+        s->nready++;
+        return;
+    }
+    scheduler_enqueue_list(s, warp);
+}
+
+/* Mask mode: removes the warp of bit `slot` and records it as issued
+ * last. */
+static inline void scheduler_take_slot(Scheduler *s, int32_t slot)
+{
+    s->mask &= ~(UINT64_C(1) << slot);
+    s->nready--;
+    s->last = scheduler_slot_warp(s, slot);
+    s->last_slot = slot;
+}
 /* The ready warps in the order the policy prefers them; returns the count
  * (out has room for nready). */
 int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out);

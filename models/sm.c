@@ -209,23 +209,41 @@ static inline SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
     return cached_ready_time(sm, &sm->smsp[w->smsp], w->id, now);
 }
 
-/* Brings a queued warp's accounting up to cycle now: after its own wait
- * (ready_at) it was throttled by its pipe, then not selected. */
-static void catch_up(Sm *sm, Warp *w, SimCycle now)
+/* Under check_invariants: queued warp w's issue time from cycle
+ * `eligible` on, as the cache gives it, is t. */
+static G_GNUC_NO_INLINE void check_issue_cache(Sm *sm, Warp *w, SimCycle eligible, SimCycle t)
+{
+    if (t != warp_issue_time(sm, w, eligible)) {
+        g_error("warp %d's cached issue time is stale at cycle %" G_GUINT64_FORMAT, w->id, sm->engine.now);
+    }
+}
+
+/* Brings a queued warp's accounting up to cycle now, where it issues:
+ * after its own wait (ready_at) it was throttled by its pipe, then not
+ * selected; from now on it is issuing (warp_issue goes on from there).
+ * Nothing changes the warp's path meanwhile: its role is asked once.
+ * Inlined in each decision's visit: called, it costs more than it does. */
+G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now)
 {
     const Split *s = &w->split[w->focus];
+    SimRole role = sm_warp_role(w);
     SimCycle eligible = MAX(s->ready_at, w->busy_until);
-    if (eligible >= now) {
-        return;
-    }
-    SimCycle pipe = warp_issue_time(sm, w, eligible);
-    if (pipe > eligible) {
-        sm_account(w, WS_MATH_THROTTLE, eligible);
-        eligible = pipe;
-    }
     if (eligible < now) {
-        sm_account(w, WS_NOT_SELECTED, eligible);
+        /* warp_issue_time(sm, w, eligible), from the cache: ready_base is
+         * eligible or, for a started chain, the chain's input if later. */
+        SimCycle pipe = MAX(sm->ready_base[w->id], sm->smsp[w->smsp].pipe_free[sm->ready_cls[w->id]]);
+        if (G_UNLIKELY(sm->opt.check_invariants)) {
+            check_issue_cache(sm, w, eligible, pipe);
+        }
+        if (pipe > eligible) {
+            sm_account_as(w, WS_MATH_THROTTLE, eligible, role);
+            eligible = pipe;
+        }
+        if (eligible < now) {
+            sm_account_as(w, WS_NOT_SELECTED, eligible, role);
+        }
     }
+    sm_account_as(w, WS_ISSUING, now, role);
 }
 
 /* Ends sub-partition smsp's decision: its timer is armed for the request
@@ -242,23 +260,15 @@ static void end_decision(Sm *sm, int32_t smsp)
     }
 }
 
-/* One issue decision of a sub-partition's scheduler at cycle now, among
- * the warps whose next instruction can issue now, in policy order; a warp
- * whose pipe is busy is skipped, as the hardware's dispatch does. */
-static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
+/* The visits of a decision over a ready list (list mode, scheduler.h):
+ * the ready warps in policy order (scheduler_order), the first that can
+ * issue now issues; one that issues nothing lets the next in that order
+ * try.  Returns false when the run stopped. */
+static bool visit_list(Sm *sm, Scheduler *s, SimCycle now)
 {
-    Scheduler *s = &sm->smsp[smsp];
-    if (now < s->next_free) {
-        request_arbitration(sm, smsp, s->next_free);
-        return;
-    }
-    /* The timer that fired is idle until end_decision. */
-    sm->deciding = smsp;
-    /* The ready warps are visited in policy order (scheduler_order), the
-     * first that can issue now issues; one that issues nothing lets the
-     * next in that order try.  Sorting them is not needed: between issues
-     * nothing changes, so the next visit that issues is the lowest-ranked
-     * warp that can issue now among those ranked after the last visited. */
+    /* Sorting them is not needed: between issues nothing changes, so the
+     * next visit that issues is the lowest-ranked warp that can issue now
+     * among those ranked after the last visited. */
     int32_t n = s->nready;
     int32_t last = s->last;
     /* The list as read: the list itself until a visit that took a warp out
@@ -283,7 +293,7 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
             w = &sm->warps[id];
         }
         if (w == NULL) {
-            break;
+            return true;
         }
         visited = best_rank;
         catch_up(sm, w, now);
@@ -292,12 +302,11 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
         w->queued = false;
         int64_t k = warp_issue(sm, w, now);
         if (sm->engine.stop) {
-            end_decision(sm, smsp);
-            return;
+            return false;
         }
         if (k > 0) {
             s->next_free = now + (SimCycle) k;
-            break;
+            return true;
         }
         if (order == s->ready) {
             memcpy(sm->order, s->ready, (size_t) best_pos * sizeof *sm->order);
@@ -306,6 +315,67 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
             order = sm->order;
         }
     }
+}
+
+/* visit_list's visits over a ready mask (LRR, mask mode): the policy
+ * order is the bits above the last warp's, then the bits up to it, each
+ * part in ascending order.  A visit that issues nothing lets the next bit
+ * in that order try: the warps still to try are the ones the decision read
+ * and has not tried (the visited warp may have returned to the mask; it is
+ * not tried again, and no other warp joins or leaves while a warp issues).
+ * Returns false when the run stopped. */
+static bool visit_mask(Sm *sm, Scheduler *s, SimCycle now)
+{
+    if (G_UNLIKELY(sm->opt.check_invariants)) {
+        for (uint64_t m = s->mask; m != 0; m &= m - 1) {
+            (void) cached_ready_time(sm, s, scheduler_slot_warp(s, __builtin_ctzll(m)), now);
+        }
+    }
+    int32_t split = s->last_slot + 1;
+    uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
+    uint64_t part[2] = { s->mask & above, s->mask & ~above };
+    for (int p = 0; p < 2; p++) {
+        while (part[p] != 0) {
+            int32_t slot = __builtin_ctzll(part[p]);
+            part[p] &= part[p] - 1;
+            int32_t id = scheduler_slot_warp(s, slot);
+            /* cached_ready_time(sm, s, id, now) > now, without the clock. */
+            if (MAX(sm->ready_base[id], s->pipe_free[sm->ready_cls[id]]) > now) {
+                continue;
+            }
+            Warp *w = &sm->warps[id];
+            catch_up(sm, w, now);
+            scheduler_take_slot(s, slot);
+            w->queued = false;
+            int64_t k = warp_issue(sm, w, now);
+            if (sm->engine.stop) {
+                return false;
+            }
+            if (k > 0) {
+                s->next_free = now + (SimCycle) k;
+                return true;
+            }
+        }
+    }
+    return true;
+}
+
+/* One issue decision of a sub-partition's scheduler at cycle now, among
+ * the warps whose next instruction can issue now, in policy order; a warp
+ * whose pipe is busy is skipped, as the hardware's dispatch does. */
+static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
+{
+    Scheduler *s = &sm->smsp[smsp];
+    if (now < s->next_free) {
+        request_arbitration(sm, smsp, s->next_free);
+        return;
+    }
+    /* The timer that fired is idle until end_decision. */
+    sm->deciding = smsp;
+    if (!(s->by_mask ? visit_mask(sm, s, now) : visit_list(sm, s, now))) {
+        end_decision(sm, smsp);
+        return;
+    }
     /* The next decision: when the scheduler is free and a warp can issue.
      * It is never before `floor` (the next cycle, or when the scheduler is
      * free again; no earlier than now), so the scan stops at the first warp
@@ -313,11 +383,6 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
      * asking the others.  A warp's ready time is cached_ready_time's
      * without the clock: max(now, x) only matters below floor. */
     SimCycle floor = MAX(now + (s->next_free > now ? 0 : 1), s->next_free);
-    if (G_UNLIKELY(sm->opt.check_invariants)) {
-        for (int32_t i = 0; i < s->nready; i++) {
-            (void) cached_ready_time(sm, s, s->ready[i], now);
-        }
-    }
     const SimCycle *base = sm->ready_base;
     const int32_t *cls = sm->ready_cls;
     const SimCycle *pipe_free = s->pipe_free;
@@ -325,14 +390,40 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
     /* A request held for floor or earlier (the issued warp's, or a woken
      * one's) stands whatever the scan finds (decision_at is
      * SIM_CYCLE_NEVER, after any floor, while none is held). */
-    int32_t nscan = sm->decision_at <= floor ? 0 : s->nready;
-    for (int32_t i = 0; i < nscan; i++) {
-        int32_t id = s->ready[i];
-        SimCycle t = MAX(base[id], pipe_free[cls[id]]);
-        if (t < next) {
-            next = t;
-            if (next <= floor) {
-                break;
+    bool scan = sm->decision_at > floor;
+    if (s->by_mask) {
+        if (G_UNLIKELY(sm->opt.check_invariants)) {
+            for (uint64_t m = s->mask; m != 0; m &= m - 1) {
+                int32_t id = scheduler_slot_warp(s, __builtin_ctzll(m));
+                g_assert(sm->warps[id].queued);
+                (void) cached_ready_time(sm, s, id, now);
+            }
+        }
+        for (uint64_t m = scan ? s->mask : 0; m != 0; m &= m - 1) {
+            int32_t id = scheduler_slot_warp(s, __builtin_ctzll(m));
+            SimCycle t = MAX(base[id], pipe_free[cls[id]]);
+            if (t < next) {
+                next = t;
+                if (next <= floor) {
+                    break;
+                }
+            }
+        }
+    } else {
+        if (G_UNLIKELY(sm->opt.check_invariants)) {
+            for (int32_t i = 0; i < s->nready; i++) {
+                (void) cached_ready_time(sm, s, s->ready[i], now);
+            }
+        }
+        int32_t nscan = scan ? s->nready : 0;
+        for (int32_t i = 0; i < nscan; i++) {
+            int32_t id = s->ready[i];
+            SimCycle t = MAX(base[id], pipe_free[cls[id]]);
+            if (t < next) {
+                next = t;
+                if (next <= floor) {
+                    break;
+                }
             }
         }
     }
@@ -459,49 +550,91 @@ void sm_fail(Sm *sm, GError *err)
 
 /* ------------------------------------------------------------- overlap */
 
-/* Is cycle c (finalised in increasing order) inside a copy interval? */
-static bool copy_covers(Sm *sm, SimCycle c)
+/* The marks in cycles [a, b) (clipped to the window) of the window of
+ * SM_OVERLAP_WORDS words whose bit i is cycle lo + i. */
+static uint64_t window_count(const uint64_t *bits, SimCycle lo, SimCycle a, SimCycle b)
 {
-    while (sm->copy_head < sm->copy_closed->len / 2 &&
-           g_array_index(sm->copy_closed, SimCycle, 2 * sm->copy_head + 1) <= c) {
-        sm->copy_head++;
+    a = MAX(a, lo);
+    b = MIN(b, lo + 64 * SM_OVERLAP_WORDS);
+    if (a >= b) {
+        return 0;
     }
-    if (sm->copy_head < sm->copy_closed->len / 2 &&
-        g_array_index(sm->copy_closed, SimCycle, 2 * sm->copy_head) <= c) {
-        return true;
+    uint64_t i = a - lo;
+    uint64_t j = b - lo;
+    uint64_t first = i / 64;
+    uint64_t last = (j - 1) / 64;
+    uint64_t n = 0;
+    for (uint64_t k = first; k <= last; k++) {
+        uint64_t m = bits[k];
+        if (k == first) {
+            m &= ~UINT64_C(0) << (i % 64);
+        }
+        if (k == last && j % 64 != 0) {
+            m &= ~UINT64_C(0) >> (64 - j % 64);
+        }
+        n += (uint64_t) __builtin_popcountll(m);
     }
-    return c >= sm->copy_from && c < sm->copy_to;
+    return n;
 }
 
 /* Counts the compute cycles before `upto`: every copy that could cover
- * them has been noted, since copies are noted when they issue. */
+ * them has been noted, since copies are noted when they issue.  The
+ * sub-partitions' marks are merged a window of 64 x SM_OVERLAP_WORDS
+ * cycles at a time, from the earliest pending one: each sets its cycle's
+ * bit, so a cycle marked by several counts once, and the cycles covered by
+ * a copy are the bits in the copy intervals' ranges (the closed intervals
+ * and the open one are disjoint and in order).  Cycles before last_mark are
+ * counted already. */
 static void finalize_overlap(Sm *sm, SimCycle upto)
 {
     int64_t n = sm->arch.subpartitions;
+    uint64_t *bits = sm->overlap_bits;
+    const SimCycle *closed = (const SimCycle *) sm->copy_closed->data;
+    guint nclosed = sm->copy_closed->len / 2;
     for (;;) {
-        /* The earliest pending mark over the sub-partitions' queues. */
-        int64_t best = -1;
-        SimCycle c = SIM_CYCLE_NEVER;
+        SimCycle lo = SIM_CYCLE_NEVER;
         for (int64_t k = 0; k < n; k++) {
             const CycleQueue *q = &sm->compute_marks[k];
-            if (sm->mark_head[k] < q->len && q->v[sm->mark_head[k]] < c) {
-                c = q->v[sm->mark_head[k]];
-                best = k;
+            if (sm->mark_head[k] < q->len && q->v[sm->mark_head[k]] < lo) {
+                lo = q->v[sm->mark_head[k]];
             }
         }
-        if (best < 0 || c >= upto) {
+        if (lo >= upto) {
             break;
         }
-        sm->mark_head[best]++;
-        sm->marks_pending--;
-        if (c + 1 <= sm->last_mark) {
-            continue;
+        SimCycle hi = upto - lo > 64 * SM_OVERLAP_WORDS ? lo + 64 * SM_OVERLAP_WORDS : upto;
+        SimCycle top = lo;
+        for (int64_t k = 0; k < n; k++) {
+            const CycleQueue *q = &sm->compute_marks[k];
+            guint h = sm->mark_head[k];
+            while (h < q->len && q->v[h] < hi) {
+                uint64_t d = q->v[h] - lo;
+                bits[d / 64] |= UINT64_C(1) << (d % 64);
+                top = MAX(top, q->v[h]);
+                h++;
+            }
+            sm->marks_pending -= h - sm->mark_head[k];
+            sm->mark_head[k] = h;
         }
-        sm->last_mark = c + 1;
-        sm->stats.compute_busy++;
-        if (copy_covers(sm, c)) {
-            sm->stats.both_busy++;
+        SimCycle from = MAX(lo, sm->last_mark);
+        if (from <= top) {
+            sm->stats.compute_busy += window_count(bits, lo, from, top + 1);
+            guint i = sm->copy_head;
+            while (i < nclosed && closed[2 * i + 1] <= from) {
+                i++;
+            }
+            for (; i < nclosed && closed[2 * i] <= top; i++) {
+                sm->stats.both_busy += window_count(bits, lo, MAX(closed[2 * i], from), MIN(closed[2 * i + 1], top + 1));
+            }
+            sm->stats.both_busy += window_count(bits, lo, MAX(sm->copy_from, from), MIN(sm->copy_to, top + 1));
+            /* Closed intervals that end by the last cycle counted cannot
+             * cover a later one. */
+            while (sm->copy_head < nclosed && closed[2 * sm->copy_head + 1] <= top) {
+                sm->copy_head++;
+            }
+            sm->last_mark = top + 1;
         }
+        memset(bits, 0, ((top - lo) / 64 + 1) * sizeof *bits);
     }
     for (int64_t k = 0; k < n; k++) {
         if (sm->mark_head[k] > 1024) {
@@ -518,9 +651,11 @@ static void finalize_overlap(Sm *sm, SimCycle upto)
     }
 }
 
-void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
+void sm_note_compute_slow(Sm *sm, int32_t smsp, SimCycle at)
 {
     CycleQueue *q = &sm->compute_marks[smsp];
+    /* finalize_overlap's windows rely on it. */
+    g_assert(!sm->opt.check_invariants || q->len == 0 || q->v[q->len - 1] <= at);
     if (q->len == q->cap) {
         q->cap = MAX(2 * q->cap, 64u);
         q->v = g_renew(SimCycle, q->v, q->cap);
@@ -662,6 +797,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     }
     g_autoptr(Sm) sm = g_new0(Sm, 1);
     sm->prog = prog;
+    sm->ops = (const Op *) prog->ops->data;
     sm->arch = *arch;
     sm->opt = *opt;
     sm->opt.functional = opt->functional || prog->uses_expect;
@@ -763,10 +899,19 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->ready_cls = g_new0(int32_t, MAX(sm->nwarps, 1));
     sm->smsp = g_new0(Scheduler, arch->subpartitions);
     sm->arbitration = g_new0(SimTimer, arch->subpartitions);
+    /* A busy sub-partition re-arms its decision every cycle or two. */
+    for (int64_t i = 0; i < arch->subpartitions; i++) {
+        sim_engine_timer_bind_slot(&sm->engine, &sm->arbitration[i]);
+    }
     sm->deciding = -1;
     sm->decision_at = SIM_CYCLE_NEVER;
     for (int64_t i = 0; i < arch->subpartitions; i++) {
         scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
+        /* Warp w goes to sub-partition w mod subpartitions (below). */
+        int32_t count = (int32_t) ((sm->nwarps - i + arch->subpartitions - 1) / arch->subpartitions);
+        if (arch->policy == SCHED_LRR && count <= 64) {
+            scheduler_use_mask(&sm->smsp[i], (int32_t) i, (int32_t) arch->subpartitions, count);
+        }
     }
 
     int32_t nmbars = (int32_t) prog->barriers->len;

@@ -86,6 +86,9 @@ typedef struct {
 /* A growable array of cycles, appended inline: a compute mark is noted
  * per issued compute instruction, and g_array_append_val's call cost 5%
  * of the host time of small programs. */
+/* Words of the window finalize_overlap merges the compute marks in. */
+#define SM_OVERLAP_WORDS 64
+
 typedef struct {
     SimCycle *v;   /* owned */
     guint len;
@@ -94,6 +97,7 @@ typedef struct {
 
 struct Sm {
     const Program *prog;
+    const Op *ops;           /* prog->ops' elements (borrowed; the program's ops do not change after sm_new) */
     ArchParams arch;
     SmOptions opt;
     SimEngine engine;
@@ -152,6 +156,7 @@ struct Sm {
     guint *mark_head;        /* [subpartition] first unfinalised entry */
     guint marks_pending;
     SimCycle last_mark;      /* last finalised compute cycle + 1 */
+    uint64_t overlap_bits[SM_OVERLAP_WORDS]; /* finalize_overlap's window; 0 between calls */
     int32_t *smsp_live;      /* warps with live threads per sub-partition */
     GArray *actions;
     MBarUnit mbar_unit;      /* arrivals and wake-ups every mbarrier shares */
@@ -189,7 +194,20 @@ void sm_warp_schedule(Sm *sm, Warp *w);
  * its wake timer: of several requests, the earliest stands. */
 void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at);
 void sm_fail(Sm *sm, GError *err);
-void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at);
+/* Notes a compute instruction issued by sub-partition smsp at cycle `at`
+ * (no earlier than its last), for the overlap statistics.
+ * sm_note_compute is its inline fast path: one per compute instruction. */
+void sm_note_compute_slow(Sm *sm, int32_t smsp, SimCycle at);
+static inline void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
+{
+    CycleQueue *q = &sm->compute_marks[smsp];
+    if (G_UNLIKELY(q->len == q->cap || sm->marks_pending >= 4096 || sm->opt.check_invariants)) {
+        sm_note_compute_slow(sm, smsp, at);
+        return;
+    }
+    q->v[q->len++] = at;
+    sm->marks_pending++;
+}
 /* An asynchronous copy in flight over [from, to): overlap statistics and
  * the timeline's copy slice (args->bytes is its size).  Returns the slice's
  * timeline track (for sim_timeline_flow_start), or 0 when none. */
@@ -203,22 +221,27 @@ char *sm_describe_lanes(const Warp *w, LaneMask m);
 char *sm_describe_mbar(const Sm *sm, int32_t block, int32_t mbar);
 SimRole sm_split_role(Sm *sm, Warp *w, Split *s);
 
-/* sm_account_place without line, stage and barrier, which stay 0, -1 and
- * NULL without account_place, inline: every issue changes a warp's state
- * two or three times.  The role is the split's cached one when it has
- * it. */
-static inline void sm_account(Warp *w, SimWarpState st, SimCycle at)
+/* The role sm_account charges w's cycles to: its focus path's, the
+ * split's cached one when it has it, ROLE_NONE once the warp exited. */
+static inline SimRole sm_warp_role(Warp *w)
+{
+    if (!w->live) {
+        return ROLE_NONE;
+    }
+    Split *s = &w->split[w->focus];
+    return s->status != SPLIT_FREE && s->mask != 0 && s->role >= 0 ? (SimRole) s->role
+                                                                 : sm_split_role(w->sm, w, s);
+}
+
+/* sm_account with the role already known: `role` is sm_warp_role(w),
+ * asked since the last change of w's focus path or its lanes (a caller
+ * that accounts several states in a row asks once). */
+static inline void sm_account_as(Warp *w, SimWarpState st, SimCycle at, SimRole role)
 {
     Sm *sm = w->sm;
     if (G_UNLIKELY(sm->account_place)) {
         sm_account_place(w, st, at);
         return;
-    }
-    SimRole role = ROLE_NONE;
-    if (w->live) {
-        Split *s = &w->split[w->focus];
-        role = s->status != SPLIT_FREE && s->mask != 0 && s->role >= 0 ? (SimRole) s->role
-                                                                     : sm_split_role(sm, w, s);
     }
     if (st == w->state && role == w->role) {
         return;
@@ -234,10 +257,23 @@ static inline void sm_account(Warp *w, SimWarpState st, SimCycle at)
     w->role = role;
 }
 
+/* sm_account_place without line, stage and barrier, which stay 0, -1 and
+ * NULL without account_place, inline: every issue changes a warp's state
+ * two or three times.  The role is the split's cached one when it has
+ * it. */
+static inline void sm_account(Warp *w, SimWarpState st, SimCycle at)
+{
+    if (G_UNLIKELY(w->sm->account_place)) {
+        sm_account_place(w, st, at);
+        return;
+    }
+    sm_account_as(w, st, at, sm_warp_role(w));
+}
+
 /* The program's operation pc and variable i. */
 static inline const Op *sm_op(const Sm *sm, int32_t pc)
 {
-    return &g_array_index(sm->prog->ops, Op, pc);
+    return &sm->ops[pc];
 }
 
 static inline const ProgVar *sm_var(const Sm *sm, int32_t i)

@@ -33,7 +33,9 @@ SimCycle sync_mbar_wait_at(Sm *sm, SimCycle t)
  * try_wait gives the warp up (scripts/calib/divwait.cu). */
 static SimCycle diverged_wake(const Sm *sm, const Warp *w, int32_t si)
 {
-    for (int32_t j = 0; j < MAX_SPLITS; j++) {
+    /* Paths from nsplits on are free (simt_check): the pass stops there,
+     * and reads a few cache lines of the warp instead of all its paths. */
+    for (int32_t j = 0; j < w->nsplits; j++) {
         if (j != si && simt_waits_on_mbarrier(&w->split[j])) {
             return (SimCycle) sm->arch.mbar_wake_diverged;
         }
@@ -347,7 +349,7 @@ static bool syncwarp_done(const Warp *w, LaneMask m, int64_t lanes)
 static void syncwarp_wake(Sm *sm, Warp *w, LaneMask also, int64_t lanes, SimCycle t)
 {
     LaneMask passed = 0;
-    for (int32_t i = 0; i < MAX_SPLITS; i++) {
+    for (int32_t i = 0; i < w->nsplits; i++) {
         Split *o = &w->split[i];
         if (o->status == SPLIT_BLOCKED && o->wait == WAIT_SYNCWARP && syncwarp_done(w, o->mask, (int64_t) o->wait_value)) {
             passed |= o->mask;

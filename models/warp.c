@@ -520,8 +520,8 @@ static bool is_control(OpCode code)
 int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
 {
     int64_t used = 0;
-    /* Issuing from now on; a batched chain records its own later states. */
-    sm_account(w, WS_ISSUING, now);
+    /* Issuing from now on (the caller's sm_account); a batched chain
+     * records its own later states. */
     for (int guard = 0; guard < MAX_CONTROL_RUN && w->live != 0; guard++) {
         int32_t si = w->focus;
         Split *s = &w->split[si];

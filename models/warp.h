@@ -179,7 +179,9 @@ void warp_op_place(Sm *sm, const Warp *w, int32_t pc, int32_t *stage, const char
 const char *warp_barrier_name(const Sm *sm, int32_t mbar);
 /* The timeline track of block b's barrier phases (instant events). */
 int warp_barrier_track(Sm *sm, int32_t block);
-/* Runs the warp's focus split from cycle now; returns the issue cycles used. */
+/* Runs the warp's focus split from cycle now; returns the issue cycles
+ * used.  The caller has charged the warp's cycles up to now and set it
+ * issuing (sm_account(w, WS_ISSUING, now)). */
 int64_t warp_issue(Sm *sm, Warp *w, SimCycle now);
 /* Threads of mask leave: barriers, pipelines, merges. */
 void warp_lanes_exit(Sm *sm, Warp *w, int32_t split, LaneMask mask, SimCycle now);

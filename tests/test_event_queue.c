@@ -1,5 +1,5 @@
-/* test_event_queue.c: the event queue's ordering (its wheel of near cycles
- * and its heap), its timers (arm, cancel, move, the invariant) and the two
+/* test_event_queue.c: the event queue's ordering (its wheel of near cycles,
+ * its heap and its slots), its timers (arm, cancel, move, the invariant) and the two
  * engine loops. */
 #include "test_util.h"
 
@@ -563,12 +563,18 @@ static void storm_fire(void *target, uint64_t arg, SimCycle now)
     }
 }
 
-static GArray *run_storm(SimEngineKind kind)
+/* With `slots`, the first 10 timers ask for slots of their own
+ * (sim_engine_timer_bind_slot): the event engine has 8, so two stay in the
+ * wheel and the heap, and the stepped engine keeps all in its list. */
+static GArray *run_storm_slots(SimEngineKind kind, bool slots)
 {
     SimEngine e;
     Storm s;
     memset(&s, 0, sizeof s);
     engine_with_log(&e, kind, &s.log);
+    for (int k = 0; slots && k < 10; k++) {
+        sim_engine_timer_bind_slot(&e, &s.t[k]);
+    }
     s.rand = g_rand_new_with_seed(3);
     s.budget = 4000;
     for (uint64_t k = 0; k < 4; k++) {
@@ -584,11 +590,29 @@ static GArray *run_storm(SimEngineKind kind)
     return s.log.log;
 }
 
+static GArray *run_storm(SimEngineKind kind)
+{
+    return run_storm_slots(kind, false);
+}
+
 START_TEST(engines_agree_on_random_timers)
 {
     GArray *a = run_storm(SIM_ENGINE_EVENT);
     ck_assert_uint_gt(a->len, 1000);
     assert_engines_agree(a, run_storm(SIM_ENGINE_STEPPED));
+    g_array_free(a, TRUE);
+}
+END_TEST
+
+/* Timers in slots of the event queue fire as they do in the wheel and the
+ * heap. */
+START_TEST(engines_agree_on_random_timers_in_slots)
+{
+    GArray *a = run_storm_slots(SIM_ENGINE_EVENT, true);
+    ck_assert_uint_gt(a->len, 1000);
+    GArray *b = run_storm_slots(SIM_ENGINE_EVENT, false);
+    assert_engines_agree(a, b);
+    assert_engines_agree(a, run_storm_slots(SIM_ENGINE_STEPPED, true));
     g_array_free(a, TRUE);
 }
 END_TEST
@@ -622,12 +646,16 @@ static void reserved_start(void *target, uint64_t arg, SimCycle now)
     ck_assert(sim_timer_is_armed(&r->near) && sim_timer_cycle(&r->near) == 3);
 }
 
-static GArray *run_reserved(SimEngineKind kind)
+static GArray *run_reserved_slots(SimEngineKind kind, bool slots)
 {
     SimEngine e;
     Reserved r;
     memset(&r, 0, sizeof r);
     engine_with_log(&e, kind, &r.log);
+    if (slots) {
+        sim_engine_timer_bind_slot(&e, &r.near);
+        sim_engine_timer_bind_slot(&e, &r.far);
+    }
     sim_engine_schedule(&e, 1, reserved_start, &r, 0);
     GError *err = NULL;
     ck_assert(sim_engine_run(&e, &err));
@@ -635,10 +663,18 @@ static GArray *run_reserved(SimEngineKind kind)
     return r.log.log;
 }
 
+static GArray *run_reserved(SimEngineKind kind)
+{
+    return run_reserved_slots(kind, false);
+}
+
 START_TEST(reserved_sequence_number_orders_the_arming)
 {
     GArray *a = run_reserved(SIM_ENGINE_EVENT);
     assert_engines_agree(a, run_reserved(SIM_ENGINE_STEPPED));
+    /* The same with two of the timers in slots. */
+    assert_engines_agree(a, run_reserved_slots(SIM_ENGINE_EVENT, true));
+    assert_engines_agree(a, run_reserved_slots(SIM_ENGINE_STEPPED, true));
     const uint64_t want[][2] = {
         { 3, 9 }, { 3, 100 }, { 3, 10 }, { 3, 11 }, { 3, 300 }, { 200, 19 }, { 200, 200 }, { 200, 20 },
     };
@@ -714,6 +750,7 @@ int main(void)
     tcase_add_test(te, watchdog_stops_both_engines);
     tcase_add_test(te, timer_handler_rearms_itself_in_both_engines);
     tcase_add_test(te, engines_agree_on_random_timers);
+    tcase_add_test(te, engines_agree_on_random_timers_in_slots);
     tcase_add_test(te, superseded_requests_count_and_hold_the_clock);
     tcase_add_test(te, reserved_sequence_number_orders_the_arming);
     suite_add_tcase(s, te);

@@ -70,12 +70,49 @@ START_TEST(greedy_then_oldest)
 }
 END_TEST
 
+/* Mask mode (LRR on a sub-partition of at most 64 warps): the warps are
+ * 1, 5, 9, ... (sub-partition 1 of 4); the order and the takes are the
+ * list's. */
+START_TEST(loose_round_robin_mask)
+{
+    Scheduler s;
+    scheduler_init(&s, 16, 1);
+    scheduler_use_mask(&s, 1, 4, 4);
+    scheduler_enqueue(&s, 9);
+    scheduler_enqueue(&s, 1);
+    scheduler_enqueue(&s, 13);
+    ck_assert_int_eq(scheduler_slot(&s, 13), 3);
+    ck_assert_int_eq(scheduler_slot_warp(&s, 2), 9);
+    int32_t order[8];
+    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, order), 3);
+    ck_assert_int_eq(order[0], 1);
+    ck_assert_int_eq(order[1], 9);
+    ck_assert_int_eq(order[2], 13);
+    ck_assert_int_eq(first(&s, SCHED_LRR), 1);
+    ck_assert_int_eq(s.last_slot, 0);
+    scheduler_enqueue(&s, 1);
+    ck_assert_int_eq(first(&s, SCHED_LRR), 9);  /* next after 1 */
+    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, order), 2);
+    ck_assert_int_eq(order[0], 13);
+    ck_assert_int_eq(order[1], 1);              /* wraps */
+    scheduler_take_slot(&s, 0);                 /* as arbitration takes a bit */
+    ck_assert_int_eq(s.last, 1);
+    ck_assert_int_eq(s.nready, 1);
+    scheduler_remove(&s, 13);
+    ck_assert_int_eq(s.nready, 0);
+    ck_assert_uint_eq(s.mask, 0);
+    ck_assert_int_eq(s.last, 1);
+    scheduler_clear(&s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scheduler");
     TCase *tc = tcase_create("policies");
     tcase_add_test(tc, loose_round_robin);
     tcase_add_test(tc, greedy_then_oldest);
+    tcase_add_test(tc, loose_round_robin_mask);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -90,6 +90,13 @@ void sim_engine_timer_cancel(SimEngine *e, SimTimer *t)
     check_pending(e);
 }
 
+void sim_engine_timer_bind_slot(SimEngine *e, SimTimer *t)
+{
+    if (e->kind == SIM_ENGINE_EVENT) {
+        (void) sim_event_queue_bind_slot(&e->queue, t);
+    }
+}
+
 void sim_engine_timer_arm(SimEngine *e, SimTimer *t, SimCycle cycle,
                           SimEventFn fn, void *target, uint64_t arg)
 {
@@ -139,12 +146,6 @@ void sim_engine_timer_arm_reserved_any(SimEngine *e, SimTimer *t, SimCycle cycle
         }
     }
     check_pending(e);
-}
-
-void sim_engine_count_superseded(SimEngine *e, SimCycle cycle)
-{
-    e->superseded++;
-    e->superseded_until = MAX(e->superseded_until, cycle);
 }
 
 void sim_engine_fail(SimEngine *e, GError *err)

@@ -56,6 +56,12 @@ void sim_engine_timer_arm(SimEngine *e, SimTimer *t, SimCycle cycle,
                           SimEventFn fn, void *target, uint64_t arg);
 /* Withdraws t's arming; nothing happens when t is idle. */
 void sim_engine_timer_cancel(SimEngine *e, SimTimer *t);
+/* Asks for idle t (owned by the caller, which keeps it for the run) to
+ * have a slot of the event queue to itself (sim_event_queue_bind_slot): for
+ * a timer re-armed nearly every cycle.  Nothing changes but the cost: the
+ * stepped engine keeps t in its list, and so does the event engine once
+ * its slots are taken. */
+void sim_engine_timer_bind_slot(SimEngine *e, SimTimer *t);
 
 /* Takes the sequence number that a schedule or an arming would take at
  * this point, for sim_engine_timer_arm_reserved: an owner that may move
@@ -75,7 +81,11 @@ static inline void sim_engine_timer_arm_reserved(SimEngine *e, SimTimer *t, SimC
                                                  SimEventFn fn, void *target, uint64_t arg)
 {
     if (e->kind == SIM_ENGINE_EVENT && !e->check_invariants && cycle >= e->now) {
-        sim_event_queue_arm_seq(&e->queue, t, cycle, seq, fn, target, arg);
+        if (t->in_slot && !t->armed) {
+            sim_event_queue_slot_arm(&e->queue, t, cycle, seq, fn, target, arg);
+        } else {
+            sim_event_queue_arm_seq(&e->queue, t, cycle, seq, fn, target, arg);
+        }
         return;
     }
     sim_engine_timer_arm_reserved_any(e, t, cycle, seq, fn, target, arg);
@@ -90,7 +100,11 @@ static inline void sim_engine_timer_arm_reserved(SimEngine *e, SimTimer *t, SimC
  * could be cancelled (a superseded one was skipped when it fired) call it,
  * so that the events statistic and the cycle of a deadlock report stay
  * what they were (tests/golden). */
-void sim_engine_count_superseded(SimEngine *e, SimCycle cycle);
+static inline void sim_engine_count_superseded(SimEngine *e, SimCycle cycle)
+{
+    e->superseded++;
+    e->superseded_until = MAX(e->superseded_until, cycle);
+}
 
 /* Records err (taking ownership) as the run's error unless one is already
  * recorded, and stops the run. */

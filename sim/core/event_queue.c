@@ -9,6 +9,7 @@ void sim_event_queue_init(SimEventQueue *q)
 {
     memset(q, 0, sizeof *q);
     q->free_node = -1;
+    q->slot_first = -1;
     for (int b = 0; b < SIM_WHEEL_SPAN; b++) {
         q->head[b] = -1;
         q->tail[b] = -1;
@@ -130,6 +131,49 @@ static inline int32_t wheel_first(const SimEventQueue *q)
     return q->head[((unsigned) __builtin_ctzll(m) + r) & WHEEL_MASK];
 }
 
+/* ---------------------------------------------------------------- slots */
+
+bool sim_event_queue_bind_slot(SimEventQueue *q, SimTimer *t)
+{
+    g_assert(!t->armed && !t->in_slot);
+    if (q->nslots == SIM_EVENT_SLOTS) {
+        return false;
+    }
+    t->in_slot = true;
+    t->in_wheel = false;
+    t->pos = (size_t) q->nslots;
+    q->slot_timer[q->nslots++] = t;
+    return true;
+}
+
+void sim_event_queue_slot_refresh(SimEventQueue *q)
+{
+    uint32_t m = q->slot_armed;
+    if (m == 0) {
+        q->slot_first = -1;
+        return;
+    }
+    int32_t first = __builtin_ctz(m);
+    for (m &= m - 1; m != 0; m &= m - 1) {
+        int32_t k = __builtin_ctz(m);
+        if (sim_event_before(&q->slot[k], &q->slot[first])) {
+            first = k;
+        }
+    }
+    q->slot_first = first;
+}
+
+/* Takes armed slot timer t's entry out. */
+static inline void slot_remove(SimEventQueue *q, SimTimer *t)
+{
+    t->armed = false;
+    q->slot_len--;
+    q->slot_armed &= ~(UINT32_C(1) << t->pos);
+    if (q->slot_first == (int32_t) t->pos) {
+        sim_event_queue_slot_refresh(q);
+    }
+}
+
 /* ----------------------------------------------------------------- heap */
 
 /* Writes ev at index i and tells its timer, if any, where it now is. */
@@ -231,6 +275,10 @@ void sim_event_queue_push(SimEventQueue *q, SimCycle cycle, SimEventFn fn,
 void sim_event_queue_arm(SimEventQueue *q, SimTimer *t, SimCycle cycle,
                          SimEventFn fn, void *target, uint64_t arg)
 {
+    if (t->in_slot) {
+        sim_event_queue_slot_arm(q, t, cycle, q->next_seq++, fn, target, arg);
+        return;
+    }
     SimEvent ev = { cycle, q->next_seq++, fn, target, arg, t };
     t->cycle = cycle;
     if (t->armed && !t->in_wheel && !wheel_takes(q, cycle)) {
@@ -255,6 +303,10 @@ void sim_event_queue_arm_seq(SimEventQueue *q, SimTimer *t, SimCycle cycle, uint
                              SimEventFn fn, void *target, uint64_t arg)
 {
     g_assert(!t->armed);
+    if (t->in_slot) {
+        sim_event_queue_slot_arm(q, t, cycle, seq, fn, target, arg);
+        return;
+    }
     SimEvent ev = { cycle, seq, fn, target, arg, t };
     t->cycle = cycle;
     t->armed = true;
@@ -270,6 +322,10 @@ void sim_event_queue_arm_seq(SimEventQueue *q, SimTimer *t, SimCycle cycle, uint
 void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t)
 {
     if (!t->armed) {
+        return;
+    }
+    if (t->in_slot) {
+        slot_remove(q, t);
         return;
     }
     t->armed = false;
@@ -288,7 +344,17 @@ bool sim_event_queue_pop(SimEventQueue *q, SimEvent *out)
 bool sim_event_queue_pop_until(SimEventQueue *q, SimCycle limit, SimEvent *out)
 {
     int32_t n = wheel_first(q);
-    if (n >= 0 && (q->len == 0 || sim_event_before(&q->nodes[n].ev, &q->heap[0]))) {
+    int32_t k = q->slot_first;
+    if (k >= 0 && (n < 0 || sim_event_before(&q->slot[k], &q->nodes[n].ev)) &&
+        (q->len == 0 || sim_event_before(&q->slot[k], &q->heap[0]))) {
+        if (q->slot[k].cycle > limit) {
+            return false;
+        }
+        *out = q->slot[k];
+        slot_remove(q, out->timer);
+        q->base = MAX(q->base, out->cycle);
+        return true;
+    } else if (n >= 0 && (q->len == 0 || sim_event_before(&q->nodes[n].ev, &q->heap[0]))) {
         if (q->nodes[n].ev.cycle > limit) {
             return false;
         }
@@ -318,6 +384,9 @@ SimCycle sim_event_queue_peek_cycle(const SimEventQueue *q)
 {
     int32_t n = wheel_first(q);
     SimCycle c = q->len ? q->heap[0].cycle : SIM_CYCLE_NEVER;
+    if (q->slot_first >= 0) {
+        c = MIN(c, q->slot[q->slot_first].cycle);
+    }
     return n >= 0 ? MIN(c, q->nodes[n].ev.cycle) : c;
 }
 
@@ -364,8 +433,46 @@ static const char *check_wheel(const SimEventQueue *q)
     return NULL;
 }
 
+/* The slots' part of the invariant (event_queue.h). */
+static const char *check_slots(const SimEventQueue *q)
+{
+    size_t armed = 0;
+    int32_t first = -1;
+    for (int32_t k = 0; k < q->nslots; k++) {
+        const SimTimer *t = q->slot_timer[k];
+        if (!t->in_slot || t->in_wheel || t->pos != (size_t) k) {
+            return "a slot's timer does not know its slot";
+        }
+        if (!t->armed) {
+            continue;
+        }
+        armed++;
+        const SimEvent *ev = &q->slot[k];
+        if (ev->timer != t || ev->cycle != t->cycle) {
+            return "a slot's entry is not its timer's";
+        }
+        if (ev->seq >= q->next_seq) {
+            return "an entry has a sequence number not yet given";
+        }
+        if (first < 0 || sim_event_before(ev, &q->slot[first])) {
+            first = k;
+        }
+    }
+    if (armed != q->slot_len || (size_t) __builtin_popcount(q->slot_armed) != armed) {
+        return "the slots hold another number of entries than they count";
+    }
+    if (first != q->slot_first) {
+        return "the first slot is not the one that orders first";
+    }
+    return NULL;
+}
+
 const char *sim_event_queue_check(const SimEventQueue *q)
 {
+    const char *broken = check_slots(q);
+    if (broken != NULL) {
+        return broken;
+    }
     for (size_t i = 0; i < q->len; i++) {
         const SimEvent *ev = &q->heap[i];
         if (i > 0 && sim_event_before(ev, &q->heap[(i - 1) / 2])) {

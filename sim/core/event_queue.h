@@ -19,7 +19,12 @@
  *    a simulator whose units ask to be woken a few cycles ahead (an entry
  *    with a reserved, older sequence number is inserted before the newer
  *    ones at the end of its list);
- *  - a binary min-heap for the rest (far ahead, or before `base`).
+ *  - a binary min-heap for the rest (far ahead, or before `base`);
+ *  - a few slots (SIM_EVENT_SLOTS), one per timer bound to it
+ *    (sim_event_queue_bind_slot): a timer that is re-armed every cycle or
+ *    two, such as a scheduler's next decision, is armed and popped there in
+ *    O(1) with no list or heap to update; the queue keeps which armed slot
+ *    orders first.
  * An entry stays in the store it was queued in until it pops or is
  * withdrawn (a move re-queues it). */
 #pragma once
@@ -38,6 +43,8 @@ typedef struct {
                        * stepped engine's list) */
     bool armed;
     bool in_wheel;    /* armed in the event queue: pos is a wheel node */
+    bool in_slot;     /* bound to a slot of the event queue, armed or not:
+                       * pos is the slot */
 } SimTimer;
 
 typedef struct {
@@ -53,6 +60,9 @@ typedef struct {
  * whether list b has entries). */
 #define SIM_WHEEL_SPAN 64
 
+/* Slots a queue has for timers bound to one (sim_event_queue_bind_slot). */
+#define SIM_EVENT_SLOTS 8
+
 /* A wheel entry, linked into its cycle's list or, unused, into the free
  * list (next only). */
 typedef struct {
@@ -66,7 +76,10 @@ typedef struct {
  * wheel's entries whose cycle c has c mod SIM_WHEEL_SPAN == b and
  * base <= c < base + SIM_WHEEL_SPAN, and bit b of wheel_mask is set
  * exactly when it has any; every entry with a timer is that timer's entry
- * (armed, pos and in_wheel saying where, same cycle). */
+ * (armed, pos and in_wheel saying where, same cycle); slot k holds the
+ * entry of slot_timer[k] while that timer is armed, slot_len counts them,
+ * bit k of slot_armed is set exactly while it is, and slot_first is the
+ * armed slot whose entry orders first (-1 when none is armed). */
 typedef struct {
     SimEvent *heap;   /* array of len elements, capacity cap, owned */
     size_t len;
@@ -79,6 +92,12 @@ typedef struct {
     uint64_t wheel_mask; /* bit b: list b is not empty */
     size_t wheel_len;    /* entries in the wheel */
     SimCycle base;       /* the latest cycle popped (0 at first) */
+    SimEvent slot[SIM_EVENT_SLOTS];       /* the entries of armed bound timers */
+    SimTimer *slot_timer[SIM_EVENT_SLOTS]; /* the timer bound to each slot, not owned */
+    int32_t nslots;      /* slots bound */
+    int32_t slot_first;  /* the armed slot that orders first, or -1 */
+    uint32_t slot_armed; /* bit k: slot k's timer is armed */
+    size_t slot_len;     /* armed slots */
     uint64_t next_seq; /* sequence number of the next push or arming */
 } SimEventQueue;
 
@@ -108,6 +127,11 @@ void sim_event_queue_arm_seq(SimEventQueue *q, SimTimer *t, SimCycle cycle, uint
                              SimEventFn fn, void *target, uint64_t arg);
 /* Withdraws t's arming; an idle t is left alone. */
 void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t);
+/* Binds idle t (not owned; it must outlive the queue's use of it) to a
+ * slot of its own, where its armings go from now on: the same order, at a
+ * fraction of the cost, for a timer re-armed nearly every cycle.  Returns
+ * false, leaving t as it was, when every slot is taken. */
+bool sim_event_queue_bind_slot(SimEventQueue *q, SimTimer *t);
 /* Removes the earliest event into *out.  Returns false when empty.  A
  * timer's entry leaves it idle before this returns (QEMU's rule), so the
  * handler may arm it again. */
@@ -123,13 +147,46 @@ const char *sim_event_queue_check(const SimEventQueue *q);
 
 static inline size_t sim_event_queue_len(const SimEventQueue *q)
 {
-    return q->len + q->wheel_len;
+    return q->len + q->wheel_len + q->slot_len;
 }
 
 /* True when a orders before b. */
 static inline bool sim_event_before(const SimEvent *a, const SimEvent *b)
 {
     return a->cycle < b->cycle || (a->cycle == b->cycle && a->seq < b->seq);
+}
+
+/* Sets slot_first to the armed slot that orders first (for
+ * sim_event_queue_slot_arm). */
+void sim_event_queue_slot_refresh(SimEventQueue *q);
+
+/* sim_event_queue_arm_seq for a timer bound to a slot (t->in_slot), or,
+ * with seq the next sequence number, sim_event_queue_arm: inline, as the
+ * one arming a busy scheduler's every decision takes. */
+static inline void sim_event_queue_slot_arm(SimEventQueue *q, SimTimer *t, SimCycle cycle, uint64_t seq,
+                                            SimEventFn fn, void *target, uint64_t arg)
+{
+    int32_t k = (int32_t) t->pos;
+    SimEvent *ev = &q->slot[k];
+    ev->cycle = cycle;
+    ev->seq = seq;
+    ev->fn = fn;
+    ev->target = target;
+    ev->arg = arg;
+    ev->timer = t;
+    if (!t->armed) {
+        t->armed = true;
+        q->slot_len++;
+        q->slot_armed |= UINT32_C(1) << k;
+    }
+    t->cycle = cycle;
+    int32_t first = q->slot_first;
+    if (first == k) {
+        /* It was first: moved later, another slot may be first now. */
+        sim_event_queue_slot_refresh(q);
+    } else if (first < 0 || sim_event_before(ev, &q->slot[first])) {
+        q->slot_first = k;
+    }
 }
 
 static inline bool sim_timer_is_armed(const SimTimer *t)
