@@ -4,7 +4,8 @@
 # The campaign compares SM cycles (clock64), so a kernel that runs the SMs at a
 # lower clock sees more DRAM bytes a cycle: docs/validation.md found the real
 # kernels' whole-GPU points at about 1,780 cycles a microsecond of wall time
-# against 1,935 for the others.  This samples nvidia-smi's clocks.sm and
+# against 1,935 for the others (microbench/mmaclock_h100.txt: while MMAs run;
+# nvidia-smi does not see it at this sampling).  This samples nvidia-smi's clocks.sm and
 # power.draw every 20 ms while one point of an emitted folder runs back to back
 # (--point K --repeats N, L2 not flushed) and prints the samples taken while
 # the power was above idle.  Never changes a GPU setting.
