@@ -35,6 +35,8 @@ static const KeyDef keys[] = {
     { "arch", "name", K_STRING, F(name), 0, 0, "architecture name" },
     { "arch", "sm_version", K_INT, F(sm_version), 80, 120, "compute capability x10 (80 = A100, 90 = H100)" },
     { "arch", "clock_mhz", K_DOUBLE, F(clock_mhz), 100, 5000, "SM clock used to convert cycles to time" },
+    { "arch", "mma_clock_mhz", K_DOUBLE, F(mma_clock_mhz), 0, 5000,
+      "SM clock of a kernel that issues tensor-core instructions (hmma); 0: clock_mhz" },
     { "sm", "subpartitions", K_INT, F(subpartitions), 1, 8, "warp schedulers per SM" },
     { "sm", "max_warps", K_INT, F(max_warps), 1, 128, "resident warps per SM" },
     { "sm", "max_threads", K_INT, F(max_threads), 32, 4096, "resident threads per SM" },
@@ -875,6 +877,20 @@ void arch_format_sources(const ArchParams *a, const ArchSources *sources, GStrin
                                    (int64_t) arch_key_number(a, key));
         }
     }
+}
+
+void arch_at_clock(ArchParams *a, double mhz)
+{
+    double f = mhz / a->clock_mhz;
+    a->l2_latency = (int64_t) llround((double) a->l2_latency * f);
+    a->dram_latency = (int64_t) llround((double) a->dram_latency * f);
+    a->dram_queue_cycles *= f;
+    /* Cycles of latency per byte a cycle written back: both factors scale. */
+    a->dram_write_delay *= f * f;
+    a->l2_bytes_per_clk_sm /= f;
+    a->l2_bytes_per_clk /= f;
+    a->dram_bytes_per_clk /= f;
+    a->clock_mhz = mhz;
 }
 
 void arch_sha256(const ArchParams *a, char out[65])

@@ -31,6 +31,7 @@ typedef struct {
     char name[32];
     int64_t sm_version;        /* 80, 90 */
     double clock_mhz;
+    double mma_clock_mhz;      /* SM clock of a kernel that issues tensor-core MMAs; 0: clock_mhz */
 
     int64_t subpartitions;
     int64_t max_warps;
@@ -144,6 +145,13 @@ void arch_format(const ArchParams *a, GString *out);
 /* The SHA-256 (hex) of an architecture's resolved values: of arch_format's
  * text without its comment lines, so that only values count. */
 void arch_sha256(const ArchParams *a, char out[65]);
+/* Runs the SM of *a at mhz instead of clock_mhz: the memory system beyond
+ * the SM (L2 and DRAM) keeps its nanoseconds, so its latencies and
+ * queueing in SM cycles scale by mhz / clock_mhz and its bandwidths in
+ * bytes a cycle by the inverse; then clock_mhz = mhz.  Everything inside
+ * the SM (instructions, shared memory, L1, the copy engines) keeps its
+ * cycles. */
+void arch_at_clock(ArchParams *a, double mhz);
 
 /* Where each key's value came from: the file that set it (a derived file or
  * one of its bases) or the --set assignment ("--set dram.latency=x2"). */

@@ -782,6 +782,21 @@ uint32_t sm_initial_word(int32_t buffer, int64_t word)
     return (uint32_t) (x ^ (x >> 31));
 }
 
+void sm_arch_for_program(const Program *prog, ArchParams *a)
+{
+    if (a->mma_clock_mhz <= 0.0 || a->mma_clock_mhz == a->clock_mhz) {
+        return;
+    }
+    for (guint i = 0; i < prog->ops->len; i++) {
+        const Op *op = &g_array_index(prog->ops, Op, i);
+        bool classed = op->code == OP_COMPUTE && (op->obj < 0 || op->sub == COMPUTE_OPERANDS);
+        if (classed && strcmp(g_ptr_array_index(prog->classes, op->value), "hmma") == 0) {
+            arch_at_clock(a, a->mma_clock_mhz);
+            return;
+        }
+    }
+}
+
 Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GError **error)
 {
     if (!check_fit(prog, arch, error)) {

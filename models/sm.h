@@ -28,6 +28,13 @@ typedef struct {
 
 typedef struct Sm Sm;
 
+/* The clock the SM runs prog at: a kernel that issues tensor-core
+ * instructions (a compute statement of class hmma) runs at
+ * arch.mma_clock_mhz when that is set (arch_at_clock converts *a; measured
+ * by docs/validation/campaign/microbench/mmaclock_h100.txt).  Call before
+ * sm_new and before *a is reported. */
+void sm_arch_for_program(const Program *prog, ArchParams *a);
+
 /* Checks that the program fits the SM (threads, warps, shared memory,
  * registers, blocks) and builds the SM.  Returns NULL with *error set
  * (SIM_ERROR_INPUT naming the limit) when it does not. */

@@ -50,6 +50,32 @@ START_TEST(bundled_files_load)
 }
 END_TEST
 
+/* A slower SM clock: what lies beyond the SM keeps its nanoseconds (fewer
+ * cycles of latency, more bytes a cycle), what lies inside keeps its
+ * cycles. */
+START_TEST(memory_keeps_its_nanoseconds_at_another_clock)
+{
+    ArchParams a;
+    GError *err = NULL;
+    ck_assert_msg(arch_load("h100", NULL, &a, &err), "%s", err ? err->message : "");
+    ArchParams b = a;
+    arch_at_clock(&b, a.clock_mhz / 2);
+    ck_assert_double_eq_tol(b.clock_mhz, a.clock_mhz / 2, 1e-9);
+    ck_assert_int_eq(b.l2_latency, (a.l2_latency + 1) / 2);
+    ck_assert_int_eq(b.dram_latency, (a.dram_latency + 1) / 2);
+    ck_assert_double_eq_tol(b.dram_queue_cycles, a.dram_queue_cycles / 2, 1e-9);
+    ck_assert_double_eq_tol(b.dram_write_delay, a.dram_write_delay / 4, 1e-9);
+    ck_assert_double_eq_tol(b.dram_bytes_per_clk, a.dram_bytes_per_clk * 2, 1e-9);
+    ck_assert_double_eq_tol(b.l2_bytes_per_clk, a.l2_bytes_per_clk * 2, 1e-9);
+    ck_assert_double_eq_tol(b.l2_bytes_per_clk_sm, a.l2_bytes_per_clk_sm * 2, 1e-9);
+    ck_assert_int_eq(b.smem_latency, a.smem_latency);
+    ck_assert_int_eq(b.l1_latency, a.l1_latency);
+    ck_assert_int_eq(b.cp_async_wait, a.cp_async_wait);
+    /* The bundled Hopper files measured the clock of a kernel with MMAs. */
+    ck_assert(a.mma_clock_mhz > 0 && a.mma_clock_mhz < a.clock_mhz);
+}
+END_TEST
+
 START_TEST(overrides)
 {
     ArchParams a;
@@ -293,6 +319,7 @@ int main(void)
     TCase *tc = tcase_create("files");
     tcase_add_test(tc, bundled_files_load);
     tcase_add_test(tc, overrides);
+    tcase_add_test(tc, memory_keeps_its_nanoseconds_at_another_clock);
     tcase_add_test(tc, show_round_trips_and_files_are_checked);
     tcase_add_test(tc, every_value_cites_a_source);
     tcase_add_test(tc, relative_values_scale_the_value_before_them);

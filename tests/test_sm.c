@@ -172,6 +172,38 @@ START_TEST(computed_trip_loops_pay_their_prologue)
 }
 END_TEST
 
+/* A kernel with an hmma compute statement runs its SM at
+ * arch.mma_clock_mhz (sm_arch_for_program), with or without operands; any
+ * other class leaves the clock alone. */
+START_TEST(mma_kernels_run_at_their_clock)
+{
+    const char *texts[] = {
+        "smpipe 1\nblock 32\ncompute(ffma, 16, 4)\n",
+        "smpipe 1\nblock 32\ncompute(hmma, 16, 4)\n",
+        "smpipe 1\nblock 32\nglobal int g[32]\nvar x = load(g + threadIdx.x)\nx = compute(hmma, 4, x)\n"
+        "store(g + threadIdx.x, x)\n",
+    };
+    for (int k = 0; k < 3; k++) {
+        GError *err = NULL;
+        g_autoptr(Trace) t = trace_parse_string("test.trace", texts[k], strlen(texts[k]), &err);
+        ck_assert_msg(t != NULL, "%s", err ? err->message : "");
+        SimRunOptions o;
+        memset(&o, 0, sizeof o);
+        o.arch = "h100";
+        o.sm.engine = SIM_ENGINE_EVENT;
+        SimRun run;
+        ck_assert_msg(sim_run_prepare(t, &o, &run, &err), "%s", err ? err->message : "");
+        ArchParams h100;
+        ck_assert(arch_load("h100", NULL, &h100, NULL));
+        ck_assert_double_eq_tol(run.arch.clock_mhz, k == 0 ? h100.clock_mhz : h100.mma_clock_mhz, 1e-9);
+        ck_assert_int_eq(run.arch.dram_latency,
+                         k == 0 ? h100.dram_latency
+                                : llround((double) h100.dram_latency * h100.mma_clock_mhz / h100.clock_mhz));
+        sim_run_clear(&run);
+    }
+}
+END_TEST
+
 /* --by line charges each operation's issue cycles to its own line, also
  * when one issue runs through several: the thread-scope acquire on line 4
  * issues nothing and lets the assignment on line 5 issue at once. */
@@ -216,6 +248,7 @@ int main(void)
     tcase_add_test(tc, constant_trip_loops_unroll);
     tcase_add_test(tc, computed_trip_loops_pay_their_prologue);
     tcase_add_test(tc, issue_cycles_go_to_their_own_line);
+    tcase_add_test(tc, mma_kernels_run_at_their_clock);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

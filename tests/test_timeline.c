@@ -416,12 +416,18 @@ static void check_trace(const char *rel, const char *const *sets)
     g_autofree char *json = g_build_filename(dir, "t.json", NULL);
     SimTimelineOptions o = { .json_path = json, .data_dir = dir, .clock_mhz = 0, .from = 0, .to = SIM_CYCLE_NEVER };
     TestRun tr;
-    /* The clock goes in the metadata: take it from the bundled h100. */
-    o.clock_mhz = 1980.0;
+    /* The clock goes in the metadata: the bundled h100's at which smpipe
+     * runs the trace (arch.mma_clock_mhz for one with an hmma compute
+     * statement: sm_arch_for_program). */
+    g_autofree char *path = g_build_filename(SRCDIR, rel, NULL);
+    g_autofree char *src = NULL;
+    ck_assert(g_file_get_contents(path, &src, NULL, NULL));
+    double mhz = strstr(src, "compute(hmma") != NULL ? 1794.0 : 1980.0;
+    o.clock_mhz = mhz;
     o.arch = "h100";
     run_timeline(rel, sets, &o, &tr);
-    ck_assert_double_eq_tol(tr.run.arch.clock_mhz, 1980.0, 0.05);
-    JsonFacts f = validate_json(json, tr_stats(&tr), 1980.0, 0, SIM_CYCLE_NEVER, total_stages(&tr));
+    ck_assert_double_eq_tol(tr.run.arch.clock_mhz, mhz, 0.05);
+    JsonFacts f = validate_json(json, tr_stats(&tr), mhz, 0, SIM_CYCLE_NEVER, total_stages(&tr));
     ck_assert_msg(f.slices > 0 && f.counters > 0, "%s: %d slices, %d counters", rel, f.slices, f.counters);
     /* Every run that copies asynchronously has a bytes-in-flight counter
      * (the OpenCL pipe traces copy nothing asynchronously). */

@@ -6,8 +6,10 @@ Every whole-GPU point of the campaign (regimes gpu1, occ2 and occ4: launch.grid
 CUDA events (`kernel_ms` in results.json, the median of the timed launches).
 `smpipe run --set launch.grid=...` estimates that launch as waves of the
 simulated SM's cycles plus launch.overhead_us; for one wave that is the
-simulated cycles of the point, which points.csv holds, at the architecture's
-clock, plus the overhead.  This script compares the
+simulated cycles of the point, which points.csv holds, at the clock smpipe
+runs the kernel at (arch.clock_mhz, or arch.mma_clock_mhz for a trace with an
+hmma compute statement: models/sm.h, sm_arch_for_program), plus the
+overhead.  This script compares the
 two per GPU, part (points.csv's, scripts/campaign/split.py's split) and regime.
 
     python3 scripts/campaign/launch.py [--csv docs/validation/campaign/points.csv]
@@ -30,6 +32,14 @@ def arch_value(gpu, section, key):
     return float(ini[section][key])
 
 
+def clock_mhz(gpu, kernel):
+    """The clock smpipe runs kernel's trace at on gpu (sm_arch_for_program)."""
+    with open(os.path.join(ROOT, "traces", kernel + ".trace")) as fh:
+        mma = "compute(hmma" in fh.read().replace(" ", "")
+    fast = arch_value(gpu, "arch", "mma_clock_mhz")
+    return fast if mma and fast > 0 else arch_value(gpu, "arch", "clock_mhz")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--csv", default=os.path.join(CAMPAIGN, "points.csv"))
@@ -49,7 +59,7 @@ def main():
             if not ms or ms <= 0:
                 continue
             gpu = row["gpu"]
-            est_ms = (float(row["simulated"]) / arch_value(gpu, "arch", "clock_mhz") +
+            est_ms = (float(row["simulated"]) / clock_mhz(gpu, row["kernel"]) +
                       arch_value(gpu, "launch", "overhead_us")) / 1000.0
             key = (row["gpu"], row["part"], row["regime"])
             errs[key].append(100.0 * (est_ms - ms) / ms)

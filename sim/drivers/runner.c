@@ -151,7 +151,11 @@ bool sim_run_program(const Trace *t, const SimRunOptions *o, SimRun *out, GError
         return false;
     }
     out->prog = program_new(t, params, sim_grid_blocks(&out->arch), error);
-    return out->prog != NULL;
+    if (out->prog == NULL) {
+        return false;
+    }
+    sm_arch_for_program(out->prog, &out->arch);
+    return true;
 }
 
 bool sim_run_prepare(const Trace *t, const SimRunOptions *o, SimRun *out, GError **error)
