@@ -235,11 +235,12 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
         int l = 0;
         while (l < SIM_WARP_SIZE) {
             uint64_t line = (uint64_t) addr[l] / lb;
-            int64_t bytes = 0;
-            for (; l < SIM_WARP_SIZE && (uint64_t) addr[l] / lb == line; l++) {
-                bytes += size;
-            }
-            mem_path_write(&sm->mem, t, line * lb, MIN(bytes, sm->arch.line_bytes));
+            /* The lanes left in this line, from the spacing: those below
+             * the next line's first byte. */
+            uint64_t left = (line + 1) * lb - (uint64_t) addr[l];
+            int k = (int) MIN((left + (uint64_t) size - 1) / (uint64_t) size, (uint64_t) (SIM_WARP_SIZE - l));
+            mem_path_write(&sm->mem, t, line * lb, MIN((int64_t) k * size, sm->arch.line_bytes));
+            l += k;
         }
     } else {
         uint64_t done_lines[64];

@@ -49,6 +49,11 @@ StepResult warp_fail(Sm *sm, Warp *w, LaneMask lanes, SrcLoc loc, int code, cons
 bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, SimLaneValue *out)
 {
     SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
+    if (!n->varying && m != 0 && sim_eval_uniform(n, &env, &out->s)) {
+        /* sim_eval's uniform result, without its error bookkeeping. */
+        out->uniform = true;
+        return true;
+    }
     const ExprNode *bad = NULL;
     int bad_lane = 0;
     SimArithStatus st = sim_eval(n, &env, m, out, &bad, &bad_lane);
@@ -57,6 +62,15 @@ bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, Sim
         return false;
     }
     return true;
+}
+
+bool warp_eval_uniform(const Warp *w, LaneMask m, const ExprNode *n, int64_t *out)
+{
+    if (n->varying || m == 0) {
+        return false;
+    }
+    SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
+    return sim_eval_uniform(n, &env, out);
 }
 
 bool warp_eval_same(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, const char *what, int64_t *out)
@@ -253,11 +267,19 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
         simt_goto(w, si, s->pc + 1, t);
         return STEP_CONTINUE;
     case OP_ASSIGN: {
-        SimLaneValue v;
-        if (!warp_eval(sm, w, m, op, op->e[0], &v)) {
-            return STEP_STOP;
+        const ProgVar *var = sm_var(sm, op->var);
+        int64_t u;
+        if (!var->varying && warp_eval_uniform(w, m, op->e[0], &u)) {
+            /* A uniform value into a uniform variable (the usual counter
+             * or index): warp_store_var's store, without a lane vector. */
+            w->vals[var->slot] = u;
+        } else {
+            SimLaneValue v;
+            if (!warp_eval(sm, w, m, op, op->e[0], &v)) {
+                return STEP_STOP;
+            }
+            warp_store_var(w, var, m, &v);
         }
-        warp_store_var(w, sm_var(sm, op->var), m, &v);
         *cost = ctrl;
         sm->stats.control_instructions += (uint64_t) (ctrl > 0);
         simt_goto(w, si, s->pc + 1, t);
@@ -277,7 +299,9 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
     case OP_BRANCH:
     case OP_LOOP: {
         SimLaneValue c;
-        if (!warp_eval(sm, w, m, op, op->e[0], &c)) {
+        if (warp_eval_uniform(w, m, op->e[0], &c.s)) {
+            c.uniform = true;
+        } else if (!warp_eval(sm, w, m, op, op->e[0], &c)) {
             return STEP_STOP;
         }
         /* A uniform condition (the usual loop test) decides every lane. */

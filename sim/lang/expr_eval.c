@@ -634,6 +634,11 @@ static SimArithStatus eval_lanes(const ExprNode *n, const SimEvalEnv *env, LaneM
     g_assert_not_reached();
 }
 
+bool sim_eval_uniform(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
+{
+    return !n->varying && scalar_operand(n, env, out);
+}
+
 /* A converged warp's expression that is affine in the lane (an address
  * base + thread index x element size, a loop counter, a constant) is
  * computed in closed form, without a pass over the lanes per node; anything

@@ -47,6 +47,12 @@ typedef struct {
 SimArithStatus sim_eval(const ExprNode *node, const SimEvalEnv *env, LaneMask mask,
                         SimLaneValue *out, const ExprNode **bad_node, int *bad_lane);
 
+/* Evaluates a uniform node (!node->varying) as one number into *out,
+ * what sim_eval would give every lane of a non-empty mask.  Returns false,
+ * *out undefined, for a varying node or where the evaluation fails: the
+ * caller then takes sim_eval, which reports the error and where. */
+bool sim_eval_uniform(const ExprNode *node, const SimEvalEnv *env, int64_t *out);
+
 /* Lane l's value of v. */
 static inline int64_t sim_lane_value(const SimLaneValue *v, int lane)
 {
