@@ -230,10 +230,15 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
     int32_t pc = s->pc;
     bool starting = s->step == 0;
     *cost = 0;
+    const Op *op = sm_op(sm, pc);
+    if (!starting && op->code == OP_COMPUTE) {
+        /* A chain under way (the commonest step): what step_op would
+         * dispatch, without its checks for an operation that starts. */
+        return compute_exec(sm, w, si, op, t, cost);
+    }
     if (chains_drain(sm, w, s, t)) {
         return STEP_WAIT;
     }
-    const Op *op = sm_op(sm, pc);
     StepResult r = step_op(sm, w, si, t, cost);
     if (starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
         (w->split[si].pc != pc || w->split[si].step != 0 || w->split[si].status != SPLIT_RUNNABLE)) {
@@ -249,13 +254,19 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
     return r;
 }
 
+/* The issue cycles of the control statement at pc (sched.control_issue
+ * at w's scheduler's rate); control an unrolled loop folded into
+ * immediates issues nothing.  Asked only by the control operations. */
+static inline int64_t control_cost(const Sm *sm, const Warp *w, int32_t pc)
+{
+    return sm->op_unrolled[pc] ? 0 : sm->control_cycles[sm_warp_alone(sm, w)];
+}
+
 static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
     const Op *op = sm_op(sm, s->pc);
     LaneMask m = s->mask;
-    /* Control an unrolled loop folded into immediates issues nothing. */
-    int64_t ctrl = sm->op_unrolled[s->pc] ? 0 : sm->control_cycles[sm_warp_alone(sm, w)];
     *cost = 0;
     if (s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
         /* Arrived at its reconvergence point: wait for the other side. */
@@ -267,6 +278,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
         simt_goto(w, si, s->pc + 1, t);
         return STEP_CONTINUE;
     case OP_ASSIGN: {
+        int64_t ctrl = control_cost(sm, w, s->pc);
         const ProgVar *var = sm_var(sm, op->var);
         int64_t u;
         if (!var->varying && warp_eval_uniform(w, m, op->e[0], &u)) {
@@ -286,7 +298,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
         return STEP_CONTINUE;
     }
     case OP_JUMP:
-        *cost = ctrl;
+        *cost = control_cost(sm, w, s->pc);
         simt_goto(w, si, op->target, t);
         return STEP_CONTINUE;
     case OP_LOOP_ENTER: {
@@ -298,6 +310,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
     }
     case OP_BRANCH:
     case OP_LOOP: {
+        int64_t ctrl = control_cost(sm, w, s->pc);
         SimLaneValue c;
         if (warp_eval_uniform(w, m, op->e[0], &c.s)) {
             c.uniform = true;
@@ -348,6 +361,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
         warp_lanes_exit(sm, w, si, m, t);
         return STEP_CONTINUE;
     case OP_ASSERT: {
+        int64_t ctrl = control_cost(sm, w, s->pc);
         if (op->sub == ASSERT_EXPECT) {
             if (ldst_exec_expect(sm, w, m, op) == STEP_STOP) {
                 return STEP_STOP;
