@@ -151,12 +151,22 @@ static void ldst_race_read(Sm *sm, Warp *w, const Op *op, LaneMask m, const int6
 static bool lane_addresses(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const char *what,
                            int64_t addr[SIM_WARP_SIZE])
 {
-    SimLaneValue a;
-    if (!warp_eval(sm, w, m, op, ptr, &a)) {
-        return false;
-    }
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        addr[l] = sim_lane_value(&a, l);
+    SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
+    int64_t base, stride;
+    if (m == 0xffffffffu && sim_eval_affine(ptr, &env, &base, &stride)) {
+        /* A converged warp's affine address (the usual base + thread
+         * index): the lanes' values without a lane vector. */
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            addr[l] = base + l * stride;
+        }
+    } else {
+        SimLaneValue a;
+        if (!warp_eval(sm, w, m, op, ptr, &a)) {
+            return false;
+        }
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            addr[l] = sim_lane_value(&a, l);
+        }
     }
     return ldst_check_bounds(sm, w, op, m, ptr, addr, ptr->type.elem.size, what);
 }
