@@ -27,9 +27,16 @@
 MBarStatus async_copies_arrive(Sm *sm, Warp *w, LaneMask m, int32_t mbar, SimCycle t, SrcLoc loc)
 {
     SimCycle done = t;
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        if (m & (1u << l)) {
+    if (m == 0xffffffffu) {
+        /* A converged warp: no test per lane. */
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
             done = MAX(done, w->lane_copies[l]);
+        }
+    } else {
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            if (m & (1u << l)) {
+                done = MAX(done, w->lane_copies[l]);
+            }
         }
     }
     MBarrier *mb = &sm->blocks[w->block].mbars[mbar];
@@ -609,14 +616,34 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     if (k < iters) {
         int64_t src[SIM_WARP_SIZE], dst[SIM_WARP_SIZE];
         LaneMask km = 0;
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            int64_t off = rank[l] * chunk + k * gsize * chunk;
-            if ((m & (1u << l)) && off < sim_lane_value(&zv, l)) {
-                km |= 1u << l;
-                src[l] = sim_lane_value(&sv, l) + off;
-                dst[l] = sim_lane_value(&dv, l) + off;
-            } else {
-                src[l] = dst[l] = 0;
+        if (uniform && g == GROUP_BLOCK && m == 0xffffffffu && chunk > 0) {
+            /* A converged warp's block copy: the ranks ascend with the
+             * lane, so the lanes that copy are those below the first
+             * offset past the size (a prefix), and their offsets follow
+             * one another: what the loop below gives, without a test per
+             * lane. */
+            int64_t base = rank[0] * chunk + k * gsize * chunk;
+            int64_t n = 0;
+            if (base < zv.s) {
+                n = MIN((int64_t) SIM_WARP_SIZE, (zv.s - base + chunk - 1) / chunk);
+            }
+            km = n == SIM_WARP_SIZE ? 0xffffffffu : (1u << n) - 1;
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                int64_t off = rank[l] * chunk + k * gsize * chunk;
+                bool in = l < n;
+                src[l] = in ? sv.s + off : 0;
+                dst[l] = in ? dv.s + off : 0;
+            }
+        } else {
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                int64_t off = rank[l] * chunk + k * gsize * chunk;
+                if ((m & (1u << l)) && off < sim_lane_value(&zv, l)) {
+                    km |= 1u << l;
+                    src[l] = sim_lane_value(&sv, l) + off;
+                    dst[l] = sim_lane_value(&dv, l) + off;
+                } else {
+                    src[l] = dst[l] = 0;
+                }
             }
         }
         int64_t sectors;
@@ -652,12 +679,14 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
             }
         }
         sm->stats.dir_bytes[dir] += (uint64_t) (lane_count(km) * chunk);
-        for (int l = 0; l < SIM_WARP_SIZE && km == 0xffffffffu && !sm->opt.functional; l++) {
+        /* (Read once: the stores below could alias the options.) */
+        bool every_lane = km == 0xffffffffu && !sm->opt.functional;
+        for (int l = 0; l < SIM_WARP_SIZE && every_lane; l++) {
             /* Every lane copies: no test per lane. */
             w->lane_open[l] = MAX(w->lane_open[l], r.done);
             w->lane_copies[l] = MAX(w->lane_copies[l], r.done);
         }
-        for (int l = 0; l < SIM_WARP_SIZE && (km != 0xffffffffu || sm->opt.functional); l++) {
+        for (int l = 0; l < SIM_WARP_SIZE && !every_lane; l++) {
             if (!(km & (1u << l))) {
                 continue;
             }

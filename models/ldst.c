@@ -151,12 +151,22 @@ static void ldst_race_read(Sm *sm, Warp *w, const Op *op, LaneMask m, const int6
 static bool lane_addresses(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const char *what,
                            int64_t addr[SIM_WARP_SIZE])
 {
-    SimLaneValue a;
-    if (!warp_eval(sm, w, m, op, ptr, &a)) {
-        return false;
-    }
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        addr[l] = sim_lane_value(&a, l);
+    SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
+    int64_t base, stride;
+    if (m == 0xffffffffu && sim_eval_affine(ptr, &env, &base, &stride)) {
+        /* A converged warp's affine address (the usual base + thread
+         * index): the lanes' values without a lane vector. */
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            addr[l] = base + l * stride;
+        }
+    } else {
+        SimLaneValue a;
+        if (!warp_eval(sm, w, m, op, ptr, &a)) {
+            return false;
+        }
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            addr[l] = sim_lane_value(&a, l);
+        }
     }
     return ldst_check_bounds(sm, w, op, m, ptr, addr, ptr->type.elem.size, what);
 }
@@ -235,11 +245,12 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
         int l = 0;
         while (l < SIM_WARP_SIZE) {
             uint64_t line = (uint64_t) addr[l] / lb;
-            int64_t bytes = 0;
-            for (; l < SIM_WARP_SIZE && (uint64_t) addr[l] / lb == line; l++) {
-                bytes += size;
-            }
-            mem_path_write(&sm->mem, t, line * lb, MIN(bytes, sm->arch.line_bytes));
+            /* The lanes left in this line, from the spacing: those below
+             * the next line's first byte. */
+            uint64_t left = (line + 1) * lb - (uint64_t) addr[l];
+            int k = (int) MIN((left + (uint64_t) size - 1) / (uint64_t) size, (uint64_t) (SIM_WARP_SIZE - l));
+            mem_path_write(&sm->mem, t, line * lb, MIN((int64_t) k * size, sm->arch.line_bytes));
+            l += k;
         }
     } else {
         uint64_t done_lines[64];

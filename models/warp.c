@@ -49,6 +49,11 @@ StepResult warp_fail(Sm *sm, Warp *w, LaneMask lanes, SrcLoc loc, int code, cons
 bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, SimLaneValue *out)
 {
     SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
+    if (!n->varying && m != 0 && sim_eval_uniform(n, &env, &out->s)) {
+        /* sim_eval's uniform result, without its error bookkeeping. */
+        out->uniform = true;
+        return true;
+    }
     const ExprNode *bad = NULL;
     int bad_lane = 0;
     SimArithStatus st = sim_eval(n, &env, m, out, &bad, &bad_lane);
@@ -57,6 +62,15 @@ bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, Sim
         return false;
     }
     return true;
+}
+
+bool warp_eval_uniform(const Warp *w, LaneMask m, const ExprNode *n, int64_t *out)
+{
+    if (n->varying || m == 0) {
+        return false;
+    }
+    SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
+    return sim_eval_uniform(n, &env, out);
 }
 
 bool warp_eval_same(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, const char *what, int64_t *out)
@@ -216,10 +230,15 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
     int32_t pc = s->pc;
     bool starting = s->step == 0;
     *cost = 0;
+    const Op *op = sm_op(sm, pc);
+    if (!starting && op->code == OP_COMPUTE) {
+        /* A chain under way (the commonest step): what step_op would
+         * dispatch, without its checks for an operation that starts. */
+        return compute_exec(sm, w, si, op, t, cost);
+    }
     if (chains_drain(sm, w, s, t)) {
         return STEP_WAIT;
     }
-    const Op *op = sm_op(sm, pc);
     StepResult r = step_op(sm, w, si, t, cost);
     if (starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
         (w->split[si].pc != pc || w->split[si].step != 0 || w->split[si].status != SPLIT_RUNNABLE)) {
@@ -235,13 +254,19 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
     return r;
 }
 
+/* The issue cycles of the control statement at pc (sched.control_issue
+ * at w's scheduler's rate); control an unrolled loop folded into
+ * immediates issues nothing.  Asked only by the control operations. */
+static inline int64_t control_cost(const Sm *sm, const Warp *w, int32_t pc)
+{
+    return sm->op_unrolled[pc] ? 0 : sm->control_cycles[sm_warp_alone(sm, w)];
+}
+
 static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
     const Op *op = sm_op(sm, s->pc);
     LaneMask m = s->mask;
-    /* Control an unrolled loop folded into immediates issues nothing. */
-    int64_t ctrl = sm->op_unrolled[s->pc] ? 0 : sm->control_cycles[sm_warp_alone(sm, w)];
     *cost = 0;
     if (s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
         /* Arrived at its reconvergence point: wait for the other side. */
@@ -253,18 +278,27 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
         simt_goto(w, si, s->pc + 1, t);
         return STEP_CONTINUE;
     case OP_ASSIGN: {
-        SimLaneValue v;
-        if (!warp_eval(sm, w, m, op, op->e[0], &v)) {
-            return STEP_STOP;
+        int64_t ctrl = control_cost(sm, w, s->pc);
+        const ProgVar *var = sm_var(sm, op->var);
+        int64_t u;
+        if (!var->varying && warp_eval_uniform(w, m, op->e[0], &u)) {
+            /* A uniform value into a uniform variable (the usual counter
+             * or index): warp_store_var's store, without a lane vector. */
+            w->vals[var->slot] = u;
+        } else {
+            SimLaneValue v;
+            if (!warp_eval(sm, w, m, op, op->e[0], &v)) {
+                return STEP_STOP;
+            }
+            warp_store_var(w, var, m, &v);
         }
-        warp_store_var(w, sm_var(sm, op->var), m, &v);
         *cost = ctrl;
         sm->stats.control_instructions += (uint64_t) (ctrl > 0);
         simt_goto(w, si, s->pc + 1, t);
         return STEP_CONTINUE;
     }
     case OP_JUMP:
-        *cost = ctrl;
+        *cost = control_cost(sm, w, s->pc);
         simt_goto(w, si, op->target, t);
         return STEP_CONTINUE;
     case OP_LOOP_ENTER: {
@@ -276,8 +310,11 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
     }
     case OP_BRANCH:
     case OP_LOOP: {
+        int64_t ctrl = control_cost(sm, w, s->pc);
         SimLaneValue c;
-        if (!warp_eval(sm, w, m, op, op->e[0], &c)) {
+        if (warp_eval_uniform(w, m, op->e[0], &c.s)) {
+            c.uniform = true;
+        } else if (!warp_eval(sm, w, m, op, op->e[0], &c)) {
             return STEP_STOP;
         }
         /* A uniform condition (the usual loop test) decides every lane. */
@@ -324,6 +361,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
         warp_lanes_exit(sm, w, si, m, t);
         return STEP_CONTINUE;
     case OP_ASSERT: {
+        int64_t ctrl = control_cost(sm, w, s->pc);
         if (op->sub == ASSERT_EXPECT) {
             if (ldst_exec_expect(sm, w, m, op) == STEP_STOP) {
                 return STEP_STOP;

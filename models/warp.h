@@ -195,6 +195,10 @@ StepResult warp_fail(Sm *sm, Warp *w, LaneMask lanes, SrcLoc loc, int code, cons
 #define RULE(sm, w, m, op, ...) warp_fail((sm), (w), (m), (op)->loc, SIM_ERROR_PROGRAM, __VA_ARGS__)
 /* Evaluates n for lanes m into *out; false (run failed) on an arithmetic error. */
 bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, SimLaneValue *out);
+/* n's value for every lane of m when n is uniform (!n->varying), m is not
+ * empty and the evaluation does not fail, without a lane vector; false
+ * otherwise (nothing reported: warp_eval then evaluates and reports). */
+bool warp_eval_uniform(const Warp *w, LaneMask m, const ExprNode *n, int64_t *out);
 /* The value of a uniform-per-warp operand: all lanes of m must agree. */
 bool warp_eval_same(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, const char *what, int64_t *out);
 /* Stores lanes m of val (or one value) into variable v. */

@@ -634,6 +634,24 @@ static SimArithStatus eval_lanes(const ExprNode *n, const SimEvalEnv *env, LaneM
     g_assert_not_reached();
 }
 
+bool sim_eval_affine(const ExprNode *n, const SimEvalEnv *env, int64_t *base, int64_t *stride)
+{
+    /* sim_eval's closed form for a full mask (a uniform node's one number
+     * is scalar_eval's, as on sim_eval's uniform path). */
+    SimAffine a;
+    if (!affine_eval(n, env, &a)) {
+        return false;
+    }
+    *base = a.base;
+    *stride = a.stride;
+    return true;
+}
+
+bool sim_eval_uniform(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
+{
+    return !n->varying && scalar_operand(n, env, out);
+}
+
 /* A converged warp's expression that is affine in the lane (an address
  * base + thread index x element size, a loop counter, a constant) is
  * computed in closed form, without a pass over the lanes per node; anything

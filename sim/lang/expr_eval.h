@@ -47,6 +47,19 @@ typedef struct {
 SimArithStatus sim_eval(const ExprNode *node, const SimEvalEnv *env, LaneMask mask,
                         SimLaneValue *out, const ExprNode **bad_node, int *bad_lane);
 
+/* Evaluates a uniform node (!node->varying) as one number into *out,
+ * what sim_eval would give every lane of a non-empty mask.  Returns false,
+ * *out undefined, for a varying node or where the evaluation fails: the
+ * caller then takes sim_eval, which reports the error and where. */
+bool sim_eval_uniform(const ExprNode *node, const SimEvalEnv *env, int64_t *out);
+
+/* Evaluates node in closed form for all 32 lanes of a converged warp:
+ * lane l's value is *base + l * *stride, as sim_eval with a full mask
+ * gives it.  Returns false, *base and *stride undefined, where the closed
+ * form does not apply or an evaluation may fail: the caller then takes
+ * sim_eval. */
+bool sim_eval_affine(const ExprNode *node, const SimEvalEnv *env, int64_t *base, int64_t *stride);
+
 /* Lane l's value of v. */
 static inline int64_t sim_lane_value(const SimLaneValue *v, int lane)
 {
