@@ -260,6 +260,23 @@ static void end_decision(Sm *sm, int32_t smsp)
     }
 }
 
+/* Issues visited warp w, already taken from s's ready warps: 1 when it
+ * issued (s is busy until then), 0 when it issued nothing (the decision
+ * tries the next warp), -1 when the run stopped. */
+static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, SimCycle now)
+{
+    w->queued = false;
+    int64_t k = warp_issue(sm, w, now);
+    if (sm->engine.stop) {
+        return -1;
+    }
+    if (k > 0) {
+        s->next_free = now + (SimCycle) k;
+        return 1;
+    }
+    return 0;
+}
+
 /* The visits of a decision over a ready list (list mode, scheduler.h):
  * the ready warps in policy order (scheduler_order), the first that can
  * issue now issues; one that issues nothing lets the next in that order
@@ -299,14 +316,9 @@ static bool visit_list(Sm *sm, Scheduler *s, SimCycle now)
         catch_up(sm, w, now);
         /* On the first visit the list is as it was read: no search. */
         scheduler_take_at(s, w->id, best_pos);
-        w->queued = false;
-        int64_t k = warp_issue(sm, w, now);
-        if (sm->engine.stop) {
-            return false;
-        }
-        if (k > 0) {
-            s->next_free = now + (SimCycle) k;
-            return true;
+        int issued = issue_taken(sm, s, w, now);
+        if (issued != 0) {
+            return issued > 0;
         }
         if (order == s->ready) {
             memcpy(sm->order, s->ready, (size_t) best_pos * sizeof *sm->order);
@@ -346,14 +358,9 @@ static bool visit_mask(Sm *sm, Scheduler *s, SimCycle now)
             Warp *w = &sm->warps[id];
             catch_up(sm, w, now);
             scheduler_take_slot(s, slot);
-            w->queued = false;
-            int64_t k = warp_issue(sm, w, now);
-            if (sm->engine.stop) {
-                return false;
-            }
-            if (k > 0) {
-                s->next_free = now + (SimCycle) k;
-                return true;
+            int issued = issue_taken(sm, s, w, now);
+            if (issued != 0) {
+                return issued > 0;
             }
         }
     }
