@@ -177,11 +177,12 @@ END_TEST
  * other class leaves the clock alone. */
 START_TEST(mma_kernels_run_at_their_clock)
 {
+    const char *operands = "smpipe 1\nblock 32\nglobal int g[32]\nvar x = load(g + threadIdx.x)\n"
+                           "x = compute(hmma, 4, x)\nstore(g + threadIdx.x, x)\n";
     const char *texts[] = {
         "smpipe 1\nblock 32\ncompute(ffma, 16, 4)\n",
         "smpipe 1\nblock 32\ncompute(hmma, 16, 4)\n",
-        "smpipe 1\nblock 32\nglobal int g[32]\nvar x = load(g + threadIdx.x)\nx = compute(hmma, 4, x)\n"
-        "store(g + threadIdx.x, x)\n",
+        operands,
     };
     for (int k = 0; k < 3; k++) {
         GError *err = NULL;
