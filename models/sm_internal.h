@@ -86,7 +86,7 @@ typedef struct {
 /* A growable array of cycles, appended inline: a compute mark is noted
  * per issued compute instruction, and g_array_append_val's call cost 5%
  * of the host time of small programs. */
-/* Words of the window finalize_overlap merges the compute marks in. */
+/* Words of the window sm_finalize_overlap merges the compute marks in. */
 #define SM_OVERLAP_WORDS 64
 
 typedef struct {
@@ -156,7 +156,7 @@ struct Sm {
     guint *mark_head;        /* [subpartition] first unfinalised entry */
     guint marks_pending;
     SimCycle last_mark;      /* last finalised compute cycle + 1 */
-    uint64_t overlap_bits[SM_OVERLAP_WORDS]; /* finalize_overlap's window; 0 between calls */
+    uint64_t overlap_bits[SM_OVERLAP_WORDS]; /* sm_finalize_overlap's window; 0 between calls */
     int32_t *smsp_live;      /* warps with live threads per sub-partition */
     GArray *actions;
     MBarUnit mbar_unit;      /* arrivals and wake-ups every mbarrier shares */
@@ -194,6 +194,10 @@ void sm_warp_schedule(Sm *sm, Warp *w);
  * its wake timer: of several requests, the earliest stands. */
 void sm_split_wake(Sm *sm, Warp *w, int32_t split, SimCycle at);
 void sm_fail(Sm *sm, GError *err);
+/* Counts the compute marks and copy intervals before cycle upto (all of
+ * them at SIM_CYCLE_NEVER, when the run ends) into the overlap statistics
+ * (sm_overlap.c). */
+void sm_finalize_overlap(Sm *sm, SimCycle upto);
 /* Notes a compute instruction issued by sub-partition smsp at cycle `at`
  * (no earlier than its last), for the overlap statistics.
  * sm_note_compute is its inline fast path: one per compute instruction. */
