@@ -35,8 +35,8 @@ static const KeyDef keys[] = {
     { "arch", "name", K_STRING, F(name), 0, 0, "architecture name" },
     { "arch", "sm_version", K_INT, F(sm_version), 80, 120, "compute capability x10 (80 = A100, 90 = H100)" },
     { "arch", "clock_mhz", K_DOUBLE, F(clock_mhz), 100, 5000, "SM clock used to convert cycles to time" },
-    { "arch", "mma_clock_mhz", K_DOUBLE, F(mma_clock_mhz), 0, 5000,
-      "SM clock of a kernel that issues tensor-core instructions (hmma); 0: clock_mhz" },
+    { "arch", "mma_clock_ratio", K_DOUBLE, F(mma_clock_ratio), 0, 1,
+      "SM clock of a kernel that issues tensor-core instructions (hmma), as a fraction of clock_mhz; 0: clock_mhz" },
     { "sm", "subpartitions", K_INT, F(subpartitions), 1, 8, "warp schedulers per SM" },
     { "sm", "max_warps", K_INT, F(max_warps), 1, 128, "resident warps per SM" },
     { "sm", "max_threads", K_INT, F(max_threads), 32, 4096, "resident threads per SM" },
@@ -77,14 +77,16 @@ static const KeyDef keys[] = {
     { "l2", "bytes_per_clk_sm", K_DOUBLE, F(l2_bytes_per_clk_sm), 0.1, 4096, "L2-to-SM bytes per cycle, one SM" },
     { "l2", "bytes_per_clk", K_DOUBLE, F(l2_bytes_per_clk), 1, 1e6, "whole-L2 bytes per SM cycle" },
     { "l2", "bytes", K_INT, F(l2_bytes), 1024, (double) (INT64_C(1) << 40), "L2 capacity" },
+    { "l2", "dirty_fraction", K_DOUBLE, F(l2_dirty_fraction), 0, 1, "share of L2's lines that may be dirty: beyond it the oldest dirty line is written back before eviction" },
     { "l2", "assoc", K_INT, F(l2_assoc), 1, 64, "ways per set of L2's tag array: the SM's share of L2 (l2.bytes / mem.active_sms) is kept as sets of this many lines, each evicting its oldest" },
     { "dram", "latency", K_INT, F(dram_latency), 1, 100000, "DRAM access latency (cycles)" },
     { "dram", "bytes_per_clk", K_DOUBLE, F(dram_bytes_per_clk), 0.1, 1e6, "DRAM bytes per SM cycle, whole chip" },
     { "dram", "queue_cycles", K_DOUBLE, F(dram_queue_cycles), 0, 1e5, "loaded latency below the peak rate: a DRAM read waits queue_cycles x rho / (1 - rho) more at utilisation rho of the SM's share" },
     { "dram", "write_cost", K_DOUBLE, F(dram_write_cost), 1, 4, "DRAM time a written-back byte takes, in read bytes: the bus turns around between reads and writes" },
-    { "dram", "write_delay", K_DOUBLE, F(dram_write_delay), 0, 1e5, "cycles a DRAM read waits more per byte a cycle the SM writes back (reads queue behind the stores' write-back)" },
+    { "dram", "write_queue_cycles", K_DOUBLE, F(dram_write_queue), 0, 1e7, "cycles a DRAM read waits more when the SM's share of DRAM bandwidth is all taken by written-back bytes, in proportion to the share they take (reads queue behind the stores' write-back)" },
     { "mem", "source", K_SOURCE, F(source), 0, 0, "where source data lives at start: dram or l2 (run option)" },
     { "mem", "active_sms", K_INT, F(active_sms), 1, 1024, "SMs sharing L2 and DRAM bandwidth (run option)" },
+    { "mem", "flushed", K_BOOL, F(flushed), 0, 0, "the L2 was written back and emptied before a cold launch (true), or the launch follows others that left dirty lines behind (run option)" },
     { "cp_async", "warp_issue_cycles", K_INT, F(cp_async_warp_issue), 1, 1000, "cycles between two cp.async warp instructions of one warp" },
     { "cp_async", "issue_cycles", K_INT, F(cp_async_issue), 1, 1000, "LSU cycles per cp.async warp instruction" },
     { "cp_async", "call_cycles", K_INT, F(cp_async_call), 0, 10000, "latency of a group memcpy_async call's library code" },
@@ -92,6 +94,7 @@ static const KeyDef keys[] = {
     { "cp_async", "wait_prior_cycles", K_INT, F(cp_async_wait_prior), 0, 10000,
       "latency of a wait whose count is a constant (pipeline_consumer_wait_prior, cooperative_groups::wait)" },
     { "cp_async", "max_inflight", K_INT, F(cp_async_max_inflight), 1, 1 << 20, "line requests in flight per SM" },
+    { "cp_async", "max_inflight_ca", K_INT, F(cp_async_max_inflight_ca), 1, 1 << 20, "line requests of 4- and 8-byte copies (cp.async.ca, allocating in L1) in flight per SM" },
     { "cp_async", "extra_latency", K_INT, F(cp_async_extra_latency), 0, 10000, "cp.async latency beyond a load's" },
     { "cp_async", "warp_shared_groups", K_BOOL, F(cp_async_warp_groups), 0, 0, "commit groups shared by a warp (sm_80)" },
     { "bulk", "issue_latency", K_INT, F(bulk_issue_latency), 0, 100000, "bulk copy set-up latency (cycles)" },
@@ -886,7 +889,7 @@ void arch_at_clock(ArchParams *a, double mhz)
     a->dram_latency = (int64_t) llround((double) a->dram_latency * f);
     a->dram_queue_cycles *= f;
     /* Cycles of latency per byte a cycle written back: both factors scale. */
-    a->dram_write_delay *= f * f;
+    a->dram_write_queue *= f;
     a->l2_bytes_per_clk_sm /= f;
     a->l2_bytes_per_clk /= f;
     a->dram_bytes_per_clk /= f;

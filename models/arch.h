@@ -31,7 +31,7 @@ typedef struct {
     char name[32];
     int64_t sm_version;        /* 80, 90 */
     double clock_mhz;
-    double mma_clock_mhz;      /* SM clock of a kernel that issues tensor-core MMAs; 0: clock_mhz */
+    double mma_clock_ratio;    /* SM clock of a kernel that issues tensor-core MMAs, over clock_mhz; 0: clock_mhz */
 
     int64_t subpartitions;
     int64_t max_warps;
@@ -79,15 +79,17 @@ typedef struct {
     double l2_bytes_per_clk;      /* whole L2, shared by active SMs */
     int64_t l2_bytes;
     int64_t l2_assoc;             /* ways per set of L2's tag array */
+    double l2_dirty_fraction;     /* share of L2's lines that may be dirty */
 
     int64_t dram_latency;
     double dram_bytes_per_clk;    /* whole chip, in SM cycles */
     double dram_queue_cycles;     /* loaded latency: x rho / (1 - rho) below the peak rate */
     double dram_write_cost;       /* DRAM time of a written-back byte, in read bytes */
-    double dram_write_delay;      /* read latency per byte a cycle an SM writes back */
+    double dram_write_queue;      /* read latency at the SM's DRAM share all written back */
 
     MemSource source;
     int64_t active_sms;
+    bool flushed;        /* mem.flushed: the L2 was flushed before a cold launch */
 
     int64_t cp_async_issue;       /* cycles the LSU spends per cp.async warp instruction */
     int64_t cp_async_warp_issue;  /* cycles between one warp's cp.async instructions */
@@ -95,6 +97,7 @@ typedef struct {
     int64_t cp_async_wait;        /* latency of a thread-scope consumer_wait call (libcudacxx's switch) */
     int64_t cp_async_wait_prior;  /* latency of a wait with a compile-time count (one wait_group) */
     int64_t cp_async_max_inflight;/* 128-byte line requests in flight per SM */
+    int64_t cp_async_max_inflight_ca; /* of them, 4- and 8-byte copies (.ca, allocating in L1) */
     int64_t cp_async_extra_latency;
     bool cp_async_warp_groups;    /* commit groups shared by the warp (sm_80) */
     bool chain_overlap;           /* independent compute chains overlap as ptxas schedules them */

@@ -648,7 +648,7 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
         }
         int64_t sectors;
         int64_t lines = copy_engine_count_lines(&sm->cpa, src, km, chunk, &sectors);
-        SimCycle admit = copy_engine_admit(&sm->cpa, t, lines);
+        SimCycle admit = copy_engine_admit(&sm->cpa, t, lines, chunk);
         if (admit > t) {
             s->ready_at = admit;
             s->wait_state = WS_COPY_THROTTLE;

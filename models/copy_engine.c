@@ -19,24 +19,32 @@ static inline uint64_t div_by(uint64_t a, int64_t d, int shift)
     return shift >= 0 ? a >> shift : a / (uint64_t) d;
 }
 
+static void ring_init(InflightRing *r, int64_t max)
+{
+    r->cap = 64;
+    r->done = g_new0(SimCycle, r->cap);
+    r->head = r->len = 0;
+    r->max = max;
+}
+
 void copy_engine_init(CopyEngine *c, const ArchParams *a)
 {
     memset(c, 0, sizeof *c);
     c->issue_cycles = a->cp_async_issue;
-    c->max_inflight = a->cp_async_max_inflight;
     c->extra_latency = a->cp_async_extra_latency;
     c->line_bytes = a->line_bytes;
     c->sector_bytes = a->sector_bytes;
     c->line_shift = log2_exact(a->line_bytes);
     c->sector_shift = log2_exact(a->sector_bytes);
-    c->cap = 64;
-    c->inflight = g_new0(SimCycle, c->cap);
+    ring_init(&c->all, a->cp_async_max_inflight);
+    ring_init(&c->ca, a->cp_async_max_inflight_ca);
 }
 
 void copy_engine_clear(CopyEngine *c)
 {
-    g_free(c->inflight);
-    c->inflight = NULL;
+    g_free(c->all.done);
+    g_free(c->ca.done);
+    c->all.done = c->ca.done = NULL;
 }
 
 /* Distinct (line, sector-mask) pairs of a warp's byte ranges. */
@@ -157,49 +165,58 @@ int64_t copy_engine_count_lines(const CopyEngine *c, const int64_t *src, uint32_
 }
 
 /* Drops requests that completed by cycle t. */
-static void retire(CopyEngine *c, SimCycle t)
+static void ring_retire(InflightRing *r, SimCycle t)
 {
-    while (c->len > 0 && c->inflight[c->head] <= t) {
-        c->head = (c->head + 1) % c->cap;
-        c->len--;
+    while (r->len > 0 && r->done[r->head] <= t) {
+        r->head = (r->head + 1) % r->cap;
+        r->len--;
     }
 }
 
-SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines)
+/* The earliest cycle >= t at which `lines` more requests fit: the
+ * `over`-th earliest completion when they do not (requests retired). */
+static SimCycle ring_room_at(InflightRing *r, SimCycle t, int64_t lines)
 {
-    retire(c, t);
-    int64_t over = (int64_t) c->len + lines - c->max_inflight;
+    ring_retire(r, t);
+    int64_t over = (int64_t) r->len + lines - r->max;
     if (over <= 0) {
         return t;
     }
-    /* Wait for the `over`-th earliest completion. */
-    size_t k = (size_t) MIN(over, (int64_t) c->len) - 1;
-    SimCycle when = MAX(t, c->inflight[(c->head + k) % c->cap]);
+    size_t k = (size_t) MIN(over, (int64_t) r->len) - 1;
+    return MAX(t, r->done[(r->head + k) % r->cap]);
+}
+
+SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines, int64_t size)
+{
+    SimCycle when = ring_room_at(&c->all, t, lines);
+    if (size < 16) {
+        when = MAX(when, ring_room_at(&c->ca, t, lines));
+    }
     c->throttled_cycles += when - t;
     return when;
 }
 
 /* Inserts a completion keeping the ring sorted (completions mostly come in
  * order, so the insertion point is near the end). */
-static void track(CopyEngine *c, SimCycle done)
+static void ring_track(InflightRing *r, SimCycle done)
 {
-    if (c->len == c->cap) {
-        SimCycle *n = g_new0(SimCycle, c->cap * 2);
-        for (size_t k = 0; k < c->len; k++) {
-            n[k] = c->inflight[(c->head + k) % c->cap];
+    if (r->len == r->cap) {
+        SimCycle *n = g_new0(SimCycle, r->cap * 2);
+        for (size_t k = 0; k < r->len; k++) {
+            n[k] = r->done[(r->head + k) % r->cap];
         }
-        g_free(c->inflight);
-        c->inflight = n;
-        c->head = 0;
-        c->cap *= 2;
+        g_free(r->done);
+        r->done = n;
+        r->head = 0;
+        r->cap *= 2;
     }
-    size_t pos = c->len;
-    while (pos > 0 && c->inflight[(c->head + pos - 1) % c->cap] > done) {
-        c->inflight[(c->head + pos) % c->cap] = c->inflight[(c->head + pos - 1) % c->cap];
+    size_t pos = r->len;
+    while (pos > 0 && r->done[(r->head + pos - 1) % r->cap] > done) {
+        r->done[(r->head + pos) % r->cap] = r->done[(r->head + pos - 1) % r->cap];
         pos--;
     }
-    c->inflight[(c->head + pos) % c->cap] = done;
-    c->len++;
+    r->done[(r->head + pos) % r->cap] = done;
+    r->len++;
 }
 
 CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const int64_t *src,
@@ -207,7 +224,8 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
 {
     LineReq reqs[64];
     int64_t n = gather_lines(c, src, mask, size, reqs);
-    retire(c, t);
+    ring_retire(&c->all, t);
+    ring_retire(&c->ca, t);
     SimCycle issue = MAX(t, c->lsu_free);
     c->lsu_free = issue + (SimCycle) c->issue_cycles;
     bool cache_l1 = size < 16; /* cp.async.ca for 4 and 8 bytes, .cg for 16 */
@@ -218,7 +236,10 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
         SimCycle a = mem_path_read(m, issue, reqs[k].line * (uint64_t) c->line_bytes, req_bytes, cache_l1);
         a += (SimCycle) c->extra_latency;
         arrive = MAX(arrive, a);
-        track(c, a);
+        ring_track(&c->all, a);
+        if (cache_l1) {
+            ring_track(&c->ca, a);
+        }
         c->sectors += (uint64_t) __builtin_popcount(reqs[k].sectors);
     }
     /* The fill writes the destination like a warp store would. */

@@ -6,9 +6,14 @@
  * copies use cp.async.ca (may hit and allocate in L1), 16-byte ones
  * cp.async.cg (bypass L1), as libcudacxx chooses.  The LSU accepts a new
  * instruction every cp_async.issue_cycles (measured alike for 4- and 16-byte
- * copies), and at most
- * cp_async.max_inflight line requests are in flight per SM: beyond that the
- * issuing warp is throttled until one completes.  Data landing in shared
+ * copies), and at most cp_async.max_inflight line requests are in flight per
+ * SM, of which at most cp_async.max_inflight_ca those of .ca copies (a line
+ * L1 allocates waits in L1 for its fill): beyond that the issuing warp is
+ * throttled until one completes.  scripts/calib/stream.cu measures the
+ * second: with every SM streaming from DRAM, 4-byte copies reach 10.6-11.3
+ * bytes a cycle an SM where 16-byte ones reach 12.1, and one block alone
+ * with 128 lines requested at a time 11.5 where 16-byte copies reach 33
+ * (replayed by scripts/calib/replay.py).  Data landing in shared
  * memory takes port cycles like a store (see smem.h).  Completion times are
  * known when a copy issues because every server on the way is FIFO, which
  * is what lets commit groups and mbarrier arrivals be scheduled exactly.
@@ -21,16 +26,23 @@
 /* A run's statistics (sim/out/stats.h, which copy_engine.c uses). */
 typedef struct SimStats SimStats;
 
+/* Completion cycles of line requests in flight, sorted ascending, and how
+ * many may be. */
+typedef struct {
+    SimCycle *done;        /* cap entries, a ring from head; owned */
+    size_t head, len, cap;
+    int64_t max;
+} InflightRing;
+
 typedef struct {
     int64_t issue_cycles;
-    int64_t max_inflight;
     int64_t extra_latency;
     int64_t line_bytes, sector_bytes;
     int line_shift, sector_shift; /* log2 of the sizes, or -1 where not a power of two */
     SimCycle lsu_free;     /* next cycle the LSU accepts an instruction */
-    /* Completion cycles of line requests in flight, sorted ascending. */
-    SimCycle *inflight;
-    size_t head, len, cap;
+    InflightRing all;      /* every line request (cp_async.max_inflight) */
+    InflightRing ca;       /* those of 4- and 8-byte copies, which allocate in
+                            * L1 (cp_async.max_inflight_ca) */
     /* Statistics, the engine's own (copy_engine_stats_merge): warp
      * instructions issued, line requests, sectors and bytes they moved, and
      * the cycles admission held issuing warps back. */
@@ -53,10 +65,10 @@ void copy_engine_clear(CopyEngine *c);
 int64_t copy_engine_count_lines(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size,
                                 int64_t *sectors);
 
-/* The earliest cycle >= t at which `lines` more requests fit in flight;
- * the wait until then counts as throttled (the caller waits and asks
- * again then). */
-SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines);
+/* The earliest cycle >= t at which `lines` more requests of a copy of
+ * `size` bytes a lane fit in flight; the wait until then counts as
+ * throttled (the caller waits and asks again then). */
+SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines, int64_t size);
 
 /* Issues one warp instruction at cycle t (>= the admission cycle): lanes in
  * mask copy `size` bytes from src[l] (global) to dst[l] (shared offset). */

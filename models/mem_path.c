@@ -88,7 +88,7 @@ bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready)
     }
     /* Lines fill the ways in order: the first empty way ends the search. */
     for (size_t k = 0; k < nways && w[k].tag != 0; k++) {
-        if (w[k].tag == line + 1) {
+        if ((w[k].tag & LINE_TAG_MASK) == line + 1) {
             *ready = w[k].ready;
             return true;
         }
@@ -96,7 +96,37 @@ bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready)
     return false;
 }
 
-void line_set_put(LineSet *s, uint64_t line, SimCycle ready)
+/* The way holding line, or NULL. */
+static LineWay *find_way(const LineSet *s, uint64_t line)
+{
+    size_t nways;
+    LineWay *w = set_ways(s, line_set_index(s, line), &nways);
+    for (size_t k = 0; w != NULL && k < nways && w[k].tag != 0; k++) {
+        if ((w[k].tag & LINE_TAG_MASK) == line + 1) {
+            return &w[k];
+        }
+    }
+    return NULL;
+}
+
+unsigned line_set_dirty(const LineSet *s, uint64_t line)
+{
+    const LineWay *w = find_way(s, line);
+    return w == NULL ? 0 : (unsigned) (w->tag >> LINE_DIRTY_SHIFT);
+}
+
+unsigned line_set_clean(LineSet *s, uint64_t line)
+{
+    LineWay *w = find_way(s, line);
+    if (w == NULL) {
+        return 0;
+    }
+    unsigned dirty = (unsigned) (w->tag >> LINE_DIRTY_SHIFT);
+    w->tag &= LINE_TAG_MASK;
+    return dirty;
+}
+
+unsigned line_set_put(LineSet *s, uint64_t line, SimCycle ready, unsigned dirty)
 {
     size_t set = line_set_index(s, line);
     size_t nways;
@@ -105,16 +135,20 @@ void line_set_put(LineSet *s, uint64_t line, SimCycle ready)
         chunk_resize(s, set / LINE_SET_CHUNK, MIN(s->assoc, (size_t) 2));
         w = set_ways(s, set, &nways);
     }
+    uint64_t dirty_bits = (uint64_t) dirty << LINE_DIRTY_SHIFT;
     size_t k = 0;
     for (; k < nways && w[k].tag != 0; k++) {
-        if (w[k].tag == line + 1) {
+        if ((w[k].tag & LINE_TAG_MASK) == line + 1) {
             w[k].ready = ready;  /* an update keeps the line's place */
-            return;
+            w[k].tag |= dirty_bits;
+            return 0;
         }
     }
+    unsigned evicted = 0;
     if (k == s->assoc) {
         /* Full: the oldest line, in way 0, goes; the rest move up one so
          * that the ways stay in insertion order. */
+        evicted = (unsigned) (w[0].tag >> LINE_DIRTY_SHIFT);
         memmove(&w[0], &w[1], (s->assoc - 1) * sizeof w[0]);
         k = s->assoc - 1;
     } else {
@@ -125,8 +159,9 @@ void line_set_put(LineSet *s, uint64_t line, SimCycle ready)
         }
         s->len++;
     }
-    w[k].tag = line + 1;
+    w[k].tag = (line + 1) | dirty_bits;
     w[k].ready = ready;
+    return evicted;
 }
 
 const char *line_set_check(const LineSet *s)
@@ -154,11 +189,11 @@ const char *line_set_check(const LineSet *s)
                 }
                 continue;
             }
-            if (line_set_index(s, w[k].tag - 1) != set) {
+            if (line_set_index(s, (w[k].tag & LINE_TAG_MASK) - 1) != set) {
                 return "a line is not in its set";
             }
             for (size_t j = 0; j < k; j++) {
-                if (w[j].tag == w[k].tag) {
+                if ((w[j].tag & LINE_TAG_MASK) == (w[k].tag & LINE_TAG_MASK)) {
                     return "a line is twice in its set";
                 }
             }
@@ -254,8 +289,89 @@ static SimCycle loaded_latency(const MemPath *m)
 {
     double rho = m->dram_share > 0 ? (m->read_rate + m->write_rate * m->write_cost) / m->dram_share : 0.0;
     rho = MIN(rho, 0.95);
-    double extra = m->queue_cycles * rho / (1.0 - rho) + m->write_delay * m->write_rate;
+    double extra = m->queue_cycles * rho / (1.0 - rho) + m->write_queue * m->write_rate / m->dram_share;
     return (SimCycle) llround(extra);
+}
+
+/* ------------------------------------------------------------ write-back */
+
+/* The dirty-sector mask of a write of `bytes` bytes from addr, within its
+ * line: one bit a dirty_unit (a sector, or a wider unit when a line has
+ * more than LINE_DIRTY_BITS sectors). */
+static unsigned dirty_mask(const MemPath *m, uint64_t addr, int64_t bytes)
+{
+    int64_t off = (int64_t) (addr % (uint64_t) m->line_bytes);
+    int64_t last = MIN(off + MAX(bytes, (int64_t) 1), m->line_bytes) - 1;
+    int64_t first_bit = off / m->dirty_unit;
+    int64_t last_bit = last / m->dirty_unit;
+    return (unsigned) (((UINT64_C(1) << (last_bit + 1)) - 1) & ~((UINT64_C(1) << first_bit) - 1));
+}
+
+/* Bytes an evicted line's dirty mask writes back. */
+static uint64_t dirty_bytes(const MemPath *m, unsigned mask)
+{
+    return (uint64_t) MIN((int64_t) __builtin_popcount(mask) * m->dirty_unit, m->line_bytes);
+}
+
+/* `bytes` written back to DRAM from fixed-point time at_fp (a request at
+ * cycle t caused it): they hold the DRAM server write_cost times as long
+ * as read bytes (the bus turns around) and count in the loaded latency's
+ * window. */
+static void write_back(MemPath *m, uint64_t at_fp, SimCycle t, uint64_t bytes)
+{
+    server_occupy(&m->dram, at_fp, bytes * m->write_per_byte_fp);
+    window_to(m, t);
+    m->win_written += bytes;
+    m->bytes_written_back += bytes;
+}
+
+/* Appends line to the dirty order, first dropping entries at its front
+ * that are no longer dirty (evicted or cleaned), which keeps the ring about
+ * as long as the dirty lines. */
+static void dirty_push(MemPath *m, uint64_t line)
+{
+    while (m->dirty_len > 0 && line_set_dirty(&m->l2_lines, m->dirty_order[m->dirty_head]) == 0) {
+        m->dirty_head = (m->dirty_head + 1) % m->dirty_slots;
+        m->dirty_len--;
+    }
+    if (m->dirty_len == m->dirty_slots) {
+        size_t slots = MAX(m->dirty_slots * 2, (size_t) 64);
+        uint64_t *n = g_new(uint64_t, slots);
+        for (size_t k = 0; k < m->dirty_len; k++) {
+            n[k] = m->dirty_order[(m->dirty_head + k) % m->dirty_slots];
+        }
+        g_free(m->dirty_order);
+        m->dirty_order = n;
+        m->dirty_head = 0;
+        m->dirty_slots = slots;
+    }
+    m->dirty_order[(m->dirty_head + m->dirty_len) % m->dirty_slots] = line;
+    m->dirty_len++;
+    m->dirty_lines++;
+}
+
+/* Writes back the oldest dirty lines while more than max_dirty are dirty. */
+static void dirty_trim(MemPath *m, uint64_t at_fp, SimCycle t)
+{
+    while (m->dirty_lines > m->max_dirty && m->dirty_len > 0) {
+        uint64_t line = m->dirty_order[m->dirty_head];
+        m->dirty_head = (m->dirty_head + 1) % m->dirty_slots;
+        m->dirty_len--;
+        unsigned mask = line_set_clean(&m->l2_lines, line);
+        if (mask != 0) {
+            m->dirty_lines--;
+            write_back(m, at_fp, t, dirty_bytes(m, mask));
+        }
+    }
+}
+
+/* A dirty line evicted from L2 (victim: its dirty sectors) is written back. */
+static void evicted(MemPath *m, unsigned victim, uint64_t at_fp, SimCycle t)
+{
+    if (victim != 0) {
+        m->dirty_lines--;
+        write_back(m, at_fp, t, dirty_bytes(m, victim));
+    }
 }
 
 /* ----------------------------------------------------------------- path */
@@ -271,7 +387,10 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
     m->line_bytes = a->line_bytes;
     m->sector_bytes = a->sector_bytes;
     m->source_l2 = a->source == MEM_SOURCE_L2 && fits;
-    m->write_back = !fits;
+    bool cold = a->source == MEM_SOURCE_DRAM;
+    m->write_on_evict = cold && a->flushed;
+    m->write_back = cold ? !a->flushed : !fits;
+    m->dirty_unit = MAX(a->sector_bytes, (a->line_bytes + LINE_DIRTY_BITS - 1) / LINE_DIRTY_BITS);
     server_init(&m->link, a->l2_bytes_per_clk_sm);
     server_init(&m->l2, a->l2_bytes_per_clk / (double) a->active_sms);
     server_init(&m->dram, a->dram_bytes_per_clk / (double) a->active_sms);
@@ -279,8 +398,9 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
     m->write_cost = a->dram_write_cost;
     m->write_per_byte_fp = (uint64_t) llround((double) m->dram.per_byte_fp * a->dram_write_cost);
     m->queue_cycles = a->dram_queue_cycles;
-    m->write_delay = a->dram_write_delay;
+    m->write_queue = a->dram_write_queue;
     line_set_init(&m->l2_lines, (size_t) (share / a->line_bytes), (size_t) a->l2_assoc);
+    m->max_dirty = (size_t) ((double) (share / a->line_bytes) * a->l2_dirty_fraction);
     m->l1_nlines = a->l1_lines;
     m->l1_tags = g_new0(uint64_t, m->l1_nlines);
     m->l1_ready = g_new0(SimCycle, m->l1_nlines);
@@ -289,6 +409,8 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
 void mem_path_clear(MemPath *m)
 {
     line_set_clear(&m->l2_lines);
+    g_free(m->dirty_order);
+    m->dirty_order = NULL;
     g_free(m->l1_tags);
     g_free(m->l1_ready);
     m->l1_tags = NULL;
@@ -323,7 +445,7 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
         window_to(m, t);
         m->win_read += (uint64_t) m->line_bytes;
         ready = fp_ceil(dstart) + (SimCycle) m->dram_latency + loaded_latency(m);
-        line_set_put(&m->l2_lines, line, ready);
+        evicted(m, line_set_put(&m->l2_lines, line, ready, 0), start, t);
         m->l2_misses++;
         m->bytes_dram += (uint64_t) m->line_bytes;
     }
@@ -339,16 +461,21 @@ SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes)
     uint64_t line = addr / (uint64_t) m->line_bytes;
     uint64_t start = server_take(&m->link, (uint64_t) t * MEM_FP, bytes);
     start = server_take(&m->l2, start, bytes);
-    if (!m->source_l2) {
-        line_set_put(&m->l2_lines, line, fp_ceil(start));
+    if (m->write_on_evict) {
+        bool was_dirty = line_set_dirty(&m->l2_lines, line) != 0;
+        evicted(m, line_set_put(&m->l2_lines, line, fp_ceil(start), dirty_mask(m, addr, bytes)), start, t);
+        if (!was_dirty) {
+            dirty_push(m, line);
+            dirty_trim(m, start, t);
+        }
+    } else if (!m->source_l2) {
+        line_set_put(&m->l2_lines, line, fp_ceil(start), 0);
     }
     if (m->write_back) {
-        /* The store completes in L2; its eviction later takes DRAM time,
-         * more than a read's: the bus turns around (dram.write_cost). */
-        server_occupy(&m->dram, start, (uint64_t) bytes * m->write_per_byte_fp);
-        window_to(m, t);
-        m->win_written += (uint64_t) bytes;
-        m->bytes_written_back += (uint64_t) bytes;
+        /* The steady state of launches that follow each other: each
+         * evicts as many dirty lines of the one before as it leaves
+         * behind, so its stores cost DRAM time as they are written. */
+        write_back(m, start, t, (uint64_t) bytes);
     }
     /* A write invalidates the line in L1 (L1 is write-through). */
     size_t l1_slot = (size_t) (line % (uint64_t) m->l1_nlines);

@@ -16,9 +16,10 @@
  * Loaded latency: below the peak rate a DRAM read still queues among the
  * whole chip's requests, dram.queue_cycles x rho / (1 - rho) at utilisation
  * rho of the SM's share (written-back bytes counted at dram.write_cost, see
- * below), and behind the write-back of stores, dram.write_delay
- * cycles per byte a cycle written back; both from the traffic of the last
- * complete window of 1024 cycles.  Measured by scripts/calib/loaded.cu: with
+ * below), and behind the write-back of stores, dram.write_queue_cycles
+ * times the share of the SM's DRAM bandwidth its write-back takes (a lone
+ * SM's write-back hardly delays reads: its share is the whole chip's); both
+ * from the traffic of the last complete window of 1024 cycles.  Measured by scripts/calib/loaded.cu: with
  * every SM streaming, reads alone wait 100-150 cycles more at 70% of the peak
  * rate, and with stores latency doubles at half of it (replayed as a trace
  * by scripts/calib/replay.py).
@@ -34,14 +35,26 @@
  * full set evicts its oldest line (FIFO within the set), so a footprint
  * near the share loses some lines to conflicts before it is full.  The
  * program's global arrays (its footprint) either fit that share or not,
- * which decides two things:
+ * which decides what a warm launch finds and writes back:
  *  - warm data (mem.source = l2): what the previous identical launch left in
  *    L2 is there only if the footprint fits; a launch streaming more than
  *    its share evicts the previous launch's lines before it reaches them, so
  *    it runs as if cold;
- *  - write-back: written lines stay dirty in L2 while the footprint fits; when
- *    it does not, every written byte is eventually evicted to DRAM and takes
- *    DRAM bandwidth (at the rate it is written, as in a steady stream).
+ *  - write-back, cold after a flush (mem.flushed, as the campaign's cold
+ *    runs): a line's dirty sectors reach DRAM when L2 evicts the line, or
+ *    earlier, when more than l2.dirty_fraction of the share's lines are
+ *    dirty: then the oldest dirty line is written back and stays, clean.
+ *    So what a launch writes last stays in L2.  Measured by
+ *    scripts/calib/wback.cu (replayed by scripts/calib/replay.py): with every
+ *    SM storing what it streams, launches writing 0.3 to 21 times the L2
+ *    read 7.1 down to 5.7 bytes a cycle an SM; at most a tenth of the lines
+ *    dirty replays them within 4.2% from half the L2 on.  Warm (the steady
+ *    state of identical launches) over the share, and back to back without
+ *    a flush (mem.flushed = false) whatever the footprint, each launch
+ *    evicts as many dirty lines of the one before as it leaves, so its
+ *    stores take DRAM bandwidth as they are written (loaded.cu's stores,
+ *    launched back to back, replay within 7.9%); warm within the share
+ *    they stay dirty in L2.
  * Both were measured by scripts/calib/stream.cu: cp.async streaming from
  * every SM reaches dram.bytes_per_clk (12.1 bytes a cycle an SM on the H100)
  * and, warm, l2.bytes_per_clk (28-29); a kernel that also writes what it
@@ -68,11 +81,18 @@ typedef struct SimStats SimStats;
  * touches at most two chunks. */
 #define LINE_SET_CHUNK 16
 
-/* One way of a set. */
+/* One way of a set.  The tag's top LINE_DIRTY_BITS bits are the line's
+ * dirty sectors (bit i: sector i written since the line came in), the rest
+ * line + 1: a line number never reaches 2^56, and a separate field would
+ * make every way 24 bytes instead of 16. */
 typedef struct {
-    uint64_t tag;        /* line + 1; 0 = empty */
+    uint64_t tag;        /* line + 1 | dirty sectors << LINE_DIRTY_SHIFT; 0 = empty */
     SimCycle ready;      /* cycle the line's data is available */
 } LineWay;
+
+#define LINE_DIRTY_BITS 8
+#define LINE_DIRTY_SHIFT (64 - LINE_DIRTY_BITS)
+#define LINE_TAG_MASK ((UINT64_C(1) << LINE_DIRTY_SHIFT) - 1)
 
 /* Most ways a LineSet's set may have. */
 #define LINE_SET_MAX_ASSOC 255
@@ -108,8 +128,12 @@ typedef struct {
 typedef struct {
     int64_t l1_latency, l2_latency, dram_latency;
     int64_t line_bytes, sector_bytes;
+    int64_t dirty_unit;  /* bytes a bit of a line's dirty mask stands for */
     bool source_l2;      /* warm and the footprint fits: every read hits L2 */
-    bool write_back;     /* the footprint does not fit: writes reach DRAM */
+    bool write_back;     /* stores are written back to DRAM as they are
+                          * written: warm over the share, or cold unflushed */
+    bool write_on_evict; /* ... when their dirty lines are evicted: cold,
+                          * flushed and over the share */
     BwServer link, l2, dram;
     double write_cost;          /* dram.write_cost */
     uint64_t write_per_byte_fp; /* the DRAM server's time for a written-back byte */
@@ -119,8 +143,16 @@ typedef struct {
     uint64_t win_read, win_written;
     double read_rate, write_rate;
     double dram_share;   /* the SM's share of dram.bytes_per_clk */
-    double queue_cycles, write_delay;
+    double queue_cycles, write_queue;
     LineSet l2_lines;
+    /* Dirty lines of l2_lines in the order they became dirty (a ring of
+     * dirty_slots from dirty_head; entries whose line has been evicted or
+     * cleaned since are skipped), how many lines are dirty, and how many
+     * may be (l2.dirty_fraction of the share) before the oldest is
+     * written back. */
+    uint64_t *dirty_order;
+    size_t dirty_head, dirty_len, dirty_slots;
+    size_t dirty_lines, max_dirty;
     uint64_t *l1_tags;   /* direct mapped: line + 1 */
     SimCycle *l1_ready;
     int64_t l1_nlines;
@@ -165,9 +197,16 @@ void line_set_clear(LineSet *s);
 size_t line_set_index(const LineSet *s, uint64_t line);
 /* Finds a line; returns true and its ready cycle. */
 bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready);
-/* Inserts (or updates) a line; a full set evicts its oldest line.  An
- * update keeps the line's age: eviction goes by first insertion. */
-void line_set_put(LineSet *s, uint64_t line, SimCycle ready);
+/* Inserts (or updates) a line, adding `dirty` (a mask of sectors, below
+ * 2^LINE_DIRTY_BITS) to its dirty sectors; a full set evicts its oldest
+ * line.  An update keeps the line's age: eviction goes by first insertion.
+ * Returns the evicted line's dirty sectors: 0 when nothing was evicted or
+ * the evicted line was clean. */
+unsigned line_set_put(LineSet *s, uint64_t line, SimCycle ready, unsigned dirty);
+/* A line's dirty sectors (0: clean or absent). */
+unsigned line_set_dirty(const LineSet *s, uint64_t line);
+/* Marks a line clean (written back); returns the dirty sectors it had. */
+unsigned line_set_clean(LineSet *s, uint64_t line);
 /* The invariant above: NULL when it holds, else a static description of
  * the first breach.  O(sets x ways): for assertions and tests. */
 const char *line_set_check(const LineSet *s);

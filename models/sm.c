@@ -620,14 +620,14 @@ uint32_t sm_initial_word(int32_t buffer, int64_t word)
 
 void sm_arch_for_program(const Program *prog, ArchParams *a)
 {
-    if (a->mma_clock_mhz <= 0.0 || a->mma_clock_mhz == a->clock_mhz) {
+    if (a->mma_clock_ratio <= 0.0 || a->mma_clock_ratio == 1.0) {
         return;
     }
     for (guint i = 0; i < prog->ops->len; i++) {
         const Op *op = &g_array_index(prog->ops, Op, i);
         bool classed = op->code == OP_COMPUTE && (op->obj < 0 || op->sub == COMPUTE_OPERANDS);
         if (classed && strcmp(g_ptr_array_index(prog->classes, op->value), "hmma") == 0) {
-            arch_at_clock(a, a->mma_clock_mhz);
+            arch_at_clock(a, a->clock_mhz * a->mma_clock_ratio);
             return;
         }
     }

@@ -30,8 +30,9 @@ typedef struct Sm Sm;
 
 /* The clock the SM runs prog at: a kernel that issues tensor-core
  * instructions (a compute statement of class hmma) runs at
- * arch.mma_clock_mhz when that is set (arch_at_clock converts *a; measured
- * by docs/validation/campaign/microbench/mmaclock_h100.txt).  Call before
+ * arch.clock_mhz x arch.mma_clock_ratio when that is set, so that a clock
+ * set with --set moves both (arch_at_clock converts *a; measured by
+ * docs/validation/campaign/microbench/mmaclock_h100.txt).  Call before
  * sm_new and before *a is reported. */
 void sm_arch_for_program(const Program *prog, ArchParams *a);
 

@@ -10,6 +10,7 @@ static ArchParams arch(void)
     ArchParams a = test_mem_arch(128, 1024, 64, MEM_SOURCE_L2);
     a.cp_async_issue = 2;
     a.cp_async_max_inflight = 8;
+    a.cp_async_max_inflight_ca = 8;
     a.cp_async_extra_latency = 10;
     return a;
 }
@@ -148,16 +149,44 @@ START_TEST(inflight_limit_and_completion)
     for (int l = 0; l < 32; l++) {
         r.src[l] += 512;
     }
-    ck_assert_uint_eq(copy_engine_admit(&r.c, 1, 4), 1);
+    ck_assert_uint_eq(copy_engine_admit(&r.c, 1, 4, 16), 1);
     CopyResult r2 = copy_engine_issue(&r.c, &r.m, &r.s, 1, r.src, r.dst, 0xffffffffu, 16);
     ck_assert_uint_eq(r2.issue, 2);           /* the LSU took 2 cycles for the first */
     /* A third must wait for the first lines to complete. */
-    SimCycle admit = copy_engine_admit(&r.c, 3, 4);
+    SimCycle admit = copy_engine_admit(&r.c, 3, 4, 16);
     ck_assert_uint_ge(admit, 200);
     ck_assert_uint_le(admit, r1.done);
     /* Completion: the last line arrives (latency 200 + extra 10 after link
      * queueing), then 4 fill wavefronts in shared memory. */
     ck_assert_uint_eq(r1.done, 3 + 210 + 4);
+    rig_close(&r);
+}
+END_TEST
+
+/* 4- and 8-byte copies (cp.async.ca) also count against their own,
+ * smaller limit (cp_async.max_inflight_ca); 16-byte ones do not. */
+START_TEST(ca_copies_have_their_own_limit)
+{
+    Rig r;
+    rig_open(&r);
+    r.c.ca.max = 2;
+    /* A 4-byte copy of 32 lanes: one line, twice. */
+    for (int l = 0; l < 32; l++) {
+        r.src[l] = 4 * l;
+    }
+    CopyResult a1 = copy_engine_issue(&r.c, &r.m, &r.s, 0, r.src, r.dst, 0xffffffffu, 4);
+    ck_assert_int_eq(a1.lines, 1);
+    for (int l = 0; l < 32; l++) {
+        r.src[l] += 4096;
+    }
+    ck_assert_uint_eq(copy_engine_admit(&r.c, 1, 1, 4), 1);
+    CopyResult a2 = copy_engine_issue(&r.c, &r.m, &r.s, 1, r.src, r.dst, 0xffffffffu, 4);
+    /* A third .ca line waits for the first to complete; a 16-byte copy of
+     * 4 lines still fits the limit of 8 over all copies. */
+    SimCycle admit = copy_engine_admit(&r.c, 3, 1, 4);
+    ck_assert_uint_ge(admit, 200);
+    ck_assert_uint_le(admit, MIN(a1.done, a2.done));
+    ck_assert_uint_eq(copy_engine_admit(&r.c, 3, 4, 16), 3);
     rig_close(&r);
 }
 END_TEST
@@ -171,10 +200,10 @@ START_TEST(engine_owns_its_statistics)
     copy_engine_issue(&r.c, &r.m, &r.s, 0, r.src, r.dst, 0xffffffffu, 16);
     copy_engine_issue(&r.c, &r.m, &r.s, 1, r.src, r.dst, 0xffffffffu, 16);
     ck_assert_uint_eq(r.c.throttled_cycles, 0);
-    SimCycle admit = copy_engine_admit(&r.c, 3, 4);
+    SimCycle admit = copy_engine_admit(&r.c, 3, 4, 16);
     ck_assert_uint_eq(r.c.throttled_cycles, admit - 3);
     /* Asked again when admitted: no more throttle. */
-    ck_assert_uint_eq(copy_engine_admit(&r.c, admit, 4), admit);
+    ck_assert_uint_eq(copy_engine_admit(&r.c, admit, 4, 16), admit);
     SimStats st;
     sim_stats_init(&st, 1);
     copy_engine_stats_merge(&r.c, &st);
@@ -194,6 +223,7 @@ int main(void)
     tcase_add_test(tc, coalescing_into_lines_and_sectors);
     tcase_add_test(tc, runs_of_lanes_coalesce_as_bytes_do);
     tcase_add_test(tc, inflight_limit_and_completion);
+    tcase_add_test(tc, ca_copies_have_their_own_limit);
     suite_add_tcase(s, tc);
     TCase *ts = tcase_create("statistics");
     tcase_add_test(ts, engine_owns_its_statistics);

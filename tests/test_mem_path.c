@@ -83,7 +83,7 @@ START_TEST(line_set_evicts_oldest)
     line_set_init(&s, 100, 100);
     ck_assert_uint_eq(s.nsets, 1);
     for (uint64_t i = 0; i < 1000; i++) {
-        line_set_put(&s, i * 7, i);
+        line_set_put(&s, i * 7, i, 0);
     }
     SimCycle r;
     ck_assert(!line_set_find(&s, 0, &r));
@@ -105,13 +105,13 @@ START_TEST(line_set_updates_keep_the_age)
     LineSet s;
     line_set_init(&s, 4, 4);
     for (uint64_t i = 0; i < 4; i++) {
-        line_set_put(&s, i, i);
+        line_set_put(&s, i, i, 0);
     }
-    line_set_put(&s, 0, 100);            /* an update, not a new insertion */
+    line_set_put(&s, 0, 100, 0);         /* an update, not a new insertion */
     SimCycle r;
     ck_assert(line_set_find(&s, 0, &r));
     ck_assert_uint_eq(r, 100);
-    line_set_put(&s, 9, 9);              /* evicts line 0, the oldest */
+    line_set_put(&s, 9, 9, 0);           /* evicts line 0, the oldest */
     ck_assert(!line_set_find(&s, 0, &r));
     ck_assert(line_set_find(&s, 1, &r));
     ck_assert_uint_eq(r, 1);
@@ -145,13 +145,13 @@ START_TEST(line_set_conflicts_evict_within_the_set)
     lines_in_set(&s, 5, 0, mine, 6);
     lines_in_set(&s, 6, 0, other, 4);
     for (int i = 0; i < 4; i++) {
-        line_set_put(&s, other[i], 1000 + (SimCycle) i);
-        line_set_put(&s, mine[i], (SimCycle) i);
+        line_set_put(&s, other[i], 1000 + (SimCycle) i, 0);
+        line_set_put(&s, mine[i], (SimCycle) i, 0);
     }
-    line_set_put(&s, mine[2], 50);       /* present: no eviction */
+    line_set_put(&s, mine[2], 50, 0);    /* present: no eviction */
     ck_assert_uint_eq(s.len, 8);
-    line_set_put(&s, mine[4], 4);        /* set 5 is full: mine[0] goes */
-    line_set_put(&s, mine[5], 5);        /* then mine[1] */
+    line_set_put(&s, mine[4], 4, 0);     /* set 5 is full: mine[0] goes */
+    line_set_put(&s, mine[5], 5, 0);     /* then mine[1] */
     SimCycle r;
     ck_assert(!line_set_find(&s, mine[0], &r));
     ck_assert(!line_set_find(&s, mine[1], &r));
@@ -179,13 +179,13 @@ START_TEST(line_set_one_way_is_direct_mapped)
     uint64_t pair[2];
     lines_in_set(&s, line_set_index(&s, 12345), 12345, pair, 2);
     ck_assert_uint_eq(pair[0], 12345);
-    line_set_put(&s, pair[0], 1);
-    line_set_put(&s, pair[1], 2);
+    line_set_put(&s, pair[0], 1, 0);
+    line_set_put(&s, pair[1], 2, 0);
     SimCycle r;
     ck_assert(!line_set_find(&s, pair[0], &r));
     ck_assert(line_set_find(&s, pair[1], &r));
     ck_assert_uint_eq(s.len, 1);
-    line_set_put(&s, pair[0], 3);
+    line_set_put(&s, pair[0], 3, 0);
     ck_assert(!line_set_find(&s, pair[1], &r));
     ck_assert(line_set_find(&s, pair[0], &r));
     ck_assert_uint_eq(r, 3);
@@ -210,11 +210,11 @@ START_TEST(line_set_allocates_lazily)
     SimCycle r;
     ck_assert(!line_set_find(&s, 77, &r));
     ck_assert_uint_eq(s.chunks_used, 0);
-    line_set_put(&s, 77, 1);
+    line_set_put(&s, 77, 1, 0);
     ck_assert_uint_eq(s.chunks_used, 1);
     ck_assert_uint_eq(s.ways_allocated, 2 * LINE_SET_CHUNK);
     for (uint64_t line = 1 << 20; line < (1 << 20) + 64 * LINE_SET_CHUNK; line++) {
-        line_set_put(&s, line, 2);
+        line_set_put(&s, line, 2, 0);
     }
     ck_assert_uint_le(s.chunks_used, 1 + 2 * 64);
     ck_assert_uint_ge(s.chunks_used, 64);
@@ -233,7 +233,7 @@ START_TEST(line_set_allocates_lazily)
     LineSet full;
     line_set_init(&full, 20 * 32, 20);
     for (uint64_t line = 0; line < 20000; line++) {
-        line_set_put(&full, line * 5, line);
+        line_set_put(&full, line * 5, line, 0);
     }
     ck_assert_uint_eq(full.len, 20 * 32);
     ck_assert_uint_eq(full.chunks_used, 2);
@@ -253,7 +253,7 @@ START_TEST(line_set_power_of_two_strides_spread)
         LineSet s;
         line_set_init(&s, 16 * 256, 16);
         for (uint64_t i = 0; i < 2048; i++) {
-            line_set_put(&s, i * stride, i);
+            line_set_put(&s, i * stride, i, 0);
         }
         ck_assert_msg(s.len >= 2048 * 99 / 100, "stride %" G_GUINT64_FORMAT ": %zu of 2048 lines stay", stride,
                       s.len);
@@ -296,7 +296,7 @@ START_TEST(line_set_matches_a_reference)
                 ck_assert_uint_eq(got, *want);
             }
             if (g_rand_boolean(rnd)) {
-                line_set_put(&s, line, ready);
+                line_set_put(&s, line, ready, 0);
                 if (want != NULL) {
                     *want = ready;
                 } else {
@@ -351,32 +351,163 @@ START_TEST(warm_only_when_the_footprint_fits_the_share)
 END_TEST
 
 /* Writes reach DRAM (and delay the reads behind them there) only when the
- * footprint does not fit. */
+ * footprint does not fit.  Warm, the launch is one of a run of identical
+ * ones: it evicts as many dirty lines of the one before as it leaves, so
+ * its writes take DRAM time as they are written. */
 START_TEST(writes_are_written_back_when_the_footprint_does_not_fit)
 {
     ArchParams a = arch();
+    a.source = MEM_SOURCE_L2;
     for (int over = 0; over <= 1; over++) {
         MemPath m;
         mem_path_init(&m, &a, over ? (1 << 20) + 1 : 1 << 20);
         /* 1280 bytes written at cycle 0 hold the link (64 B/cycle) for 20
-         * cycles and, written back, DRAM (32 B/cycle) for 40. */
+         * cycles and, written back, DRAM (32 B/cycle) for 40; a footprint
+         * that fits is warm, so the read hits L2. */
         for (int i = 0; i < 10; i++) {
             mem_path_write(&m, 0, (uint64_t) (1 << 16) + (uint64_t) i * 128, 128);
         }
         SimCycle r = mem_path_read(&m, 0, 0, 128, false);
         ck_assert_uint_eq(m.bytes_written_back, over ? 1280 : 0);
-        ck_assert_uint_eq(r, (SimCycle) (over ? 40 + 500 : 20 + 500));
+        ck_assert_uint_eq(r, (SimCycle) (over ? 40 + 500 : 20 + 200));
         mem_path_clear(&m);
     }
 }
 END_TEST
 
+/* Cold (the L2 flushed before the launch), a dirty line is written back
+ * when a newer line evicts it from its set, and only its written sectors:
+ * what the launch writes last stays in L2.  The share here is 2048 lines in
+ * 128 sets of 16 ways: 16 lines of one set fill it, the 17th evicts. */
+START_TEST(cold_dirty_lines_are_written_back_when_evicted)
+{
+    ArchParams a = arch();
+    a.active_sms = 4;
+    MemPath m;
+    mem_path_init(&m, &a, (256 << 10) + 1);
+    ck_assert(m.write_on_evict);
+    ck_assert_uint_eq(m.l2_lines.nsets, 128);
+    /* Lines that map to one set. */
+    uint64_t same[34];
+    size_t n = 0;
+    size_t set = line_set_index(&m.l2_lines, 0);
+    for (uint64_t line = 0; n < G_N_ELEMENTS(same); line++) {
+        if (line_set_index(&m.l2_lines, line) == set) {
+            same[n++] = line;
+        }
+    }
+    /* The first line gets bytes 40..103 written, in three of its four
+     * 32-byte sectors (1, 2 and 3), the next fifteen whole lines. */
+    mem_path_write(&m, 0, same[0] * 128 + 40, 64);
+    for (int i = 1; i < 16; i++) {
+        mem_path_write(&m, 0, same[i] * 128, 128);
+    }
+    ck_assert_uint_eq(m.bytes_written, 64 + 15 * 128);
+    ck_assert_uint_eq(m.bytes_written_back, 0);         /* all still in L2 */
+    ck_assert(mem_path_busy_cycles(&m.dram) == 0.0);
+    /* A read miss into the full set evicts the oldest: three dirty sectors. */
+    mem_path_read(&m, 100, same[16] * 128, 128, false);
+    ck_assert_uint_eq(m.bytes_written_back, 96);
+    /* A write evicts the next, whole. */
+    mem_path_write(&m, 200, same[17] * 128, 32);
+    ck_assert_uint_eq(m.bytes_written_back, 96 + 128);
+    /* The set now holds same[2..15] (dirty), same[16] (read, clean) and
+     * same[17] (one dirty sector), oldest first: fourteen read misses
+     * write the dirty ones back, the next costs nothing, the last 32 bytes. */
+    for (int i = 18; i < 32; i++) {
+        mem_path_read(&m, 300, same[i] * 128, 128, false);
+    }
+    ck_assert_uint_eq(m.bytes_written_back, 96 + 128 + 14 * 128);
+    mem_path_read(&m, 400, same[32] * 128, 128, false);
+    ck_assert_uint_eq(m.bytes_written_back, 96 + 128 + 14 * 128);
+    mem_path_read(&m, 400, same[33] * 128, 128, false);
+    ck_assert_uint_eq(m.bytes_written_back, 96 + 128 + 14 * 128 + 32);
+    mem_path_clear(&m);
+}
+END_TEST
+
+/* Beyond l2.dirty_fraction of the share's lines dirty, the oldest dirty
+ * line is written back before anything evicts it (and stays, clean). */
+START_TEST(dirty_lines_beyond_the_fraction_are_written_back)
+{
+    ArchParams a = arch();
+    a.active_sms = 4;            /* a share of 2048 lines */
+    a.l2_dirty_fraction = 0.25;  /* at most 512 dirty */
+    MemPath m;
+    mem_path_init(&m, &a, 1 << 10);
+    ck_assert_uint_eq(m.max_dirty, 512);
+    for (uint64_t i = 0; i < 512; i++) {
+        mem_path_write(&m, 0, i * 128, 128);
+    }
+    ck_assert_uint_eq(m.bytes_written_back, 0);
+    /* Writing a line again does not make it dirty twice. */
+    mem_path_write(&m, 0, 5 * 128, 128);
+    ck_assert_uint_eq(m.bytes_written_back, 0);
+    /* Two more lines: lines 0 and 1, the oldest dirty, are written back. */
+    mem_path_write(&m, 0, 600 * 128, 128);
+    mem_path_write(&m, 0, 601 * 128, 64);
+    ck_assert_uint_eq(m.bytes_written_back, 256);
+    ck_assert_uint_eq(m.dirty_lines, 512);
+    SimCycle r;
+    ck_assert(line_set_find(&m.l2_lines, 0, &r));        /* still in L2 */
+    ck_assert_uint_eq(line_set_dirty(&m.l2_lines, 0), 0);
+    ck_assert_uint_eq(line_set_dirty(&m.l2_lines, 2), 0xf);
+    ck_assert_uint_eq(line_set_dirty(&m.l2_lines, 601), 0x3);
+    mem_path_clear(&m);
+}
+END_TEST
+
+/* Cold but not flushed (mem.flushed = false: launches back to back, each
+ * leaving dirty lines for the next to evict), stores cost DRAM time as
+ * they are written, whether or not the footprint fits the share. */
+START_TEST(unflushed_writes_are_written_back_as_written)
+{
+    ArchParams a = arch();
+    a.flushed = false;
+    for (int over = 0; over <= 1; over++) {
+        MemPath m;
+        mem_path_init(&m, &a, over ? (1 << 20) + 1 : 1 << 20);
+        ck_assert(m.write_back && !m.write_on_evict);
+        for (int i = 0; i < 10; i++) {
+            mem_path_write(&m, 0, (uint64_t) (1 << 16) + (uint64_t) i * 128, 128);
+        }
+        ck_assert_uint_eq(m.bytes_written_back, 1280);
+        /* The read waits behind them: DRAM (32 B/cycle) is busy 40 cycles. */
+        ck_assert_uint_eq(mem_path_read(&m, 0, 0, 128, false), 40 + 500);
+        mem_path_clear(&m);
+    }
+}
+END_TEST
+
+/* line_set_put keeps a line's dirty sectors across updates and returns
+ * them when the line is evicted. */
+START_TEST(line_set_returns_the_dirty_sectors_it_evicts)
+{
+    LineSet s;
+    line_set_init(&s, 2, 2);                       /* one set of two ways */
+    ck_assert_uint_eq(line_set_put(&s, 1, 0, 0x1), 0);
+    ck_assert_uint_eq(line_set_put(&s, 1, 5, 0x4), 0);   /* an update adds sectors */
+    ck_assert_uint_eq(line_set_put(&s, 2, 0, 0), 0);
+    SimCycle r;
+    ck_assert(line_set_find(&s, 1, &r));
+    ck_assert_uint_eq(r, 5);
+    ck_assert_uint_eq(line_set_put(&s, 3, 0, 0), 0x5);   /* line 1 goes */
+    ck_assert_uint_eq(line_set_put(&s, 4, 0, 0x2), 0);   /* line 2 was clean */
+    ck_assert_uint_eq(line_set_put(&s, 5, 0, 0), 0);     /* so was line 3 */
+    ck_assert_uint_eq(line_set_put(&s, 6, 0, 0), 0x2);
+    ck_assert_ptr_null(line_set_check(&s));
+    line_set_clear(&s);
+}
+END_TEST
+
 /* A written-back byte holds DRAM dram.write_cost times as long as a read
  * byte (the bus turns around): 1280 bytes at 1.5 take 60 cycles of the
- * 32 B/cycle DRAM where reads of as many bytes would take 40. */
+ * 32 B/cycle DRAM where reads of as many bytes would take 40.  (Warm and
+ * over the share, so written back as written; reads miss all the same.) */
 START_TEST(write_back_costs_more_dram_time_than_reads)
 {
     ArchParams a = arch();
+    a.source = MEM_SOURCE_L2;
     a.dram_write_cost = 1.5;
     MemPath m;
     mem_path_init(&m, &a, (1 << 20) + 1);
@@ -410,16 +541,17 @@ START_TEST(write_back_costs_more_dram_time_than_reads)
 }
 END_TEST
 
-/* Loaded latency (dram.queue_cycles, dram.write_delay): a DRAM read pays
- * for the traffic of the last complete 1024-cycle window.  Writing back
- * 1 byte a cycle (over a footprint that does not fit) delays later reads
- * by write_delay; reading at half the SM's share of DRAM bandwidth adds
+/* Loaded latency (dram.queue_cycles, dram.write_queue_cycles): a DRAM read
+ * pays for the traffic of the last complete 1024-cycle window.  Writing back
+ * 1 byte a cycle, 1/32 of the SM's DRAM share (over a footprint that does
+ * not fit), delays later reads by write_queue_cycles / 32; reading at half the SM's share of DRAM bandwidth adds
  * queue_cycles x 0.5 / (1 - 0.5); nothing before a window completes. */
 START_TEST(loaded_latency_follows_the_last_window)
 {
     ArchParams a = arch();
     a.dram_queue_cycles = 40;
-    a.dram_write_delay = 100;
+    a.dram_write_queue = 3200;  /* 100 cycles at 1 of the share's 32 B/cycle */
+    a.source = MEM_SOURCE_L2;   /* over the share: written back as written */
     MemPath m;
     mem_path_init(&m, &a, (1 << 20) + 1);
     /* 8 lines written back in the first window: 1024 bytes, 1 B/cycle. */
@@ -438,6 +570,7 @@ START_TEST(loaded_latency_follows_the_last_window)
     mem_path_clear(&m);
 
     /* Reads alone at half the share (16 of 32 B/cycle) in one window. */
+    a.source = MEM_SOURCE_DRAM;
     MemPath q;
     mem_path_init(&q, &a, 0);
     for (int i = 0; i < 128; i++) {
@@ -466,6 +599,10 @@ int main(void)
     tcase_add_test(tc, line_set_matches_a_reference);
     tcase_add_test(tc, warm_only_when_the_footprint_fits_the_share);
     tcase_add_test(tc, writes_are_written_back_when_the_footprint_does_not_fit);
+    tcase_add_test(tc, cold_dirty_lines_are_written_back_when_evicted);
+    tcase_add_test(tc, unflushed_writes_are_written_back_as_written);
+    tcase_add_test(tc, dirty_lines_beyond_the_fraction_are_written_back);
+    tcase_add_test(tc, line_set_returns_the_dirty_sectors_it_evicts);
     tcase_add_test(tc, write_back_costs_more_dram_time_than_reads);
     tcase_add_test(tc, loaded_latency_follows_the_last_window);
     suite_add_tcase(s, tc);

@@ -172,9 +172,9 @@ START_TEST(computed_trip_loops_pay_their_prologue)
 }
 END_TEST
 
-/* A kernel with an hmma compute statement runs its SM at
- * arch.mma_clock_mhz (sm_arch_for_program), with or without operands; any
- * other class leaves the clock alone. */
+/* A kernel with an hmma compute statement runs its SM at arch.clock_mhz x
+ * arch.mma_clock_ratio (sm_arch_for_program), with or without operands,
+ * also at a clock set with --set; any other class leaves the clock alone. */
 START_TEST(mma_kernels_run_at_their_clock)
 {
     const char *operands = "smpipe 1\nblock 32\nglobal int g[32]\nvar x = load(g + threadIdx.x)\n"
@@ -184,22 +184,25 @@ START_TEST(mma_kernels_run_at_their_clock)
         "smpipe 1\nblock 32\ncompute(hmma, 16, 4)\n",
         operands,
     };
-    for (int k = 0; k < 3; k++) {
+    g_autoptr(GPtrArray) slower = g_ptr_array_new();
+    g_ptr_array_add(slower, (gpointer) "arch.clock_mhz=1500");
+    for (int k = 0; k < 6; k++) {
         GError *err = NULL;
-        g_autoptr(Trace) t = trace_parse_string("test.trace", texts[k], strlen(texts[k]), &err);
+        g_autoptr(Trace) t = trace_parse_string("test.trace", texts[k % 3], strlen(texts[k % 3]), &err);
         ck_assert_msg(t != NULL, "%s", err ? err->message : "");
         SimRunOptions o;
         memset(&o, 0, sizeof o);
         o.arch = "h100";
+        o.sets = k < 3 ? NULL : slower;
         o.sm.engine = SIM_ENGINE_EVENT;
         SimRun run;
         ck_assert_msg(sim_run_prepare(t, &o, &run, &err), "%s", err ? err->message : "");
         ArchParams h100;
-        ck_assert(arch_load("h100", NULL, &h100, NULL));
-        ck_assert_double_eq_tol(run.arch.clock_mhz, k == 0 ? h100.clock_mhz : h100.mma_clock_mhz, 1e-9);
-        ck_assert_int_eq(run.arch.dram_latency,
-                         k == 0 ? h100.dram_latency
-                                : llround((double) h100.dram_latency * h100.mma_clock_mhz / h100.clock_mhz));
+        ck_assert(arch_load("h100", o.sets, &h100, NULL));
+        ck_assert_double_eq_tol(h100.clock_mhz, k < 3 ? 1980.0 : 1500.0, 1e-9);
+        double ratio = k % 3 == 0 ? 1.0 : h100.mma_clock_ratio;
+        ck_assert_double_eq_tol(run.arch.clock_mhz, h100.clock_mhz * ratio, 1e-9);
+        ck_assert_int_eq(run.arch.dram_latency, llround((double) h100.dram_latency * ratio));
         sim_run_clear(&run);
     }
 }

@@ -417,12 +417,12 @@ static void check_trace(const char *rel, const char *const *sets)
     SimTimelineOptions o = { .json_path = json, .data_dir = dir, .clock_mhz = 0, .from = 0, .to = SIM_CYCLE_NEVER };
     TestRun tr;
     /* The clock goes in the metadata: the bundled h100's at which smpipe
-     * runs the trace (arch.mma_clock_mhz for one with an hmma compute
-     * statement: sm_arch_for_program). */
+     * runs the trace (arch.clock_mhz x arch.mma_clock_ratio for one with an
+     * hmma compute statement: sm_arch_for_program). */
     g_autofree char *path = g_build_filename(SRCDIR, rel, NULL);
     g_autofree char *src = NULL;
     ck_assert(g_file_get_contents(path, &src, NULL, NULL));
-    double mhz = strstr(src, "compute(hmma") != NULL ? 1794.0 : 1980.0;
+    double mhz = strstr(src, "compute(hmma") != NULL ? 1980.0 * 0.90606 : 1980.0;
     o.clock_mhz = mhz;
     o.arch = "h100";
     run_timeline(rel, sets, &o, &tr);

@@ -205,8 +205,10 @@ static inline ArchParams test_mem_arch(double l2_sm, double l2, double dram, Mem
     a.dram_write_cost = 1.0;
     a.l2_bytes = 1 << 20;
     a.l2_assoc = 16;
+    a.l2_dirty_fraction = 1.0;
     a.active_sms = 1;
     a.source = source;
+    a.flushed = true;
     return a;
 }
 

@@ -25,6 +25,10 @@ return), consume (to the stores' end) and release (to the iteration's end),
 the model's `--by line` accounting into the same lines' warp-cycles.
 latdist.cu (H100): one block of 1-32 warps alone, each lane copying 16 bytes
 with cp.async, waiting and meeting at a barrier (replay/latdist.trace).
+stream.cu: cp.async streaming from DRAM, one block alone or B on every SM,
+E bytes a thread a chunk through an S-stage ring (replay/stream.trace).
+wback.cu: loaded.cu's stream with stores, N copies a warp, after an
+L2 flush or launched back to back (replay/loaded.trace, mem.flushed).
 """
 import argparse
 import csv
@@ -273,6 +277,67 @@ def ldsrate(smpipe, gpu, extra):
     return True
 
 
+def stream(smpipe, gpu, extra):
+    """stream.cu's cp.async rows from DRAM (stream.cpasync.E*.T*.B*.S*.dram):
+    bytes a cycle an SM, the blocks' bytes over the span of an SM's blocks.
+    Returns {E: errors}."""
+    meas = measured(gpu, "stream")
+    print("| case | measured B/cycle | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = {4: [], 16: []}
+    for e, s in ((16, 4), (16, 8), (4, 8)):
+        for b in (0, 1, 2, 4):
+            for t in (128, 256, 512):
+                key = "stream.cpasync.E%d.T%d.B%d.S%d.dram" % (e, t, b, s)
+                if key not in meas:
+                    continue
+                # B = 0: one block alone on the GPU; else B blocks on every SM.
+                sets = ["E=%d" % e, "T=%d" % t, "S=%d" % s, "batches=256", "mem.source=dram", "sm.blocks=%d" % max(b, 1),
+                        "launch.grid=%d" % (max(b, 1) * SMS if b else 1)]
+                rate = max(b, 1) * t * e * 256 / cycles(smpipe, gpu, "stream.trace", sets, extra)
+                m = meas[key]
+                err = 100.0 * (rate - m) / m
+                errs[e].append(err)
+                print("| `%s` | %.2f | %.2f | %+.1f%% |" % (key, m, rate, err))
+    print()
+    for e in (16, 4):
+        x = errs[e]
+        print("%s stream, %d-byte copies: MAPE %.1f%%, signed %+.1f%% over %d cases." % (gpu.upper(), e,
+              sum(abs(v) for v in x) / len(x), sum(x) / len(x), len(x)))
+    print()
+    return errs
+
+
+def wback(smpipe, gpu, extra):
+    """wback.cu: loaded.cu's stream with stores (16 warps, 4 groups of 512
+    bytes in flight a warp, N copies a warp) after an L2 flush or launched
+    back to back: bytes read a cycle an SM.  Returns {flushed: errors}."""
+    meas = measured(gpu, "wback")
+    print("| case | measured B/cycle | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = {True: [], False: []}
+    for n in (16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024):
+        for flushed in (True, False):
+            key = "wback.N%d.%s" % (n, "flushed" if flushed else "stream")
+            if key not in meas:
+                continue
+            sets = ["W=16", "S=4", "iters=%d" % n, "write=1", "launch.grid=%d" % SMS, "mem.source=dram",
+                    "mem.flushed=%s" % ("true" if flushed else "false")]
+            rate = 16 * 512 * (4 + n) / cycles(smpipe, gpu, "loaded.trace", sets, extra)
+            m = meas[key]
+            err = 100.0 * (rate - m) / m
+            errs[flushed].append(err)
+            print("| `%s` | %.2f | %.2f | %+.1f%% |" % (key, m, rate, err))
+    print()
+    for flushed, what in ((True, "after a flush"), (False, "back to back")):
+        x = errs[flushed]
+        if x:
+            print("%s wback, %s: MAPE %.1f%%, signed %+.1f%% over %d cases." % (gpu.upper(), what,
+                  sum(abs(v) for v in x) / len(x), sum(x) / len(x), len(x)))
+    print()
+    return errs
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
@@ -288,6 +353,9 @@ def main():
     tiles_phases(a.smpipe, a.gpu, a.extra)
     latdist(a.smpipe, a.gpu, a.extra)
     ldsrate(a.smpipe, a.gpu, a.extra)
+    stream(a.smpipe, a.gpu, a.extra)
+    if os.path.exists(os.path.join(MICRO, "wback_%s.txt" % a.gpu)):
+        wback(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -298,7 +366,11 @@ def main():
                 key = "%s.W%d.S%d" % (name, w, s)
                 if key + ".rate" not in meas:
                     continue
-                sets = ["W=%d" % w, "S=%d" % s, "write=%d" % write, "launch.grid=%d" % SMS, "mem.source=dram"]
+                # loaded.cu launches back to back without flushing the L2:
+                # each launch reads fresh data and evicts the dirty lines the
+                # one before left (mem.flushed = false).
+                sets = ["W=%d" % w, "S=%d" % s, "write=%d" % write, "launch.grid=%d" % SMS, "mem.source=dram",
+                        "mem.flushed=false"]
                 rate = w * 512 * (s + ITERS) / cycles(a.smpipe, a.gpu, "loaded.trace", sets, a.extra)
                 m = meas[key + ".rate"]
                 err = 100.0 * (rate - m) / m

@@ -7,9 +7,9 @@ CUDA events (`kernel_ms` in results.json, the median of the timed launches).
 `smpipe run --set launch.grid=...` estimates that launch as waves of the
 simulated SM's cycles plus launch.overhead_us; for one wave that is the
 simulated cycles of the point, which points.csv holds, at the clock smpipe
-runs the kernel at (arch.clock_mhz, or arch.mma_clock_mhz for a trace with an
-hmma compute statement: models/sm.h, sm_arch_for_program), plus the
-overhead.  This script compares the
+runs the kernel at (arch.clock_mhz, times arch.mma_clock_ratio for a
+trace with an hmma compute statement: models/sm.h, sm_arch_for_program),
+plus the overhead.  This script compares the
 two per GPU, part (points.csv's, scripts/campaign/split.py's split) and regime.
 
     python3 scripts/campaign/launch.py [--csv docs/validation/campaign/points.csv]
@@ -36,8 +36,8 @@ def clock_mhz(gpu, kernel):
     """The clock smpipe runs kernel's trace at on gpu (sm_arch_for_program)."""
     with open(os.path.join(ROOT, "traces", kernel + ".trace")) as fh:
         mma = "compute(hmma" in fh.read().replace(" ", "")
-    fast = arch_value(gpu, "arch", "mma_clock_mhz")
-    return fast if mma and fast > 0 else arch_value(gpu, "arch", "clock_mhz")
+    ratio = arch_value(gpu, "arch", "mma_clock_ratio")
+    return arch_value(gpu, "arch", "clock_mhz") * (ratio if mma and ratio > 0 else 1.0)
 
 
 def main():
