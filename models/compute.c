@@ -269,7 +269,8 @@ static SimCycle overlap_chain_rest(Sm *sm, Warp *w, Split *s, const InstClass *i
         q->len += (guint) n;
         sm->marks_pending += (guint) n;
     }
-    for (int64_t i = 0; i < n; i++) {
+    /* The first instruction: compute_exec's loop body as it is. */
+    if (n > 0) {
         SimCycle at = MAX(last + 1, pf);
         SimCycle input = w->chain[c];
         /* charge_state(gap state, last + 1), then charge_state(WS_ISSUING, at). */
@@ -294,11 +295,51 @@ static SimCycle overlap_chain_rest(Sm *sm, Warp *w, Split *s, const InstClass *i
         pf = at + interval;
         c = c + 1 == chains ? 0 : c + 1;
         if (marks != NULL) {
+            marks[0] = at;
+        } else {
+            sm_note_compute(sm, smsp, at);
+        }
+        last = at;
+    }
+    /* The others, in closed form.  After an instruction at `last` the pipe
+     * is free at last + interval, so the next one issues at last + p, p
+     * being max(1, interval), and the warp is issuing (state WS_ISSUING
+     * since `last`).  With p > 1 the body above then charges one issuing
+     * cycle (from last to last + 1) and p - 1 cycles of the gap's state
+     * (from last + 1 to the next issue), the gap being a dependency when
+     * the chain's input is ready no earlier than the pipe (input >= pf,
+     * and pf is that next issue's cycle); with p = 1 there is no gap and
+     * nothing changes state.  So the charges are counted per gap state
+     * and added once, and the warp ends issuing since its last
+     * instruction. */
+    const SimCycle p = ic->interval > 1 ? (SimCycle) ic->interval : 1;
+    uint64_t dep_gaps = 0;
+    uint64_t throttle_gaps = 0;
+    for (int64_t i = 1; i < n; i++) {
+        SimCycle at = last + p;
+        SimCycle input = w->chain[c];
+        if (input >= at) {
+            dep_gaps++;
+        } else {
+            throttle_gaps++;
+        }
+        w->chain[c] = MAX(input, at) + latency;
+        c = c + 1 == chains ? 0 : c + 1;
+        if (marks != NULL) {
             marks[i] = at;
         } else {
             sm_note_compute(sm, smsp, at);
         }
         last = at;
+    }
+    if (n > 1) {
+        pf = last + interval;
+        if (p > 1) {
+            charge->spent[WS_ISSUING] += (uint64_t) (n - 1);
+            charge->spent[WS_DEPENDENCY] += dep_gaps * (p - 1);
+            charge->spent[WS_MATH_THROTTLE] += throttle_gaps * (p - 1);
+            since = last;
+        }
     }
     charge->state = state;
     charge->since = since;
