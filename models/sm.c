@@ -247,8 +247,9 @@ G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now)
 }
 
 /* Ends sub-partition smsp's decision: its timer is armed for the request
- * that stands, if any, as request_arbitration would have armed it. */
-static void end_decision(Sm *sm, int32_t smsp)
+ * that stands, if any, as request_arbitration would have armed it.
+ * Inlined in arbitrate: called, once a decision, it costs more. */
+G_ALWAYS_INLINE static inline void end_decision(Sm *sm, int32_t smsp)
 {
     sm->deciding = -1;
     if (sm->decision_armed) {
