@@ -236,6 +236,121 @@ static void charge_end(ChainCharge *c, Sm *sm, Warp *w, SimRole role)
     w->since = c->since;
 }
 
+/* compute_exec's loop over the rest of a chain batched for a warp alone,
+ * for sched.chain_overlap (no instruction waits for its chain's previous
+ * one: link_dep is 0) with the stretches summed in `charge`: the same
+ * instructions at the same cycles, the same states charged at the same
+ * cycles and the same compute marks noted in the same order, with the
+ * pipe's next free cycle, the chain index, the charge and the instruction
+ * counts in locals (through the pointers, each store to a chain or a mark
+ * made the compiler load them all again).  Returns the last instruction's
+ * cycle (t when none is left). */
+static SimCycle overlap_chain_rest(Sm *sm, Warp *w, Split *s, const InstClass *ic, SimCycle *pipe_free,
+                                   ChainCharge *charge, SimCycle t)
+{
+    SimCycle last = t;
+    SimCycle pf = *pipe_free;
+    const SimCycle latency = (SimCycle) ic->latency;
+    const SimCycle interval = (SimCycle) ic->interval;
+    const int32_t chains = (int32_t) s->aux;
+    int32_t c = s->chain_next;
+    const int64_t n = s->remaining;
+    const int32_t smsp = w->smsp;
+    SimWarpState state = charge->state;
+    SimCycle since = charge->since;
+    /* When every one of the n marks would take sm_note_compute's fast path
+     * (room in the queue, the pending count staying at most 4096, no
+     * invariant checks), they are written straight into the queue. */
+    CycleQueue *q = &sm->compute_marks[smsp];
+    SimCycle *marks = NULL;
+    if (!sm->opt.check_invariants && (int64_t) q->len + n <= (int64_t) q->cap &&
+        (int64_t) sm->marks_pending + n <= 4096) {
+        marks = &q->v[q->len];
+        q->len += (guint) n;
+        sm->marks_pending += (guint) n;
+    }
+    /* The first instruction: compute_exec's loop body as it is. */
+    if (n > 0) {
+        SimCycle at = MAX(last + 1, pf);
+        SimCycle input = w->chain[c];
+        /* charge_state(gap state, last + 1), then charge_state(WS_ISSUING, at). */
+        if (at > last + 1) {
+            SimWarpState gap = input >= pf ? WS_DEPENDENCY : WS_MATH_THROTTLE;
+            if (gap != state) {
+                if (last + 1 > since) {
+                    charge->spent[state] += last + 1 - since;
+                    since = last + 1;
+                }
+                state = gap;
+            }
+        }
+        if (state != WS_ISSUING) {
+            if (at > since) {
+                charge->spent[state] += at - since;
+                since = at;
+            }
+            state = WS_ISSUING;
+        }
+        w->chain[c] = MAX(input, at) + latency;
+        pf = at + interval;
+        c = c + 1 == chains ? 0 : c + 1;
+        if (marks != NULL) {
+            marks[0] = at;
+        } else {
+            sm_note_compute(sm, smsp, at);
+        }
+        last = at;
+    }
+    /* The others, in closed form.  After an instruction at `last` the pipe
+     * is free at last + interval, so the next one issues at last + p, p
+     * being max(1, interval), and the warp is issuing (state WS_ISSUING
+     * since `last`).  With p > 1 the body above then charges one issuing
+     * cycle (from last to last + 1) and p - 1 cycles of the gap's state
+     * (from last + 1 to the next issue), the gap being a dependency when
+     * the chain's input is ready no earlier than the pipe (input >= pf,
+     * and pf is that next issue's cycle); with p = 1 there is no gap and
+     * nothing changes state.  So the charges are counted per gap state
+     * and added once, and the warp ends issuing since its last
+     * instruction. */
+    const SimCycle p = ic->interval > 1 ? (SimCycle) ic->interval : 1;
+    uint64_t dep_gaps = 0;
+    uint64_t throttle_gaps = 0;
+    for (int64_t i = 1; i < n; i++) {
+        SimCycle at = last + p;
+        SimCycle input = w->chain[c];
+        if (input >= at) {
+            dep_gaps++;
+        } else {
+            throttle_gaps++;
+        }
+        w->chain[c] = MAX(input, at) + latency;
+        c = c + 1 == chains ? 0 : c + 1;
+        if (marks != NULL) {
+            marks[i] = at;
+        } else {
+            sm_note_compute(sm, smsp, at);
+        }
+        last = at;
+    }
+    if (n > 1) {
+        pf = last + interval;
+        if (p > 1) {
+            charge->spent[WS_ISSUING] += (uint64_t) (n - 1);
+            charge->spent[WS_DEPENDENCY] += dep_gaps * (p - 1);
+            charge->spent[WS_MATH_THROTTLE] += throttle_gaps * (p - 1);
+            since = last;
+        }
+    }
+    charge->state = state;
+    charge->since = since;
+    *pipe_free = pf;
+    s->chain_next = c;
+    s->remaining = 0;
+    sm->stats.instructions += (uint64_t) n;
+    sm->stats.compute_instructions += (uint64_t) n;
+    return last;
+}
+
 StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
@@ -290,6 +405,9 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
         SimRole role = sm_warp_role(w);
         ChainCharge charge;
         charge_start(&charge, w, !sm->account_place, role);
+        if (sm->arch.chain_overlap && !charge.direct) {
+            last = overlap_chain_rest(sm, w, s, ic, pipe_free, &charge, t);
+        }
         while (s->remaining > 0) {
             c = s->chain_next;
             SimCycle at = MAX(last + 1, MAX(link_dep(sm, w, c), *pipe_free));

@@ -28,7 +28,22 @@ SimRole sm_split_role(Sm *sm, Warp *w, Split *s)
     const Block *b = &sm->blocks[w->block];
     int bits = -1;
     bool mixed = false;
-    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+    bool uniform = false;
+    if (s->mask == 0xffffffffu) {
+        /* A converged warp (every path merges back into one, once a loop
+         * iteration): its 32 threads' role bytes compared 8 at a time with
+         * the first one's; only a warp whose threads differ goes lane by
+         * lane below, which finds it mixed. */
+        const uint8_t *r = &b->thread_role[w->tid0];
+        uint64_t same = UINT64_C(0x0101010101010101) * r[0];
+        uint64_t word[4];
+        memcpy(word, r, sizeof word);
+        if (word[0] == same && word[1] == same && word[2] == same && word[3] == same) {
+            bits = r[0];
+            uniform = true;
+        }
+    }
+    for (int l = 0; l < SIM_WARP_SIZE && !uniform; l++) {
         if (s->mask & (1u << l)) {
             int r = b->thread_role[w->tid0 + l];
             if (bits < 0) {
@@ -247,8 +262,9 @@ G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now)
 }
 
 /* Ends sub-partition smsp's decision: its timer is armed for the request
- * that stands, if any, as request_arbitration would have armed it. */
-static void end_decision(Sm *sm, int32_t smsp)
+ * that stands, if any, as request_arbitration would have armed it.
+ * Inlined in arbitrate: called, once a decision, it costs more. */
+G_ALWAYS_INLINE static inline void end_decision(Sm *sm, int32_t smsp)
 {
     sm->deciding = -1;
     if (sm->decision_armed) {

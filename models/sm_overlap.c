@@ -65,8 +65,12 @@ void sm_finalize_overlap(Sm *sm, SimCycle upto)
             while (h < q->len && q->v[h] < hi) {
                 uint64_t d = q->v[h] - lo;
                 bits[d / 64] |= UINT64_C(1) << (d % 64);
-                top = MAX(top, q->v[h]);
                 h++;
+            }
+            /* A queue's marks are in cycle order (sm_note_compute): its
+             * last one taken is its latest. */
+            if (h > sm->mark_head[k]) {
+                top = MAX(top, q->v[h - 1]);
             }
             sm->marks_pending -= h - sm->mark_head[k];
             sm->mark_head[k] = h;

@@ -146,32 +146,12 @@ bool sim_event_queue_bind_slot(SimEventQueue *q, SimTimer *t)
     return true;
 }
 
-void sim_event_queue_slot_refresh(SimEventQueue *q)
-{
-    uint32_t m = q->slot_armed;
-    if (m == 0) {
-        q->slot_first = -1;
-        return;
-    }
-    int32_t first = __builtin_ctz(m);
-    for (m &= m - 1; m != 0; m &= m - 1) {
-        int32_t k = __builtin_ctz(m);
-        if (sim_event_before(&q->slot[k], &q->slot[first])) {
-            first = k;
-        }
-    }
-    q->slot_first = first;
-}
-
 /* Takes armed slot timer t's entry out. */
 static inline void slot_remove(SimEventQueue *q, SimTimer *t)
 {
     t->armed = false;
-    q->slot_len--;
     q->slot_armed &= ~(UINT32_C(1) << t->pos);
-    if (q->slot_first == (int32_t) t->pos) {
-        sim_event_queue_slot_refresh(q);
-    }
+    sim_event_queue_slot_unlist(q, (int32_t) t->pos);
 }
 
 /* ----------------------------------------------------------------- heap */
@@ -460,6 +440,17 @@ static const char *check_slots(const SimEventQueue *q)
     }
     if (armed != q->slot_len || (size_t) __builtin_popcount(q->slot_armed) != armed) {
         return "the slots hold another number of entries than they count";
+    }
+    uint32_t listed = 0;
+    for (size_t i = 0; i < q->slot_len; i++) {
+        int32_t k = q->slot_order[i];
+        if (k < 0 || k >= q->nslots || !q->slot_timer[k]->armed || (listed & (UINT32_C(1) << k)) != 0) {
+            return "the slots' order lists another slot than an armed one";
+        }
+        listed |= UINT32_C(1) << k;
+        if (i > 0 && !sim_event_before(&q->slot[q->slot_order[i - 1]], &q->slot[k])) {
+            return "the slots' order is not their entries'";
+        }
     }
     if (first != q->slot_first) {
         return "the first slot is not the one that orders first";

@@ -23,8 +23,9 @@
  *  - a few slots (SIM_EVENT_SLOTS), one per timer bound to it
  *    (sim_event_queue_bind_slot): a timer that is re-armed every cycle or
  *    two, such as a scheduler's next decision, is armed and popped there in
- *    O(1) with no list or heap to update; the queue keeps which armed slot
- *    orders first.
+ *    O(1) with no list or heap to update; the queue keeps the armed slots
+ *    in the order their entries pop (an arming is placed from the back,
+ *    where a scheduler's next decision, the newest, usually goes).
  * An entry stays in the store it was queued in until it pops or is
  * withdrawn (a move re-queues it). */
 #pragma once
@@ -78,8 +79,9 @@ typedef struct {
  * exactly when it has any; every entry with a timer is that timer's entry
  * (armed, pos and in_wheel saying where, same cycle); slot k holds the
  * entry of slot_timer[k] while that timer is armed, slot_len counts them,
- * bit k of slot_armed is set exactly while it is, and slot_first is the
- * armed slot whose entry orders first (-1 when none is armed). */
+ * bit k of slot_armed is set exactly while it is, slot_order lists the
+ * armed slots by their entries' order, and slot_first is its first (-1
+ * when none is armed). */
 typedef struct {
     SimEvent *heap;   /* array of len elements, capacity cap, owned */
     size_t len;
@@ -96,6 +98,7 @@ typedef struct {
     SimTimer *slot_timer[SIM_EVENT_SLOTS]; /* the timer bound to each slot, not owned */
     int32_t nslots;      /* slots bound */
     int32_t slot_first;  /* the armed slot that orders first, or -1 */
+    int8_t slot_order[SIM_EVENT_SLOTS]; /* the armed slots, slot_len of them, in the order their entries pop */
     uint32_t slot_armed; /* bit k: slot k's timer is armed */
     size_t slot_len;     /* armed slots */
     uint64_t next_seq; /* sequence number of the next push or arming */
@@ -156,9 +159,20 @@ static inline bool sim_event_before(const SimEvent *a, const SimEvent *b)
     return a->cycle < b->cycle || (a->cycle == b->cycle && a->seq < b->seq);
 }
 
-/* Sets slot_first to the armed slot that orders first (for
- * sim_event_queue_slot_arm). */
-void sim_event_queue_slot_refresh(SimEventQueue *q);
+/* Takes armed slot k out of slot_order (for sim_event_queue_slot_arm). */
+static inline void sim_event_queue_slot_unlist(SimEventQueue *q, int32_t k)
+{
+    int32_t n = (int32_t) q->slot_len;
+    int32_t i = 0;
+    while (q->slot_order[i] != k) {
+        i++;
+    }
+    for (; i + 1 < n; i++) {
+        q->slot_order[i] = q->slot_order[i + 1];
+    }
+    q->slot_len--;
+    q->slot_first = q->slot_len > 0 ? q->slot_order[0] : -1;
+}
 
 /* sim_event_queue_arm_seq for a timer bound to a slot (t->in_slot), or,
  * with seq the next sequence number, sim_event_queue_arm: inline, as the
@@ -167,6 +181,10 @@ static inline void sim_event_queue_slot_arm(SimEventQueue *q, SimTimer *t, SimCy
                                             SimEventFn fn, void *target, uint64_t arg)
 {
     int32_t k = (int32_t) t->pos;
+    if (t->armed) {
+        /* A move: listed again below, where its new entry orders. */
+        sim_event_queue_slot_unlist(q, k);
+    }
     SimEvent *ev = &q->slot[k];
     ev->cycle = cycle;
     ev->seq = seq;
@@ -174,19 +192,20 @@ static inline void sim_event_queue_slot_arm(SimEventQueue *q, SimTimer *t, SimCy
     ev->target = target;
     ev->arg = arg;
     ev->timer = t;
-    if (!t->armed) {
-        t->armed = true;
-        q->slot_len++;
-        q->slot_armed |= UINT32_C(1) << k;
-    }
+    t->armed = true;
+    q->slot_armed |= UINT32_C(1) << k;
     t->cycle = cycle;
-    int32_t first = q->slot_first;
-    if (first == k) {
-        /* It was first: moved later, another slot may be first now. */
-        sim_event_queue_slot_refresh(q);
-    } else if (first < 0 || sim_event_before(ev, &q->slot[first])) {
-        q->slot_first = k;
+    /* Inserted from the back: a scheduler's next decision usually orders
+     * after the other slots' (its sequence number is the newest), so one
+     * comparison places it. */
+    int32_t i = (int32_t) q->slot_len;
+    while (i > 0 && sim_event_before(ev, &q->slot[q->slot_order[i - 1]])) {
+        q->slot_order[i] = q->slot_order[i - 1];
+        i--;
     }
+    q->slot_order[i] = (int8_t) k;
+    q->slot_len++;
+    q->slot_first = q->slot_order[0];
 }
 
 static inline bool sim_timer_is_armed(const SimTimer *t)
