@@ -19,7 +19,9 @@ constexpr int kS = 4;                  // groups in flight a warp
 constexpr size_t kBuf = 3ull << 30;    // bytes of each buffer
 
 // k_rw<4, 1> of rwmix.cu with the copy count and a base address as
-// arguments (both buffers advance together).
+// arguments (both buffers advance together).  Not shared with rwmix.cu or
+// loaded.cu, for rwmix.cu's reason: a common helper changes their compiled
+// timed loops, and their committed results must stay what they measured.
 __global__ void k_wback(const char *buf, char *dst, size_t base, int iters, unsigned long long *out)
 {
     extern __shared__ __align__(16) char smem[];
