@@ -346,6 +346,31 @@ G_ALWAYS_INLINE static inline bool visit_list(Sm *sm, Scheduler *s, SimCycle now
     }
 }
 
+/* visit_mask's visits over `bits`, ascending: 1 when a warp issued, -1
+ * when the run stopped, 0 when none issued.  Called for each part of the
+ * policy order, the bits stay in a register (a loop over an array of the
+ * two parts kept them in memory). */
+G_ALWAYS_INLINE static inline int visit_bits(Sm *sm, Scheduler *s, uint64_t bits, SimCycle now, bool checks)
+{
+    while (bits != 0) {
+        int32_t slot = __builtin_ctzll(bits);
+        bits &= bits - 1;
+        int32_t id = scheduler_slot_warp(s, slot);
+        /* cached_ready_time(sm, s, id, now) > now, without the clock. */
+        if (MAX(sm->ready_base[id], s->pipe_free[sm->ready_cls[id]]) > now) {
+            continue;
+        }
+        Warp *w = &sm->warps[id];
+        catch_up(sm, w, now, checks);
+        scheduler_take_slot(s, slot);
+        int issued = issue_taken(sm, s, w, now);
+        if (issued != 0) {
+            return issued;
+        }
+    }
+    return 0;
+}
+
 /* visit_list's visits over a ready mask (LRR, mask mode): the policy
  * order is the bits above the last warp's, then the bits up to it, each
  * part in ascending order.  A visit that issues nothing lets the next bit
@@ -362,26 +387,13 @@ G_ALWAYS_INLINE static inline bool visit_mask(Sm *sm, Scheduler *s, SimCycle now
     }
     int32_t split = s->last_slot + 1;
     uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
-    uint64_t part[2] = { s->mask & above, s->mask & ~above };
-    for (int p = 0; p < 2; p++) {
-        while (part[p] != 0) {
-            int32_t slot = __builtin_ctzll(part[p]);
-            part[p] &= part[p] - 1;
-            int32_t id = scheduler_slot_warp(s, slot);
-            /* cached_ready_time(sm, s, id, now) > now, without the clock. */
-            if (MAX(sm->ready_base[id], s->pipe_free[sm->ready_cls[id]]) > now) {
-                continue;
-            }
-            Warp *w = &sm->warps[id];
-            catch_up(sm, w, now, checks);
-            scheduler_take_slot(s, slot);
-            int issued = issue_taken(sm, s, w, now);
-            if (issued != 0) {
-                return issued > 0;
-            }
-        }
+    /* Both parts as read now: a visited warp may return to the mask. */
+    uint64_t wrapped = s->mask & ~above;
+    int issued = visit_bits(sm, s, s->mask & above, now, checks);
+    if (issued == 0) {
+        issued = visit_bits(sm, s, wrapped, now, checks);
     }
-    return true;
+    return issued >= 0;
 }
 
 /* One issue decision of a sub-partition's scheduler at cycle now, among
