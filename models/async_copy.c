@@ -646,15 +646,15 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
                 }
             }
         }
-        int64_t sectors;
-        int64_t lines = copy_engine_count_lines(&sm->cpa, src, km, chunk, &sectors);
-        SimCycle admit = copy_engine_admit(&sm->cpa, t, lines, chunk);
+        CopyLines lines;
+        copy_engine_gather(&sm->cpa, src, km, chunk, &lines);
+        SimCycle admit = copy_engine_admit(&sm->cpa, t, lines.n, chunk);
         if (admit > t) {
             s->ready_at = admit;
             s->wait_state = WS_COPY_THROTTLE;
             return STEP_WAIT;
         }
-        CopyResult r = copy_engine_issue(&sm->cpa, &sm->mem, &sm->smem, t, src, dst, km, chunk);
+        CopyResult r = copy_engine_issue_lines(&sm->cpa, &sm->mem, &sm->smem, t, &lines, dst, km, chunk);
         {
             SimSliceArgs cargs = SIM_SLICE_ARGS_INIT;
             int64_t tid = w->tid0 + lane_lowest(km);

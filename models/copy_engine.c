@@ -47,11 +47,14 @@ void copy_engine_clear(CopyEngine *c)
     c->all.done = c->ca.done = NULL;
 }
 
-/* Distinct (line, sector-mask) pairs of a warp's byte ranges. */
-typedef struct {
-    uint64_t line;
-    uint32_t sectors;
-} LineReq;
+/* The sectors in a line request's mask: a table for lines of up to 8
+ * sectors (128-byte lines of 32-byte sectors use 4), as the default target
+ * has no popcnt instruction and __builtin_popcount calls into libgcc. */
+static inline int sector_count(uint32_t m)
+{
+    static const uint8_t bits[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
+    return m < 256 ? bits[m & 15] + bits[m >> 4] : __builtin_popcount(m);
+}
 
 /* Sectors first..last of a line (sector indices within it), as a mask. */
 static inline uint32_t sector_bits(uint32_t s0, uint32_t s1)
@@ -152,16 +155,21 @@ static int64_t gather_lines(const CopyEngine *c, const int64_t *addr, uint32_t m
     return n;
 }
 
+void copy_engine_gather(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size, CopyLines *out)
+{
+    out->n = gather_lines(c, src, mask, size, out->reqs);
+}
+
 int64_t copy_engine_count_lines(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size,
                                 int64_t *sectors)
 {
-    LineReq reqs[64];
-    int64_t n = gather_lines(c, src, mask, size, reqs);
+    CopyLines g;
+    copy_engine_gather(c, src, mask, size, &g);
     *sectors = 0;
-    for (int64_t k = 0; k < n; k++) {
-        *sectors += __builtin_popcount(reqs[k].sectors);
+    for (int64_t k = 0; k < g.n; k++) {
+        *sectors += __builtin_popcount(g.reqs[k].sectors);
     }
-    return n;
+    return g.n;
 }
 
 /* Drops requests that completed by cycle t. */
@@ -222,8 +230,16 @@ static void ring_track(InflightRing *r, SimCycle done)
 CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const int64_t *src,
                              const int64_t *dst, uint32_t mask, int64_t size)
 {
-    LineReq reqs[64];
-    int64_t n = gather_lines(c, src, mask, size, reqs);
+    CopyLines g;
+    copy_engine_gather(c, src, mask, size, &g);
+    return copy_engine_issue_lines(c, m, s, t, &g, dst, mask, size);
+}
+
+CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g,
+                                   const int64_t *dst, uint32_t mask, int64_t size)
+{
+    const LineReq *reqs = g->reqs;
+    int64_t n = g->n;
     ring_retire(&c->all, t);
     ring_retire(&c->ca, t);
     SimCycle issue = MAX(t, c->lsu_free);
@@ -232,7 +248,8 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
     SimCycle arrive = issue;
     int64_t bytes = __builtin_popcount(mask) * size;
     for (int64_t k = 0; k < n; k++) {
-        int64_t req_bytes = __builtin_popcount(reqs[k].sectors) * c->sector_bytes;
+        int sectors = sector_count(reqs[k].sectors);
+        int64_t req_bytes = sectors * c->sector_bytes;
         SimCycle a = mem_path_read(m, issue, reqs[k].line * (uint64_t) c->line_bytes, req_bytes, cache_l1);
         a += (SimCycle) c->extra_latency;
         arrive = MAX(arrive, a);
@@ -240,7 +257,7 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
         if (cache_l1) {
             ring_track(&c->ca, a);
         }
-        c->sectors += (uint64_t) __builtin_popcount(reqs[k].sectors);
+        c->sectors += (uint64_t) sectors;
     }
     /* The fill writes the destination like a warp store would. */
     int64_t ideal;

@@ -57,6 +57,19 @@ typedef struct {
     int64_t bytes;
 } CopyResult;
 
+/* Distinct (line, sector-mask) pairs of a warp's byte ranges. */
+typedef struct {
+    uint64_t line;
+    uint32_t sectors;
+} LineReq;
+
+/* The line requests of one warp instruction, in the order it makes them
+ * (at most 64: a lane's range of at most 16 bytes spans two lines). */
+typedef struct {
+    int64_t n;
+    LineReq reqs[64];
+} CopyLines;
+
 void copy_engine_init(CopyEngine *c, const ArchParams *a);
 void copy_engine_clear(CopyEngine *c);
 
@@ -64,6 +77,11 @@ void copy_engine_clear(CopyEngine *c);
  * source ranges (src[l] .. src[l] + size - 1 for lanes in mask). */
 int64_t copy_engine_count_lines(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size,
                                 int64_t *sectors);
+
+/* The line requests of that instruction, for copy_engine_issue_lines: a
+ * caller that asks admission for them and then issues them gathers them
+ * once, where it used to gather them for each. */
+void copy_engine_gather(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size, CopyLines *out);
 
 /* The earliest cycle >= t at which `lines` more requests of a copy of
  * `size` bytes a lane fit in flight; the wait until then counts as
@@ -74,6 +92,10 @@ SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines, int64_t siz
  * mask copy `size` bytes from src[l] (global) to dst[l] (shared offset). */
 CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const int64_t *src,
                              const int64_t *dst, uint32_t mask, int64_t size);
+
+/* copy_engine_issue for the lines copy_engine_gather found for src. */
+CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g,
+                                   const int64_t *dst, uint32_t mask, int64_t size);
 
 /* End of run: adds the engine's counters to st (cp_async_*,
  * throttled_cycles); st is the caller's. */

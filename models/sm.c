@@ -237,8 +237,9 @@ static G_GNUC_NO_INLINE void check_issue_cache(Sm *sm, Warp *w, SimCycle eligibl
  * after its own wait (ready_at) it was throttled by its pipe, then not
  * selected; from now on it is issuing (warp_issue goes on from there).
  * Nothing changes the warp's path meanwhile: its role is asked once.
- * Inlined in each decision's visit: called, it costs more than it does. */
-G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now)
+ * Inlined in each decision's visit: called, it costs more than it does.
+ * `checks` is opt.check_invariants (see arbitrate). */
+G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now, bool checks)
 {
     const Split *s = &w->split[w->focus];
     SimRole role = sm_warp_role(w);
@@ -247,7 +248,7 @@ G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now)
         /* warp_issue_time(sm, w, eligible), from the cache: ready_base is
          * eligible or, for a started chain, the chain's input if later. */
         SimCycle pipe = MAX(sm->ready_base[w->id], sm->smsp[w->smsp].pipe_free[sm->ready_cls[w->id]]);
-        if (G_UNLIKELY(sm->opt.check_invariants)) {
+        if (G_UNLIKELY(checks)) {
             check_issue_cache(sm, w, eligible, pipe);
         }
         if (pipe > eligible) {
@@ -297,7 +298,7 @@ static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, SimCycle now)
  * the ready warps in policy order (scheduler_order), the first that can
  * issue now issues; one that issues nothing lets the next in that order
  * try.  Returns false when the run stopped. */
-static bool visit_list(Sm *sm, Scheduler *s, SimCycle now)
+G_ALWAYS_INLINE static inline bool visit_list(Sm *sm, Scheduler *s, SimCycle now, bool checks)
 {
     /* Sorting them is not needed: between issues nothing changes, so the
      * next visit that issues is the lowest-ranked warp that can issue now
@@ -329,7 +330,7 @@ static bool visit_list(Sm *sm, Scheduler *s, SimCycle now)
             return true;
         }
         visited = best_rank;
-        catch_up(sm, w, now);
+        catch_up(sm, w, now, checks);
         /* On the first visit the list is as it was read: no search. */
         scheduler_take_at(s, w->id, best_pos);
         int issued = issue_taken(sm, s, w, now);
@@ -345,6 +346,31 @@ static bool visit_list(Sm *sm, Scheduler *s, SimCycle now)
     }
 }
 
+/* visit_mask's visits over `bits`, ascending: 1 when a warp issued, -1
+ * when the run stopped, 0 when none issued.  Called for each part of the
+ * policy order, the bits stay in a register (a loop over an array of the
+ * two parts kept them in memory). */
+G_ALWAYS_INLINE static inline int visit_bits(Sm *sm, Scheduler *s, uint64_t bits, SimCycle now, bool checks)
+{
+    while (bits != 0) {
+        int32_t slot = __builtin_ctzll(bits);
+        bits &= bits - 1;
+        int32_t id = scheduler_slot_warp(s, slot);
+        /* cached_ready_time(sm, s, id, now) > now, without the clock. */
+        if (MAX(sm->ready_base[id], s->pipe_free[sm->ready_cls[id]]) > now) {
+            continue;
+        }
+        Warp *w = &sm->warps[id];
+        catch_up(sm, w, now, checks);
+        scheduler_take_slot(s, slot);
+        int issued = issue_taken(sm, s, w, now);
+        if (issued != 0) {
+            return issued;
+        }
+    }
+    return 0;
+}
+
 /* visit_list's visits over a ready mask (LRR, mask mode): the policy
  * order is the bits above the last warp's, then the bits up to it, each
  * part in ascending order.  A visit that issues nothing lets the next bit
@@ -352,41 +378,32 @@ static bool visit_list(Sm *sm, Scheduler *s, SimCycle now)
  * and has not tried (the visited warp may have returned to the mask; it is
  * not tried again, and no other warp joins or leaves while a warp issues).
  * Returns false when the run stopped. */
-static bool visit_mask(Sm *sm, Scheduler *s, SimCycle now)
+G_ALWAYS_INLINE static inline bool visit_mask(Sm *sm, Scheduler *s, SimCycle now, bool checks)
 {
-    if (G_UNLIKELY(sm->opt.check_invariants)) {
+    if (G_UNLIKELY(checks)) {
         for (uint64_t m = s->mask; m != 0; m &= m - 1) {
             (void) cached_ready_time(sm, s, scheduler_slot_warp(s, __builtin_ctzll(m)), now);
         }
     }
     int32_t split = s->last_slot + 1;
     uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
-    uint64_t part[2] = { s->mask & above, s->mask & ~above };
-    for (int p = 0; p < 2; p++) {
-        while (part[p] != 0) {
-            int32_t slot = __builtin_ctzll(part[p]);
-            part[p] &= part[p] - 1;
-            int32_t id = scheduler_slot_warp(s, slot);
-            /* cached_ready_time(sm, s, id, now) > now, without the clock. */
-            if (MAX(sm->ready_base[id], s->pipe_free[sm->ready_cls[id]]) > now) {
-                continue;
-            }
-            Warp *w = &sm->warps[id];
-            catch_up(sm, w, now);
-            scheduler_take_slot(s, slot);
-            int issued = issue_taken(sm, s, w, now);
-            if (issued != 0) {
-                return issued > 0;
-            }
-        }
+    /* Both parts as read now: a visited warp may return to the mask. */
+    uint64_t wrapped = s->mask & ~above;
+    int issued = visit_bits(sm, s, s->mask & above, now, checks);
+    if (issued == 0) {
+        issued = visit_bits(sm, s, wrapped, now, checks);
     }
-    return true;
+    return issued >= 0;
 }
 
 /* One issue decision of a sub-partition's scheduler at cycle now, among
  * the warps whose next instruction can issue now, in policy order; a warp
- * whose pipe is busy is skipped, as the hardware's dispatch does. */
-static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
+ * whose pipe is busy is skipped, as the hardware's dispatch does.
+ * `checks` is opt.check_invariants, a constant in each of ev_arbitrate's
+ * two copies: asked from opt after every warp_issue call (which could have
+ * changed it, for all the compiler knows), it cost a load and a test a
+ * check, several a decision. */
+G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now, bool checks)
 {
     Scheduler *s = &sm->smsp[smsp];
     if (now < s->next_free) {
@@ -395,7 +412,7 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
     }
     /* The timer that fired is idle until end_decision. */
     sm->deciding = smsp;
-    if (!(s->by_mask ? visit_mask(sm, s, now) : visit_list(sm, s, now))) {
+    if (!(s->by_mask ? visit_mask(sm, s, now, checks) : visit_list(sm, s, now, checks))) {
         end_decision(sm, smsp);
         return;
     }
@@ -415,7 +432,7 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
      * SIM_CYCLE_NEVER, after any floor, while none is held). */
     bool scan = sm->decision_at > floor;
     if (s->by_mask) {
-        if (G_UNLIKELY(sm->opt.check_invariants)) {
+        if (G_UNLIKELY(checks)) {
             for (uint64_t m = s->mask; m != 0; m &= m - 1) {
                 int32_t id = scheduler_slot_warp(s, __builtin_ctzll(m));
                 g_assert(sm->warps[id].queued);
@@ -433,7 +450,7 @@ static void arbitrate(Sm *sm, int32_t smsp, SimCycle now)
             }
         }
     } else {
-        if (G_UNLIKELY(sm->opt.check_invariants)) {
+        if (G_UNLIKELY(checks)) {
             for (int32_t i = 0; i < s->nready; i++) {
                 (void) cached_ready_time(sm, s, s->ready[i], now);
             }
@@ -463,7 +480,11 @@ static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
     if (sm->engine.stop) {
         return;
     }
-    arbitrate(sm, (int32_t) smsp, now);
+    if (G_UNLIKELY(sm->opt.check_invariants)) {
+        arbitrate(sm, (int32_t) smsp, now, true);
+    } else {
+        arbitrate(sm, (int32_t) smsp, now, false);
+    }
 }
 
 /* A warp whose focus path can run joins its scheduler's list (it stays

@@ -142,7 +142,10 @@ typedef enum {
 
 static inline int lane_count(LaneMask m)
 {
-    return __builtin_popcount(m);
+    /* A converged warp's mask, the usual one, without the popcount:
+     * without a popcnt instruction in the default target it is a call
+     * into libgcc. */
+    return m == ~(LaneMask) 0 ? SIM_WARP_SIZE : __builtin_popcount(m);
 }
 
 /* The lowest lane of m (0 for an empty mask). */
