@@ -43,12 +43,14 @@ static bool lanes_ascend(const int64_t *addr, int64_t size)
     return size > 0 && size <= (INT64_C(1) << 20) && addr[0] <= addr[SIM_WARP_SIZE - 1] && apart == 0;
 }
 
-bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
-                       int64_t size, const char *what)
+/* ldst_check_bounds with `ascend` known: m is the full mask and
+ * lanes_ascend(addr, size) holds. */
+static bool check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
+                         int64_t size, const char *what, bool ascend)
 {
     const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    if (m == 0xffffffffu && lanes_ascend(addr, size)) {
+    if (ascend) {
         /* A converged warp's consecutive elements: the ends bound them. */
         lo = addr[0];
         hi = addr[SIM_WARP_SIZE - 1];
@@ -81,6 +83,12 @@ bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode
         }
     }
     return true;
+}
+
+bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
+                       int64_t size, const char *what)
+{
+    return check_bounds(sm, w, op, m, ptr, addr, size, what, m == 0xffffffffu && lanes_ascend(addr, size));
 }
 
 uint8_t *ldst_data_at(Sm *sm, Warp *w, MemSpace space, int64_t addr)
@@ -147,17 +155,29 @@ static void ldst_race_read(Sm *sm, Warp *w, const Op *op, LaneMask m, const int6
 
 /* Each lane's address of the pointer expression ptr (a load's or store's),
  * checked against its buffer; false when evaluation or the check failed
- * (the run has failed). */
+ * (the run has failed).  *ascend: m is the full mask and the lanes are
+ * consecutive elements (lanes_ascend), which the check and a store's
+ * issue both ask. */
 static bool lane_addresses(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const char *what,
-                           int64_t addr[SIM_WARP_SIZE])
+                           int64_t addr[SIM_WARP_SIZE], bool *ascend)
 {
     SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
     int64_t base, stride;
+    int64_t size = ptr->type.elem.size;
     if (m == 0xffffffffu && sim_eval_affine(ptr, &env, &base, &stride)) {
+        /* sim_eval_affine has checked that base + 31 * stride does not
+         * overflow, so a stride of one element is lanes_ascend's answer
+         * without its pass over the lanes. */
+        *ascend = stride == size && size > 0 && size <= (INT64_C(1) << 20);
         /* A converged warp's affine address (the usual base + thread
-         * index): the lanes' values without a lane vector. */
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            addr[l] = base + l * stride;
+         * index): the lanes' values without a lane vector.  A running
+         * sum, which GCC vectorizes, where base + l * stride (a 64-bit
+         * multiply a lane) it did not; sim_eval_affine has checked that
+         * lane 31's address does not overflow, and the sum adds modulo
+         * 2^64 anyway. */
+        uint64_t a = (uint64_t) base;
+        for (int l = 0; l < SIM_WARP_SIZE; l++, a += (uint64_t) stride) {
+            addr[l] = (int64_t) a;
         }
     } else {
         SimLaneValue a;
@@ -167,8 +187,9 @@ static bool lane_addresses(Sm *sm, Warp *w, const Op *op, LaneMask m, const Expr
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             addr[l] = sim_lane_value(&a, l);
         }
+        *ascend = m == 0xffffffffu && lanes_ascend(addr, size);
     }
-    return ldst_check_bounds(sm, w, op, m, ptr, addr, ptr->type.elem.size, what);
+    return check_bounds(sm, w, op, m, ptr, addr, size, what, *ascend);
 }
 
 StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
@@ -179,7 +200,8 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     const ProgBuffer *buf = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
     int64_t size = ptr->type.elem.size;
     int64_t addr[SIM_WARP_SIZE];
-    if (!lane_addresses(sm, w, op, m, ptr, "load", addr)) {
+    bool ascend = false;
+    if (!lane_addresses(sm, w, op, m, ptr, "load", addr, &ascend)) {
         return STEP_STOP;
     }
     SimCycle ready;
@@ -224,7 +246,7 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
  * (shared memory through its banks, global memory a write per line), and
  * the race detector's record of it.  Returns the bank-conflict replays. */
 static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, const int64_t *addr, LaneMask m,
-                           int64_t size)
+                           int64_t size, bool ascend)
 {
     int64_t replays = 0;
     if (buf->space == SPACE_SHARED) {
@@ -237,7 +259,7 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
                 }
             }
         }
-    } else if (m == 0xffffffffu && lanes_ascend(addr, size)) {
+    } else if (ascend) {
         /* A converged warp's consecutive elements: the lanes of a line
          * follow one another, so each run of them is one write, in the
          * order and with the bytes the general loop below gives. */
@@ -327,10 +349,11 @@ static StepResult exec_store_value(Sm *sm, Warp *w, int32_t si, const Op *op, Si
                 km |= 1u << l;
             }
         }
-        if (!ldst_check_bounds(sm, w, op, km, ptr, addr, size, op->sub == STORE_FILL ? "fill" : "store")) {
+        bool ascend = km == 0xffffffffu && lanes_ascend(addr, size);
+        if (!check_bounds(sm, w, op, km, ptr, addr, size, op->sub == STORE_FILL ? "fill" : "store", ascend)) {
             return STEP_STOP;
         }
-        replays += store_issue(sm, w, buf, t + (SimCycle) k, addr, km, size);
+        replays += store_issue(sm, w, buf, t + (SimCycle) k, addr, km, size, ascend);
         for (int l = 0; sm->opt.functional && l < SIM_WARP_SIZE; l++) {
             uint8_t *dst = (km & (1u << l)) ? ldst_data_at(sm, w, buf->space, addr[l]) : NULL;
             if (dst != NULL) {
@@ -365,11 +388,12 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
     const ProgBuffer *buf = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
     int64_t size = ptr->type.elem.size;
     int64_t addr[SIM_WARP_SIZE];
-    if (!lane_addresses(sm, w, op, m, ptr, "store", addr)) {
+    bool ascend = false;
+    if (!lane_addresses(sm, w, op, m, ptr, "store", addr, &ascend)) {
         return STEP_STOP;
     }
     int64_t addr_cycles = sm->addr_cycles[sm_warp_alone(sm, w)];
-    int64_t replays = store_issue(sm, w, buf, t + (SimCycle) addr_cycles, addr, m, size);
+    int64_t replays = store_issue(sm, w, buf, t + (SimCycle) addr_cycles, addr, m, size, ascend);
     if (sm->opt.functional) {
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             uint8_t *dst = (m & (1u << l)) ? ldst_data_at(sm, w, buf->space, addr[l]) : NULL;
