@@ -259,12 +259,13 @@ static SimCycle overlap_chain_rest(Sm *sm, Warp *w, Split *s, const InstClass *i
     SimWarpState state = charge->state;
     SimCycle since = charge->since;
     /* When every one of the n marks would take sm_note_compute's fast path
-     * (room in the queue, the pending count staying at most 4096, no
-     * invariant checks), they are written straight into the queue. */
+     * (room in the queue, the pending count staying at most
+     * SM_MARKS_PENDING_MAX, no invariant checks), they are written straight
+     * into the queue. */
     CycleQueue *q = &sm->compute_marks[smsp];
     SimCycle *marks = NULL;
     if (!sm->opt.check_invariants && (int64_t) q->len + n <= (int64_t) q->cap &&
-        (int64_t) sm->marks_pending + n <= 4096) {
+        (int64_t) sm->marks_pending + n <= SM_MARKS_PENDING_MAX) {
         marks = &q->v[q->len];
         q->len += (guint) n;
         sm->marks_pending += (guint) n;

@@ -56,6 +56,13 @@ static inline int sector_count(uint32_t m)
     return m < 256 ? bits[m & 15] + bits[m >> 4] : __builtin_popcount(m);
 }
 
+/* Whether a copy of `size` bytes a lane is cp.async.ca, which may hit and
+ * allocates in L1 (4 and 8 bytes, as libcudacxx chooses), not .cg (16). */
+static inline bool allocates_in_l1(int64_t size)
+{
+    return size < 16;
+}
+
 /* Sectors first..last of a line (sector indices within it), as a mask. */
 static inline uint32_t sector_bits(uint32_t s0, uint32_t s1)
 {
@@ -160,18 +167,6 @@ void copy_engine_gather(const CopyEngine *c, const int64_t *src, uint32_t mask, 
     out->n = gather_lines(c, src, mask, size, out->reqs);
 }
 
-int64_t copy_engine_count_lines(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size,
-                                int64_t *sectors)
-{
-    CopyLines g;
-    copy_engine_gather(c, src, mask, size, &g);
-    *sectors = 0;
-    for (int64_t k = 0; k < g.n; k++) {
-        *sectors += __builtin_popcount(g.reqs[k].sectors);
-    }
-    return g.n;
-}
-
 /* Drops requests that completed by cycle t. */
 static void ring_retire(InflightRing *r, SimCycle t)
 {
@@ -197,7 +192,7 @@ static SimCycle ring_room_at(InflightRing *r, SimCycle t, int64_t lines)
 SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines, int64_t size)
 {
     SimCycle when = ring_room_at(&c->all, t, lines);
-    if (size < 16) {
+    if (allocates_in_l1(size)) {
         when = MAX(when, ring_room_at(&c->ca, t, lines));
     }
     c->throttled_cycles += when - t;
@@ -244,7 +239,7 @@ CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle 
     ring_retire(&c->ca, t);
     SimCycle issue = MAX(t, c->lsu_free);
     c->lsu_free = issue + (SimCycle) c->issue_cycles;
-    bool cache_l1 = size < 16; /* cp.async.ca for 4 and 8 bytes, .cg for 16 */
+    bool cache_l1 = allocates_in_l1(size);
     SimCycle arrive = issue;
     int64_t bytes = __builtin_popcount(mask) * size;
     for (int64_t k = 0; k < n; k++) {

@@ -73,14 +73,10 @@ typedef struct {
 void copy_engine_init(CopyEngine *c, const ArchParams *a);
 void copy_engine_clear(CopyEngine *c);
 
-/* Line requests a warp instruction makes: distinct lines among the lanes'
- * source ranges (src[l] .. src[l] + size - 1 for lanes in mask). */
-int64_t copy_engine_count_lines(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size,
-                                int64_t *sectors);
-
-/* The line requests of that instruction, for copy_engine_issue_lines: a
- * caller that asks admission for them and then issues them gathers them
- * once, where it used to gather them for each. */
+/* The line requests a warp instruction makes, for copy_engine_admit (their
+ * count) and copy_engine_issue_lines: distinct lines among the lanes'
+ * source ranges (src[l] .. src[l] + size - 1 for lanes in mask), each with
+ * the sectors it reads; gathered once for both. */
 void copy_engine_gather(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size, CopyLines *out);
 
 /* The earliest cycle >= t at which `lines` more requests of a copy of

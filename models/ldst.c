@@ -29,6 +29,13 @@
 
 /* ---------------------------------------------------------------- memory */
 
+/* Element sizes for which consecutive lanes are reasoned about in closed
+ * form: small enough that 32 of them cannot wrap a 64-bit address. */
+static inline bool ascend_size(int64_t size)
+{
+    return size > 0 && size <= (INT64_C(1) << 20);
+}
+
 /* Whether the 32 lanes' addresses are consecutive elements of `size`
  * bytes, lane 0's first: addr[l] == addr[0] + l * size.  (The pass adds
  * modulo 2^64; with a small size, lane 31 not below lane 0 rules out a
@@ -40,7 +47,7 @@ static bool lanes_ascend(const int64_t *addr, int64_t size)
     for (int l = 1; l < SIM_WARP_SIZE; l++, expect += (uint64_t) size) {
         apart |= (uint64_t) addr[l] ^ expect;
     }
-    return size > 0 && size <= (INT64_C(1) << 20) && addr[0] <= addr[SIM_WARP_SIZE - 1] && apart == 0;
+    return ascend_size(size) && addr[0] <= addr[SIM_WARP_SIZE - 1] && apart == 0;
 }
 
 /* ldst_check_bounds with `ascend` known: m is the full mask and
@@ -168,7 +175,7 @@ static bool lane_addresses(Sm *sm, Warp *w, const Op *op, LaneMask m, const Expr
         /* sim_eval_affine has checked that base + 31 * stride does not
          * overflow, so a stride of one element is lanes_ascend's answer
          * without its pass over the lanes. */
-        *ascend = stride == size && size > 0 && size <= (INT64_C(1) << 20);
+        *ascend = stride == size && ascend_size(size);
         /* A converged warp's affine address (the usual base + thread
          * index): the lanes' values without a lane vector.  A running
          * sum, which GCC vectorizes, where base + l * stride (a 64-bit

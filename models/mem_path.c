@@ -317,7 +317,7 @@ static uint64_t dirty_bytes(const MemPath *m, unsigned mask)
  * cycle t caused it): they hold the DRAM server write_cost times as long
  * as read bytes (the bus turns around) and count in the loaded latency's
  * window. */
-static void write_back(MemPath *m, uint64_t at_fp, SimCycle t, uint64_t bytes)
+static void dram_write_back(MemPath *m, uint64_t at_fp, SimCycle t, uint64_t bytes)
 {
     server_occupy(&m->dram, at_fp, bytes * m->write_per_byte_fp);
     window_to(m, t);
@@ -360,7 +360,7 @@ static void dirty_trim(MemPath *m, uint64_t at_fp, SimCycle t)
         unsigned mask = line_set_clean(&m->l2_lines, line);
         if (mask != 0) {
             m->dirty_lines--;
-            write_back(m, at_fp, t, dirty_bytes(m, mask));
+            dram_write_back(m, at_fp, t, dirty_bytes(m, mask));
         }
     }
 }
@@ -370,7 +370,7 @@ static void evicted(MemPath *m, unsigned victim, uint64_t at_fp, SimCycle t)
 {
     if (victim != 0) {
         m->dirty_lines--;
-        write_back(m, at_fp, t, dirty_bytes(m, victim));
+        dram_write_back(m, at_fp, t, dirty_bytes(m, victim));
     }
 }
 
@@ -475,7 +475,7 @@ SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes)
         /* The steady state of launches that follow each other: each
          * evicts as many dirty lines of the one before as it leaves
          * behind, so its stores cost DRAM time as they are written. */
-        write_back(m, start, t, (uint64_t) bytes);
+        dram_write_back(m, start, t, (uint64_t) bytes);
     }
     /* A write invalidates the line in L1 (L1 is write-through). */
     size_t l1_slot = (size_t) (line % (uint64_t) m->l1_nlines);

@@ -89,6 +89,10 @@ typedef struct {
 /* Words of the window sm_finalize_overlap merges the compute marks in. */
 #define SM_OVERLAP_WORDS 64
 
+/* Compute marks pending finalisation beyond which sm_note_compute_slow
+ * finalises them, so the queues stay short between copies. */
+#define SM_MARKS_PENDING_MAX 4096
+
 typedef struct {
     SimCycle *v;   /* owned */
     guint len;
@@ -205,7 +209,7 @@ void sm_note_compute_slow(Sm *sm, int32_t smsp, SimCycle at);
 static inline void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
 {
     CycleQueue *q = &sm->compute_marks[smsp];
-    if (G_UNLIKELY(q->len == q->cap || sm->marks_pending >= 4096 || sm->opt.check_invariants)) {
+    if (G_UNLIKELY(q->len == q->cap || sm->marks_pending >= SM_MARKS_PENDING_MAX || sm->opt.check_invariants)) {
         sm_note_compute_slow(sm, smsp, at);
         return;
     }

@@ -120,7 +120,7 @@ void sm_note_compute_slow(Sm *sm, int32_t smsp, SimCycle at)
         q->v = g_renew(SimCycle, q->v, q->cap);
     }
     q->v[q->len++] = at;
-    if (++sm->marks_pending > 4096) {
+    if (++sm->marks_pending > SM_MARKS_PENDING_MAX) {
         sm_finalize_overlap(sm, sm->engine.now);
     }
 }
