@@ -84,6 +84,13 @@ static const KeyDef keys[] = {
     { "dram", "queue_cycles", K_DOUBLE, F(dram_queue_cycles), 0, 1e5, "loaded latency below the peak rate: a DRAM read waits queue_cycles x rho / (1 - rho) more at utilisation rho of the SM's share" },
     { "dram", "write_cost", K_DOUBLE, F(dram_write_cost), 1, 4, "DRAM time a written-back byte takes, in read bytes: the bus turns around between reads and writes" },
     { "dram", "write_queue_cycles", K_DOUBLE, F(dram_write_queue), 0, 1e7, "cycles a DRAM read waits more when the SM's share of DRAM bandwidth is all taken by written-back bytes, in proportion to the share they take (reads queue behind the stores' write-back)" },
+    { "dram", "latency_p10", K_INT, F(dram_quantile[0]), 1, 100000, "a lone line's DRAM latency at its 10th percentile (cycles): with the other quantiles, the spread each read's latency takes around dram.latency (all equal: none)" },
+    { "dram", "latency_p25", K_INT, F(dram_quantile[1]), 1, 100000, "the same at the 25th percentile" },
+    { "dram", "latency_p50", K_INT, F(dram_quantile[2]), 1, 100000, "the same at the median" },
+    { "dram", "latency_p75", K_INT, F(dram_quantile[3]), 1, 100000, "the same at the 75th percentile" },
+    { "dram", "latency_p90", K_INT, F(dram_quantile[4]), 1, 100000, "the same at the 90th percentile" },
+    { "dram", "latency_p99", K_INT, F(dram_quantile[5]), 1, 100000, "the same at the 99th percentile (and above)" },
+    { "dram", "spread_bytes", K_INT, F(dram_spread_bytes), 1, 1 << 30, "aligned bytes of memory whose DRAM reads share one draw of the latency spread (a power of two)" },
     { "mem", "source", K_SOURCE, F(source), 0, 0, "where source data lives at start: dram or l2 (run option)" },
     { "mem", "active_sms", K_INT, F(active_sms), 1, 1024, "SMs sharing L2 and DRAM bandwidth (run option)" },
     { "mem", "flushed", K_BOOL, F(flushed), 0, 0, "the L2 was written back and emptied before a cold launch (true), or the launch follows others that left dirty lines behind (run option)" },
@@ -480,6 +487,18 @@ static bool validate(const ArchParams *a, const char *where, GError **error)
     if (a->line_bytes % a->sector_bytes != 0 || a->line_bytes / a->sector_bytes > 32) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: l1.line_bytes must be a multiple of l1.sector_bytes,"
                     " at most 32 sectors", where);
+        return false;
+    }
+    for (int q = 1; q < ARCH_DRAM_QUANTILES; q++) {
+        if (a->dram_quantile[q] < a->dram_quantile[q - 1]) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: dram.latency_p10 ... dram.latency_p99 are quantiles:"
+                        " each must be at least the one before", where);
+            return false;
+        }
+    }
+    if ((a->dram_spread_bytes & (a->dram_spread_bytes - 1)) != 0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: dram.spread_bytes must be a power of two, not %"
+                    G_GINT64_FORMAT, where, a->dram_spread_bytes);
         return false;
     }
     if (a->smem_banks * a->smem_bank_bytes > 4096) {
@@ -887,6 +906,9 @@ void arch_at_clock(ArchParams *a, double mhz)
     double f = mhz / a->clock_mhz;
     a->l2_latency = (int64_t) llround((double) a->l2_latency * f);
     a->dram_latency = (int64_t) llround((double) a->dram_latency * f);
+    for (int q = 0; q < ARCH_DRAM_QUANTILES; q++) {
+        a->dram_quantile[q] = (int64_t) llround((double) a->dram_quantile[q] * f);
+    }
     a->dram_queue_cycles *= f;
     /* Cycles of latency per byte a cycle written back: both factors scale. */
     a->dram_write_queue *= f;

@@ -21,6 +21,9 @@ typedef enum {
     MEM_SOURCE_L2     /* all source data already resident in L2 */
 } MemSource;
 
+/* DRAM latency quantiles an architecture gives (dram.latency_p10 ...). */
+#define ARCH_DRAM_QUANTILES 6
+
 typedef struct {
     char name[16];
     int64_t latency;   /* cycles from issue to a dependent instruction */
@@ -86,6 +89,11 @@ typedef struct {
     double dram_queue_cycles;     /* loaded latency: x rho / (1 - rho) below the peak rate */
     double dram_write_cost;       /* DRAM time of a written-back byte, in read bytes */
     double dram_write_queue;      /* read latency at the SM's DRAM share all written back */
+    /* A lone line's DRAM latency at the quantiles 0.10, 0.25, 0.50, 0.75,
+     * 0.90, 0.99 (dram.latency_p10 ... latency_p99): the shape of the
+     * spread around dram.latency; all equal, no spread. */
+    int64_t dram_quantile[ARCH_DRAM_QUANTILES];
+    int64_t dram_spread_bytes;    /* aligned bytes that share one draw of the spread */
 
     MemSource source;
     int64_t active_sms;

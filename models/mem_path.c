@@ -293,6 +293,48 @@ static SimCycle loaded_latency(const MemPath *m)
     return (SimCycle) llround(extra);
 }
 
+/* ------------------------------------------------------- latency spread */
+
+/* The quantiles at which spread_offset is given: 0 and 1 take the nearest
+ * measured one (p10 below, p99 above: latdist.cu's extremes are single
+ * samples). */
+static const double spread_at[8] = { 0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0 };
+
+/* spread_offset from the architecture's quantiles: the piecewise-linear
+ * quantile function less its mean. */
+static void spread_init(MemPath *m, const ArchParams *a)
+{
+    double v[8];
+    v[0] = (double) a->dram_quantile[0];
+    for (int q = 0; q < ARCH_DRAM_QUANTILES; q++) {
+        v[q + 1] = (double) a->dram_quantile[q];
+    }
+    v[7] = v[6];
+    double mean = 0.0;
+    for (int k = 0; k < 7; k++) {
+        mean += (spread_at[k + 1] - spread_at[k]) * (v[k] + v[k + 1]) / 2.0;
+    }
+    m->spread_on = v[7] > v[0];
+    m->spread_shift = a->dram_spread_bytes > 0 ? __builtin_ctzll((unsigned long long) a->dram_spread_bytes) : 0;
+    for (int k = 0; k < 8; k++) {
+        m->spread_offset[k] = v[k] - mean;
+    }
+}
+
+/* This read's draw from the spread (cycles, may be negative): the
+ * quantile function at a uniform number hashed from its aligned block. */
+static int64_t spread_of(const MemPath *m, uint64_t addr)
+{
+    /* 53 bits of the hash: a double in [0, 1). */
+    double u = (double) (mix64(addr >> m->spread_shift) >> 11) * 0x1.0p-53;
+    int k = 0;
+    while (k < 6 && u >= spread_at[k + 1]) {
+        k++;
+    }
+    double t = (u - spread_at[k]) / (spread_at[k + 1] - spread_at[k]);
+    return (int64_t) llround(m->spread_offset[k] + t * (m->spread_offset[k + 1] - m->spread_offset[k]));
+}
+
 /* ------------------------------------------------------------ write-back */
 
 /* The dirty-sector mask of a write of `bytes` bytes from addr, within its
@@ -399,6 +441,7 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
     m->write_per_byte_fp = (uint64_t) llround((double) m->dram.per_byte_fp * a->dram_write_cost);
     m->queue_cycles = a->dram_queue_cycles;
     m->write_queue = a->dram_write_queue;
+    spread_init(m, a);
     line_set_init(&m->l2_lines, (size_t) (share / a->line_bytes), (size_t) a->l2_assoc);
     m->max_dirty = (size_t) ((double) (share / a->line_bytes) * a->l2_dirty_fraction);
     m->l1_nlines = a->l1_lines;
@@ -444,7 +487,12 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
         uint64_t dstart = server_take(&m->dram, start, m->line_bytes);
         window_to(m, t);
         m->win_read += (uint64_t) m->line_bytes;
-        ready = fp_ceil(dstart) + (SimCycle) m->dram_latency + loaded_latency(m);
+        int64_t latency = m->dram_latency;
+        if (m->spread_on) {
+            /* At least a cycle, whatever a user's quantiles. */
+            latency = MAX(latency + spread_of(m, addr), (int64_t) 1);
+        }
+        ready = fp_ceil(dstart) + (SimCycle) latency + loaded_latency(m);
         evicted(m, line_set_put(&m->l2_lines, line, ready, 0), start, t);
         m->l2_misses++;
         m->bytes_dram += (uint64_t) m->line_bytes;

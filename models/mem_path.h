@@ -24,6 +24,21 @@
  * rate, and with stores latency doubles at half of it (replayed as a trace
  * by scripts/calib/replay.py).
  *
+ * Latency spread: a lone line's DRAM latency is not one number.  On the
+ * H100 scripts/calib/latdist.cu times 4096 lines after a flush: 10% under
+ * 540 cycles, half under 700, 10% over 780 and 1% over 1141 (the H200's
+ * the same within 30).  A read's latency is dram.latency plus a draw from
+ * that distribution less its mean, so the mean stays dram.latency; reads
+ * of one aligned dram.spread_bytes share the draw (a hash of the address:
+ * deterministic).  Why it matters: a stage lands when its last line does,
+ * so a stage of many lines waits for the slow tail, and more stages hide
+ * it where one latency would have hidden it all at fewer.  The draw is
+ * shared because latdist.cu's warps, each copying 4 lines, wait their
+ * single line's latency plus 69 cycles at the 10th percentile and 101 at
+ * the median, where 4 independent draws would make it 172 and more;
+ * 2048 bytes was chosen among 512-4096 on the replays of loaded.cu,
+ * stream.cu and tiles.cu and the campaign's training part.
+ *
  * Capacity: the SM's blocks get an equal share of L2, l2.bytes /
  * mem.active_sms (every busy SM runs the same kernel on its own data), kept
  * as a set-associative tag array: l2.assoc ways a set (Accel-Sim's public
@@ -144,6 +159,12 @@ typedef struct {
     double read_rate, write_rate;
     double dram_share;   /* the SM's share of dram.bytes_per_clk */
     double queue_cycles, write_queue;
+    /* The latency spread: offsets (cycles, mean 0) at the quantiles 0,
+     * 0.10, ..., 0.99, 1 (mem_path.c), interpolated between them; spread_shift = log2 of
+     * dram.spread_bytes; no spread when spread_on is false. */
+    bool spread_on;
+    int spread_shift;
+    double spread_offset[8];
     LineSet l2_lines;
     /* Dirty lines of l2_lines in the order they became dirty (a ring of
      * dirty_slots from dirty_head; entries whose line has been evicted or

@@ -63,6 +63,9 @@ START_TEST(memory_keeps_its_nanoseconds_at_another_clock)
     ck_assert_double_eq_tol(b.clock_mhz, a.clock_mhz / 2, 1e-9);
     ck_assert_int_eq(b.l2_latency, (a.l2_latency + 1) / 2);
     ck_assert_int_eq(b.dram_latency, (a.dram_latency + 1) / 2);
+    for (int q = 0; q < ARCH_DRAM_QUANTILES; q++) {
+        ck_assert_int_eq(b.dram_quantile[q], (a.dram_quantile[q] + 1) / 2);
+    }
     ck_assert_double_eq_tol(b.dram_queue_cycles, a.dram_queue_cycles / 2, 1e-9);
     ck_assert_double_eq_tol(b.dram_write_queue, a.dram_write_queue / 2, 1e-9);
     ck_assert_double_eq_tol(b.dram_bytes_per_clk, a.dram_bytes_per_clk * 2, 1e-9);
@@ -104,6 +107,18 @@ START_TEST(overrides)
     g_ptr_array_add(sets, "mem.source=hbm");
     ck_assert(!arch_load("h100", sets, &a, &err));
     ck_assert_ptr_nonnull(strstr(err->message, "dram or l2"));
+    g_clear_error(&err);
+    /* The latency spread's quantiles must not decrease, and its block must
+     * be a power of two. */
+    g_ptr_array_set_size(sets, 0);
+    g_ptr_array_add(sets, "dram.latency_p75=600");
+    ck_assert(!arch_load("h100", sets, &a, &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "each must be at least the one before"));
+    g_clear_error(&err);
+    g_ptr_array_set_size(sets, 0);
+    g_ptr_array_add(sets, "dram.spread_bytes=3000");
+    ck_assert(!arch_load("h100", sets, &a, &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "dram.spread_bytes must be a power of two, not 3000"));
     g_clear_error(&err);
     ck_assert(!arch_load("b300", NULL, &a, &err));
     ck_assert_ptr_nonnull(strstr(err->message, "bundled: a100, h100, h200"));

@@ -582,6 +582,51 @@ START_TEST(loaded_latency_follows_the_last_window)
 }
 END_TEST
 
+/* The latency spread (dram.latency_p10 ... latency_p99, dram.spread_bytes):
+ * a read's DRAM latency is dram.latency plus a draw from the quantiles'
+ * piecewise-linear distribution less its mean, one draw an aligned
+ * spread_bytes.  Reads far apart in time (no queueing) of one line in each
+ * of 4096 blocks: their mean is dram.latency, their extremes the quantiles'
+ * (shifted by the same mean), a tenth of them at or under the 10th
+ * percentile's; the other lines of a block wait as long as its first; the
+ * same reads on a second path wait the same. */
+START_TEST(latency_spread_keeps_the_mean_and_shares_a_draw)
+{
+    ArchParams a = arch();
+    const int64_t q[ARCH_DRAM_QUANTILES] = { 400, 420, 500, 560, 600, 900 };
+    memcpy(a.dram_quantile, q, sizeof q);
+    a.dram_spread_bytes = 2048;
+    /* The quantile function's mean: flat below p10 and above p99. */
+    const double mean = 0.1 * 400 + 0.15 * 410 + 0.25 * 460 + 0.25 * 530 + 0.15 * 580 + 0.09 * 750 + 0.01 * 900;
+    MemPath m, twin;
+    mem_path_init(&m, &a, 0);
+    mem_path_init(&twin, &a, 0);
+    double sum = 0.0;
+    int64_t lo = INT64_MAX, hi = 0, under_p10 = 0;
+    for (int i = 0; i < 4096; i++) {
+        SimCycle t = (SimCycle) i * 100000;
+        uint64_t block = (uint64_t) i * 2048;
+        int64_t lat = (int64_t) (mem_path_read(&m, t, block, 128, false) - t);
+        sum += (double) lat;
+        lo = MIN(lo, lat);
+        hi = MAX(hi, lat);
+        under_p10 += lat <= 500 + llround(400 - mean);
+        /* Another line of the block, not resident yet: the same draw. */
+        SimCycle t2 = t + 50000;
+        ck_assert_int_eq((int64_t) (mem_path_read(&m, t2, block + 5 * 128, 128, false) - t2), lat);
+        ck_assert_uint_eq(mem_path_read(&twin, t, block, 128, false), t + (SimCycle) lat);
+    }
+    ck_assert_double_eq_tol(sum / 4096, 500.0, 6.0);
+    ck_assert_int_eq(lo, 500 + llround(400 - mean));
+    ck_assert_int_le(hi, 500 + llround(900 - mean));
+    ck_assert_int_ge(hi, 500 + llround(600 - mean));
+    ck_assert_int_ge(under_p10, 4096 / 10 - 80);
+    ck_assert_int_le(under_p10, 4096 / 10 + 80);
+    mem_path_clear(&m);
+    mem_path_clear(&twin);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mem_path");
@@ -605,6 +650,7 @@ int main(void)
     tcase_add_test(tc, line_set_returns_the_dirty_sectors_it_evicts);
     tcase_add_test(tc, write_back_costs_more_dram_time_than_reads);
     tcase_add_test(tc, loaded_latency_follows_the_last_window);
+    tcase_add_test(tc, latency_spread_keeps_the_mean_and_shares_a_draw);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
