@@ -167,6 +167,20 @@ void copy_engine_gather(const CopyEngine *c, const int64_t *src, uint32_t mask, 
     out->n = gather_lines(c, src, mask, size, out->reqs);
 }
 
+void copy_engine_gather_run(const CopyEngine *c, int64_t src0, uint32_t mask, int64_t size, CopyLines *out)
+{
+    /* gather_lines of the lanes' addresses: one_run holds for them (a
+     * prefix mask, consecutive ranges, size > 0), and an empty mask has no
+     * lines. */
+    if (mask == 0 || size <= 0) {
+        out->n = 0;
+        return;
+    }
+    int last = 31 - __builtin_clz(mask);
+    out->n = gather_run(c, (uint64_t) src0, (uint64_t) src0 + (uint64_t) last * (uint64_t) size + (uint64_t) size - 1,
+                        out->reqs);
+}
+
 /* Drops requests that completed by cycle t. */
 static void ring_retire(InflightRing *r, SimCycle t)
 {
@@ -230,8 +244,10 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
     return copy_engine_issue_lines(c, m, s, t, &g, dst, mask, size);
 }
 
-CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g,
-                                   const int64_t *dst, uint32_t mask, int64_t size)
+/* copy_engine_issue_lines with the fill's wavefronts counted by the
+ * caller (smem_wavefronts reads the shared memory's geometry only). */
+static CopyResult issue_waves(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g, int64_t waves,
+                              uint32_t mask, int64_t size)
 {
     const LineReq *reqs = g->reqs;
     int64_t n = g->n;
@@ -254,9 +270,6 @@ CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle 
         }
         c->sectors += (uint64_t) sectors;
     }
-    /* The fill writes the destination like a warp store would. */
-    int64_t ideal;
-    int64_t waves = smem_wavefronts(s, dst, mask, size, &ideal);
     s->fill_wavefronts += (uint64_t) waves;
     SimCycle done = smem_reserve(s, arrive, waves);
     c->instructions++;
@@ -264,6 +277,29 @@ CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle 
     c->bytes += (uint64_t) bytes;
     CopyResult r = { issue, done, n, bytes };
     return r;
+}
+
+CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g,
+                                   const int64_t *dst, uint32_t mask, int64_t size)
+{
+    /* The fill writes the destination like a warp store would. */
+    int64_t ideal;
+    int64_t waves = smem_wavefronts(s, dst, mask, size, &ideal);
+    return issue_waves(c, m, s, t, g, waves, mask, size);
+}
+
+CopyResult copy_engine_issue_run(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g, int64_t dst0,
+                                 uint32_t mask, int64_t size)
+{
+    int64_t waves, ideal;
+    if (!smem_run_wavefronts(s, dst0, mask, size, &waves, &ideal)) {
+        int64_t dst[32];
+        for (int l = 0; l < 32; l++) {
+            dst[l] = (mask & (1u << l)) ? dst0 + l * size : 0;
+        }
+        waves = smem_wavefronts(s, dst, mask, size, &ideal);
+    }
+    return issue_waves(c, m, s, t, g, waves, mask, size);
 }
 
 void copy_engine_stats_merge(const CopyEngine *c, SimStats *st)

@@ -98,6 +98,20 @@ bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode
     return check_bounds(sm, w, op, m, ptr, addr, size, what, m == 0xffffffffu && lanes_ascend(addr, size));
 }
 
+bool ldst_check_bounds_lane(Sm *sm, Warp *w, const Op *op, int lane, const ExprNode *ptr, int64_t addr, int64_t size,
+                            const char *what)
+{
+    /* check_bounds' test of one lane, without an array of them; a failure
+     * goes through it for its message. */
+    const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
+    if (size >= 0 && addr >= b->base && addr <= b->base + b->bytes - size) {
+        return true;
+    }
+    int64_t a[SIM_WARP_SIZE] = { 0 };
+    a[lane] = addr;
+    return check_bounds(sm, w, op, 1u << lane, ptr, a, size, what, false);
+}
+
 uint8_t *ldst_data_at(Sm *sm, Warp *w, MemSpace space, int64_t addr)
 {
     if (space == SPACE_SHARED) {

@@ -45,6 +45,13 @@ void smem_clear(Smem *s);
  * count. */
 int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64_t size, int64_t *ideal);
 
+/* smem_wavefronts for a run: the lanes of mask, a prefix (lanes 0 .. n-1),
+ * at consecutive addresses addr0 + l * size.  Returns false, *waves and
+ * *ideal untouched, where only the lane-by-lane count answers (then call
+ * smem_wavefronts with the addresses). */
+bool smem_run_wavefronts(const Smem *s, int64_t addr0, uint32_t mask, int64_t size, int64_t *waves,
+                         int64_t *ideal);
+
 /* Reserves n port cycles at or after `at`; returns the cycle after the
  * last one reserved (when the access is done). */
 SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n);
