@@ -639,7 +639,10 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
         if (run) {
             int64_t base = w->tid0 * chunk + k * gsize * chunk;
             int64_t n = 0;
-            if (base < zv.s) {
+            if (zv.s - base >= SIM_WARP_SIZE * chunk) {
+                /* Every lane's chunk is below the size (no division). */
+                n = SIM_WARP_SIZE;
+            } else if (base < zv.s) {
                 n = MIN((int64_t) SIM_WARP_SIZE, (zv.s - base + chunk - 1) / chunk);
             }
             km = n == SIM_WARP_SIZE ? 0xffffffffu : (1u << n) - 1;

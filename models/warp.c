@@ -48,6 +48,13 @@ StepResult warp_fail(Sm *sm, Warp *w, LaneMask lanes, SrcLoc loc, int code, cons
 
 bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, SimLaneValue *out)
 {
+    if (n->kind == EN_CONST && m != 0) {
+        /* A constant (a copy's size, an element count): sim_eval's uniform
+         * result, read without an environment. */
+        out->uniform = true;
+        out->s = n->value;
+        return true;
+    }
     SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
     if (!n->varying && m != 0 && sim_eval_uniform(n, &env, &out->s)) {
         /* sim_eval's uniform result, without its error bookkeeping. */
@@ -183,8 +190,15 @@ static bool chains_drain(Sm *sm, Warp *w, Split *s, SimCycle t)
  * int_cpi_alone for a warp alone on its sub-partition. */
 static int64_t int_issue(const Sm *sm, const Warp *w, int64_t n)
 {
+    if (n == 0) {
+        return 0;
+    }
+    if (n > 0 && n < SM_INT_CYCLES) {
+        /* The usual count: the same rounding, done once (sm.c). */
+        return sm->int_cycles[sm_warp_alone(sm, w)][n];
+    }
     double cpi = sm_warp_alone(sm, w) ? sm->arch.int_cpi_alone : sm->arch.int_cpi;
-    return n == 0 ? 0 : (int64_t) llround((double) n * cpi);
+    return (int64_t) llround((double) n * cpi);
 }
 
 /* Instructions of the library code a call compiles to beyond the one the
