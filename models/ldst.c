@@ -231,7 +231,9 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     int64_t addr_cycles = sm->addr_cycles[sm_warp_alone(sm, w)];
     SimCycle at = t + (SimCycle) addr_cycles;
     if (buf->space == SPACE_SHARED) {
-        SimCycle port = smem_access(&sm->smem, at, addr, m, size, &replays);
+        /* Consecutive elements of a converged warp: a run. */
+        SimCycle port = ascend ? smem_access_run(&sm->smem, at, addr, m, size, &replays)
+                               : smem_access(&sm->smem, at, addr, m, size, &replays);
         sm_note_smem_replays(sm, at, replays);
         ready = port - 1 + (SimCycle) sm->arch.smem_latency;
         if (sm->race) {
@@ -271,7 +273,12 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
 {
     int64_t replays = 0;
     if (buf->space == SPACE_SHARED) {
-        smem_access(&sm->smem, t, addr, m, size, &replays);
+        /* Consecutive elements of a converged warp: a run. */
+        if (ascend) {
+            smem_access_run(&sm->smem, t, addr, m, size, &replays);
+        } else {
+            smem_access(&sm->smem, t, addr, m, size, &replays);
+        }
         sm_note_smem_replays(sm, t, replays);
         if (sm->race) {
             for (int l = 0; l < SIM_WARP_SIZE; l++) {

@@ -162,14 +162,15 @@ SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n)
     return n > 0 ? last + 1 : at;
 }
 
-SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays)
+/* smem_access once the access's wavefronts are counted. */
+static SimCycle access_waves(Smem *s, SimCycle at, int64_t waves, int64_t ideal, int64_t *replays)
 {
-    int64_t ideal;
-    int64_t waves = smem_wavefronts(s, addr, mask, size, &ideal);
     s->accesses++;
     s->wavefronts += (uint64_t) waves;
     s->ideal_wavefronts += (uint64_t) ideal;
-    int64_t degree = ideal > 0 ? (waves + ideal - 1) / ideal : 1;
+    /* A conflict-free access (the usual one) has degree 1 without the
+     * division: (2 ideal - 1) / ideal is 1 for ideal > 0. */
+    int64_t degree = waves == ideal ? 1 : ideal > 0 ? (waves + ideal - 1) / ideal : 1;
     if (waves > ideal) {
         s->conflict_accesses++;
     }
@@ -177,6 +178,22 @@ SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, i
     s->max_degree = MAX(s->max_degree, (uint64_t) degree);
     *replays = waves - ideal;
     return smem_reserve(s, at, waves);
+}
+
+SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays)
+{
+    int64_t ideal;
+    int64_t waves = smem_wavefronts(s, addr, mask, size, &ideal);
+    return access_waves(s, at, waves, ideal, replays);
+}
+
+SimCycle smem_access_run(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays)
+{
+    int64_t waves, ideal;
+    if (!smem_run_wavefronts(s, addr[0], mask, size, &waves, &ideal)) {
+        waves = smem_wavefronts(s, addr, mask, size, &ideal);
+    }
+    return access_waves(s, at, waves, ideal, replays);
 }
 
 void smem_stats_merge(const Smem *s, SimStats *st)

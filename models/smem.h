@@ -61,5 +61,9 @@ SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n);
  * the wavefronts beyond the ideal. */
 SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays);
 
+/* smem_access for a run (as smem_run_wavefronts): the lanes of mask, a
+ * prefix, at consecutive addresses addr[l] == addr[0] + l * size. */
+SimCycle smem_access_run(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays);
+
 /* End of run: adds the unit's counters to st (smem_*); st is the caller's. */
 void smem_stats_merge(const Smem *s, SimStats *st);
