@@ -267,9 +267,28 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     Block *b = &sm->blocks[w->block];
     LaneMask m = s->mask;
     SimLaneValue dv, sv, zv;
-    if (!warp_eval(sm, w, m, op, op->e[0], &dv) || !warp_eval(sm, w, m, op, op->e[1], &sv) ||
-        !warp_eval(sm, w, m, op, op->e[2], &zv)) {
-        return STEP_STOP;
+    if (s->step != 0 && w->copy_memo.valid && w->copy_memo.split == si && w->copy_memo.pc == s->pc &&
+        w->copy_memo.writes == w->vals_writes) {
+        /* A later step of the copy whose first step found its operands
+         * uniform, with the warp's variables unchanged since: the same
+         * values, without evaluating them again. */
+        dv.uniform = sv.uniform = zv.uniform = true;
+        dv.s = w->copy_memo.dst;
+        sv.s = w->copy_memo.src;
+        zv.s = w->copy_memo.size;
+    } else {
+        if (!warp_eval(sm, w, m, op, op->e[0], &dv) || !warp_eval(sm, w, m, op, op->e[1], &sv) ||
+            !warp_eval(sm, w, m, op, op->e[2], &zv)) {
+            return STEP_STOP;
+        }
+        /* Kept only for this split's copy at this operation. */
+        w->copy_memo.valid = dv.uniform && sv.uniform && zv.uniform;
+        w->copy_memo.split = si;
+        w->copy_memo.pc = s->pc;
+        w->copy_memo.writes = w->vals_writes;
+        w->copy_memo.dst = dv.s;
+        w->copy_memo.src = sv.s;
+        w->copy_memo.size = zv.s;
     }
     GroupKind g = op->code == OP_MEMCPY_TX ? GROUP_THREAD : (GroupKind) op->sub;
     int64_t gsize = g == GROUP_BLOCK ? sm->prog->block_threads : program_group_lanes(g);

@@ -254,6 +254,7 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     }
     if (op->var >= 0) {
         w->vals[sm_var(sm, op->var)->slot] = (int64_t) ready;
+        w->vals_writes++;
     }
     /* Replays are served by the shared-memory pipe, not re-issued: the
      * scheduler is free, the warp stalls for them. */

@@ -101,6 +101,7 @@ bool warp_eval_same(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n
 
 void warp_store_var(Warp *w, const ProgVar *v, LaneMask m, const SimLaneValue *val)
 {
+    w->vals_writes++;
     if (!v->varying) {
         w->vals[v->slot] = sim_lane_value(val, lane_lowest(m));
         return;
@@ -299,6 +300,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
             /* A uniform value into a uniform variable (the usual counter
              * or index): warp_store_var's store, without a lane vector. */
             w->vals[var->slot] = u;
+            w->vals_writes++;
         } else {
             SimLaneValue v;
             if (!warp_eval(sm, w, m, op, op->e[0], &v)) {

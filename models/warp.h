@@ -127,6 +127,18 @@ struct Warp {
     SimCycle lane_open[SIM_WARP_SIZE];
     SimCycle lane_copies[SIM_WARP_SIZE];
     SimCycle open_all, copies_all, copies_max;
+    /* Stores into vals so far: what was computed from them holds while
+     * this has not changed.  copy_memo: memcpy_async's operands, uniform,
+     * as split `split` evaluated them for the operation at `pc` when
+     * vals_writes was `writes` (async_copy.c: a copy's later steps read
+     * them instead of evaluating again). */
+    uint64_t vals_writes;
+    struct {
+        bool valid;
+        int32_t split, pc;
+        uint64_t writes;
+        int64_t dst, src, size;
+    } copy_memo;
     GArray *groups;          /* CpGroup: committed cp.async groups, oldest first */
     uint64_t group_commits;  /* cp.async groups committed so far (numbers them for the timeline) */
     SimCycle chain[MAX_CHAINS];
