@@ -19,6 +19,13 @@ static inline uint64_t div_by(uint64_t a, int64_t d, int shift)
     return shift >= 0 ? a >> shift : a / (uint64_t) d;
 }
 
+/* Ring positions: cap is a power of two (64, doubled as it fills), so the
+ * index modulo cap is a mask, not a division. */
+static inline size_t ring_at(const InflightRing *r, size_t k)
+{
+    return (r->head + k) & (r->cap - 1);
+}
+
 static void ring_init(InflightRing *r, int64_t max)
 {
     r->cap = 64;
@@ -185,7 +192,7 @@ void copy_engine_gather_run(const CopyEngine *c, int64_t src0, uint32_t mask, in
 static void ring_retire(InflightRing *r, SimCycle t)
 {
     while (r->len > 0 && r->done[r->head] <= t) {
-        r->head = (r->head + 1) % r->cap;
+        r->head = ring_at(r, 1);
         r->len--;
     }
 }
@@ -200,7 +207,7 @@ static SimCycle ring_room_at(InflightRing *r, SimCycle t, int64_t lines)
         return t;
     }
     size_t k = (size_t) MIN(over, (int64_t) r->len) - 1;
-    return MAX(t, r->done[(r->head + k) % r->cap]);
+    return MAX(t, r->done[ring_at(r, k)]);
 }
 
 SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines, int64_t size)
@@ -220,7 +227,7 @@ static void ring_track(InflightRing *r, SimCycle done)
     if (r->len == r->cap) {
         SimCycle *n = g_new0(SimCycle, r->cap * 2);
         for (size_t k = 0; k < r->len; k++) {
-            n[k] = r->done[(r->head + k) % r->cap];
+            n[k] = r->done[ring_at(r, k)];
         }
         g_free(r->done);
         r->done = n;
@@ -228,11 +235,11 @@ static void ring_track(InflightRing *r, SimCycle done)
         r->cap *= 2;
     }
     size_t pos = r->len;
-    while (pos > 0 && r->done[(r->head + pos - 1) % r->cap] > done) {
-        r->done[(r->head + pos) % r->cap] = r->done[(r->head + pos - 1) % r->cap];
+    while (pos > 0 && r->done[ring_at(r, pos - 1)] > done) {
+        r->done[ring_at(r, pos)] = r->done[ring_at(r, pos - 1)];
         pos--;
     }
-    r->done[(r->head + pos) % r->cap] = done;
+    r->done[ring_at(r, pos)] = done;
     r->len++;
 }
 

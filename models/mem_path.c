@@ -126,13 +126,6 @@ static LineWay *find_way(const LineSet *s, uint64_t line)
     return find_way_in(s, line_set_index(s, line), line);
 }
 
-/* line_set_dirty of a line in set `set`. */
-static unsigned dirty_in(const LineSet *s, size_t set, uint64_t line)
-{
-    const LineWay *w = find_way_in(s, set, line);
-    return w == NULL ? 0 : (unsigned) (w->tag >> LINE_DIRTY_SHIFT);
-}
-
 unsigned line_set_dirty(const LineSet *s, uint64_t line)
 {
     const LineWay *w = find_way(s, line);
@@ -150,9 +143,14 @@ unsigned line_set_clean(LineSet *s, uint64_t line)
     return dirty;
 }
 
-/* line_set_put of a line in set `set`. */
-static unsigned put_in(LineSet *s, size_t set, uint64_t line, SimCycle ready, unsigned dirty)
+/* line_set_put of a line in set `set`; *was (where not NULL) receives the
+ * line's dirty bits before the put, line_set_dirty's answer (0 for a line
+ * not in the set), found by the same search. */
+static unsigned put_in(LineSet *s, size_t set, uint64_t line, SimCycle ready, unsigned dirty, unsigned *was)
 {
+    if (was != NULL) {
+        *was = 0;
+    }
     size_t nways;
     LineWay *w = set_ways(s, set, &nways);
     if (w == NULL) {
@@ -163,6 +161,9 @@ static unsigned put_in(LineSet *s, size_t set, uint64_t line, SimCycle ready, un
     size_t k = 0;
     for (; k < nways && w[k].tag != 0; k++) {
         if ((w[k].tag & LINE_TAG_MASK) == line + 1) {
+            if (was != NULL) {
+                *was = (unsigned) (w[k].tag >> LINE_DIRTY_SHIFT);
+            }
             w[k].ready = ready;  /* an update keeps the line's place */
             w[k].tag |= dirty_bits;
             return 0;
@@ -190,7 +191,7 @@ static unsigned put_in(LineSet *s, size_t set, uint64_t line, SimCycle ready, un
 
 unsigned line_set_put(LineSet *s, uint64_t line, SimCycle ready, unsigned dirty)
 {
-    return put_in(s, line_set_index(s, line), line, ready, dirty);
+    return put_in(s, line_set_index(s, line), line, ready, dirty, NULL);
 }
 
 const char *line_set_check(const LineSet *s)
@@ -476,7 +477,7 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
         window_to(m, t);
         m->win_read += (uint64_t) m->line_bytes;
         ready = fp_ceil(dstart) + (SimCycle) m->dram_latency + loaded_latency(m);
-        evicted(m, put_in(&m->l2_lines, set, line, ready, 0), start, t);
+        evicted(m, put_in(&m->l2_lines, set, line, ready, 0, NULL), start, t);
         m->l2_misses++;
         m->bytes_dram += (uint64_t) m->line_bytes;
     }
@@ -493,11 +494,12 @@ SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes)
     uint64_t start = server_take(&m->link, (uint64_t) t * MEM_FP, bytes);
     start = server_take(&m->l2, start, bytes);
     if (m->write_on_evict) {
-        /* One set lookup for both (line_set_dirty, line_set_put). */
+        /* One search for the line's dirty bits before the put and the put
+         * (line_set_dirty, then line_set_put). */
+        unsigned was;
         size_t set = line_set_index(&m->l2_lines, line);
-        bool was_dirty = dirty_in(&m->l2_lines, set, line) != 0;
-        evicted(m, put_in(&m->l2_lines, set, line, fp_ceil(start), dirty_mask(m, addr, bytes)), start, t);
-        if (!was_dirty) {
+        evicted(m, put_in(&m->l2_lines, set, line, fp_ceil(start), dirty_mask(m, addr, bytes), &was), start, t);
+        if (was == 0) {
             dirty_push(m, line);
             dirty_trim(m, start, t);
         }
