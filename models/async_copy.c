@@ -158,11 +158,9 @@ typedef enum {
 } CopyPath;
 
 
-/* The direction of a copy: its source and destination memories. */
-static SimCopyDir copy_direction(const Sm *sm, const Op *op)
+/* The direction of a copy from memory s to memory d. */
+static SimCopyDir copy_direction(MemSpace d, MemSpace s)
 {
-    MemSpace d = g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer).space;
-    MemSpace s = g_array_index(sm->prog->buffers, ProgBuffer, op->e[1]->type.buffer).space;
     if (s == SPACE_GLOBAL) {
         return d == SPACE_SHARED ? SIM_DIR_GLOBAL_TO_SHARED : SIM_DIR_GLOBAL_TO_GLOBAL;
     }
@@ -178,7 +176,7 @@ static SimCopyDir copy_direction(const Sm *sm, const Op *op)
  * alignment >= 4 cp.async; otherwise a synchronous copy.  Pipelines never
  * get the bulk path.  *why (owned by the caller) says why a copy is
  * synchronous. */
-static CopyPath choose_path(const Sm *sm, const Op *op, char **why)
+static CopyPath choose_path(const Sm *sm, const Op *op, SimCopyDir dir, char **why)
 {
     int64_t align = op->value;
     static const char *const dir_why[SIM_DIR__COUNT] = {
@@ -187,7 +185,6 @@ static CopyPath choose_path(const Sm *sm, const Op *op, char **why)
         "it copies shared to global memory (only global-to-shared copies are asynchronous)",
         "it copies global to global memory (only global-to-shared copies are asynchronous)",
     };
-    SimCopyDir dir = copy_direction(sm, op);
     if (dir != SIM_DIR_GLOBAL_TO_SHARED) {
         *why = g_strdup(dir_why[dir]);
         return PATH_SYNC;
@@ -294,10 +291,10 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     int64_t gsize = g == GROUP_BLOCK ? sm->prog->block_threads : program_group_lanes(g);
     int64_t align = op->value;
     g_autofree char *why = NULL;
-    CopyPath path = choose_path(sm, op, &why);
-    SimCopyDir dir = copy_direction(sm, op);
     MemSpace dspace = g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer).space;
     MemSpace sspace = g_array_index(sm->prog->buffers, ProgBuffer, op->e[1]->type.buffer).space;
+    SimCopyDir dir = copy_direction(dspace, sspace);
+    CopyPath path = choose_path(sm, op, dir, &why);
     int64_t cs = MIN(align, (int64_t) 16);
     Pipe *p = op->aux == SYNC_PIPE ? pipe_of_op(sm, w, op) : NULL;
 
