@@ -28,11 +28,10 @@ MBarStatus async_copies_arrive(Sm *sm, Warp *w, LaneMask m, int32_t mbar, SimCyc
 {
     SimCycle done = t;
     if (m == 0xffffffffu) {
-        /* A converged warp: no test per lane. */
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            done = MAX(done, w->lane_copies[l]);
-        }
-    } else {
+        /* A converged warp: its latest copy (warp.h). */
+        done = MAX(done, w->copies_max);
+    } else if (m != 0) {
+        done = MAX(done, w->copies_all);
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             if (m & (1u << l)) {
                 done = MAX(done, w->lane_copies[l]);
@@ -81,6 +80,17 @@ static SimCycle groups_ready(Warp *w, LaneMask a, int64_t prior, SimCycle now)
 void async_commit_group(Sm *sm, Warp *w, LaneMask m)
 {
     SimCycle done = 0;
+    if (m == 0xffffffffu) {
+        /* Every lane's open copies close: the floor with them. */
+        done = w->open_all;
+        w->open_all = 0;
+    } else if (w->open_all != 0) {
+        /* Some lanes close theirs: the others keep the floor's. */
+        for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            w->lane_open[l] = MAX(w->lane_open[l], w->open_all);
+        }
+        w->open_all = 0;
+    }
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
         if (m & (1u << l)) {
             done = MAX(done, w->lane_open[l]);
@@ -148,11 +158,9 @@ typedef enum {
 } CopyPath;
 
 
-/* The direction of a copy: its source and destination memories. */
-static SimCopyDir copy_direction(const Sm *sm, const Op *op)
+/* The direction of a copy from memory s to memory d. */
+static SimCopyDir copy_direction(MemSpace d, MemSpace s)
 {
-    MemSpace d = g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer).space;
-    MemSpace s = g_array_index(sm->prog->buffers, ProgBuffer, op->e[1]->type.buffer).space;
     if (s == SPACE_GLOBAL) {
         return d == SPACE_SHARED ? SIM_DIR_GLOBAL_TO_SHARED : SIM_DIR_GLOBAL_TO_GLOBAL;
     }
@@ -168,7 +176,7 @@ static SimCopyDir copy_direction(const Sm *sm, const Op *op)
  * alignment >= 4 cp.async; otherwise a synchronous copy.  Pipelines never
  * get the bulk path.  *why (owned by the caller) says why a copy is
  * synchronous. */
-static CopyPath choose_path(const Sm *sm, const Op *op, char **why)
+static CopyPath choose_path(const Sm *sm, const Op *op, SimCopyDir dir, char **why)
 {
     int64_t align = op->value;
     static const char *const dir_why[SIM_DIR__COUNT] = {
@@ -177,7 +185,6 @@ static CopyPath choose_path(const Sm *sm, const Op *op, char **why)
         "it copies shared to global memory (only global-to-shared copies are asynchronous)",
         "it copies global to global memory (only global-to-shared copies are asynchronous)",
     };
-    SimCopyDir dir = copy_direction(sm, op);
     if (dir != SIM_DIR_GLOBAL_TO_SHARED) {
         *why = g_strdup(dir_why[dir]);
         return PATH_SYNC;
@@ -257,18 +264,37 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     Block *b = &sm->blocks[w->block];
     LaneMask m = s->mask;
     SimLaneValue dv, sv, zv;
-    if (!warp_eval(sm, w, m, op, op->e[0], &dv) || !warp_eval(sm, w, m, op, op->e[1], &sv) ||
-        !warp_eval(sm, w, m, op, op->e[2], &zv)) {
-        return STEP_STOP;
+    if (s->step != 0 && w->copy_memo.valid && w->copy_memo.split == si && w->copy_memo.pc == s->pc &&
+        w->copy_memo.writes == w->vals_writes) {
+        /* A later step of the copy whose first step found its operands
+         * uniform, with the warp's variables unchanged since: the same
+         * values, without evaluating them again. */
+        dv.uniform = sv.uniform = zv.uniform = true;
+        dv.s = w->copy_memo.dst;
+        sv.s = w->copy_memo.src;
+        zv.s = w->copy_memo.size;
+    } else {
+        if (!warp_eval(sm, w, m, op, op->e[0], &dv) || !warp_eval(sm, w, m, op, op->e[1], &sv) ||
+            !warp_eval(sm, w, m, op, op->e[2], &zv)) {
+            return STEP_STOP;
+        }
+        /* Kept only for this split's copy at this operation. */
+        w->copy_memo.valid = dv.uniform && sv.uniform && zv.uniform;
+        w->copy_memo.split = si;
+        w->copy_memo.pc = s->pc;
+        w->copy_memo.writes = w->vals_writes;
+        w->copy_memo.dst = dv.s;
+        w->copy_memo.src = sv.s;
+        w->copy_memo.size = zv.s;
     }
     GroupKind g = op->code == OP_MEMCPY_TX ? GROUP_THREAD : (GroupKind) op->sub;
     int64_t gsize = g == GROUP_BLOCK ? sm->prog->block_threads : program_group_lanes(g);
     int64_t align = op->value;
     g_autofree char *why = NULL;
-    CopyPath path = choose_path(sm, op, &why);
-    SimCopyDir dir = copy_direction(sm, op);
     MemSpace dspace = g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer).space;
     MemSpace sspace = g_array_index(sm->prog->buffers, ProgBuffer, op->e[1]->type.buffer).space;
+    SimCopyDir dir = copy_direction(dspace, sspace);
+    CopyPath path = choose_path(sm, op, dir, &why);
     int64_t cs = MIN(align, (int64_t) 16);
     Pipe *p = op->aux == SYNC_PIPE ? pipe_of_op(sm, w, op) : NULL;
 
@@ -337,13 +363,10 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
          * one destination, source and size the lowest lane answers for all:
          * it is the one a failure names. */
         if (uniform) {
-            int64_t da[SIM_WARP_SIZE] = { 0 }, sa[SIM_WARP_SIZE] = { 0 };
             int l0 = lane_lowest(m);
-            da[l0] = dv.s;
-            sa[l0] = sv.s;
             if (m != 0 && zv.s > 0 &&
-                (!ldst_check_bounds(sm, w, op, 1u << l0, op->e[0], da, zv.s, "memcpy_async destination") ||
-                 !ldst_check_bounds(sm, w, op, 1u << l0, op->e[1], sa, zv.s, "memcpy_async source"))) {
+                (!ldst_check_bounds_lane(sm, w, op, l0, op->e[0], dv.s, zv.s, "memcpy_async destination") ||
+                 !ldst_check_bounds_lane(sm, w, op, l0, op->e[1], sv.s, zv.s, "memcpy_async source"))) {
                 return STEP_STOP;
             }
         } else {
@@ -500,15 +523,18 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     int64_t chunk = path == PATH_SYNC ? MIN(align, (int64_t) 16) : cs;
     int64_t rank[SIM_WARP_SIZE];
     int64_t iters = 0;
+    /* A converged warp's cp.async block copy, whose lanes copy a run (see
+     * below): its ranks are w->tid0 + l, rank[] is not read. */
+    bool run = path == PATH_CP_ASYNC && uniform && g == GROUP_BLOCK && m == 0xffffffffu && chunk > 0;
     if (zv.uniform) {
         /* One size: the lane of the lowest rank copies the most chunks. */
         int64_t low = INT64_MAX;
         if (g == GROUP_BLOCK) {
             /* Ranks ascend with the lane. */
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+            for (int l = 0; l < SIM_WARP_SIZE && !run; l++) {
                 rank[l] = w->tid0 + l;
             }
-            low = m != 0 ? rank[lane_lowest(m)] : INT64_MAX;
+            low = m != 0 ? w->tid0 + lane_lowest(m) : INT64_MAX;
         } else {
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
                 rank[l] = copy_rank(w, g, l);
@@ -616,24 +642,34 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     if (k < iters) {
         int64_t src[SIM_WARP_SIZE], dst[SIM_WARP_SIZE];
         LaneMask km = 0;
-        if (uniform && g == GROUP_BLOCK && m == 0xffffffffu && chunk > 0) {
-            /* A converged warp's block copy: the ranks ascend with the
-             * lane, so the lanes that copy are those below the first
-             * offset past the size (a prefix), and their offsets follow
-             * one another: what the loop below gives, without a test per
-             * lane. */
-            int64_t base = rank[0] * chunk + k * gsize * chunk;
+        CopyLines lines;
+        /* A converged warp's block copy: the ranks ascend with the lane
+         * (rank w->tid0 + l), so the lanes that copy are those below the
+         * first offset past the size (a prefix), and their ranges follow
+         * one another from the lowest rank's: what the loop below gives,
+         * found from the first lane's addresses alone (the engine gathers
+         * the lines of a run, and counts its fill's wavefronts, in closed
+         * form).  The lanes' addresses are written out only for the race
+         * detector and the functional copy, which read them. */
+        int64_t src0 = 0, dst0 = 0;
+        if (run) {
+            int64_t base = w->tid0 * chunk + k * gsize * chunk;
             int64_t n = 0;
-            if (base < zv.s) {
+            if (zv.s - base >= SIM_WARP_SIZE * chunk) {
+                /* Every lane's chunk is below the size (no division). */
+                n = SIM_WARP_SIZE;
+            } else if (base < zv.s) {
                 n = MIN((int64_t) SIM_WARP_SIZE, (zv.s - base + chunk - 1) / chunk);
             }
             km = n == SIM_WARP_SIZE ? 0xffffffffu : (1u << n) - 1;
-            for (int l = 0; l < SIM_WARP_SIZE; l++) {
-                int64_t off = rank[l] * chunk + k * gsize * chunk;
+            src0 = sv.s + base;
+            dst0 = dv.s + base;
+            for (int l = 0; l < SIM_WARP_SIZE && (sm->race || sm->opt.functional); l++) {
                 bool in = l < n;
-                src[l] = in ? sv.s + off : 0;
-                dst[l] = in ? dv.s + off : 0;
+                src[l] = in ? src0 + l * chunk : 0;
+                dst[l] = in ? dst0 + l * chunk : 0;
             }
+            copy_engine_gather_run(&sm->cpa, src0, km, chunk, &lines);
         } else {
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
                 int64_t off = rank[l] * chunk + k * gsize * chunk;
@@ -645,16 +681,16 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
                     src[l] = dst[l] = 0;
                 }
             }
+            copy_engine_gather(&sm->cpa, src, km, chunk, &lines);
         }
-        CopyLines lines;
-        copy_engine_gather(&sm->cpa, src, km, chunk, &lines);
         SimCycle admit = copy_engine_admit(&sm->cpa, t, lines.n, chunk);
         if (admit > t) {
             s->ready_at = admit;
             s->wait_state = WS_COPY_THROTTLE;
             return STEP_WAIT;
         }
-        CopyResult r = copy_engine_issue_lines(&sm->cpa, &sm->mem, &sm->smem, t, &lines, dst, km, chunk);
+        CopyResult r = run ? copy_engine_issue_run(&sm->cpa, &sm->mem, &sm->smem, t, &lines, dst0, km, chunk)
+                           : copy_engine_issue_lines(&sm->cpa, &sm->mem, &sm->smem, t, &lines, dst, km, chunk);
         {
             SimSliceArgs cargs = SIM_SLICE_ARGS_INIT;
             int64_t tid = w->tid0 + lane_lowest(km);
@@ -681,10 +717,13 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
         sm->stats.dir_bytes[dir] += (uint64_t) (lane_count(km) * chunk);
         /* (Read once: the stores below could alias the options.) */
         bool every_lane = km == 0xffffffffu && !sm->opt.functional;
-        for (int l = 0; l < SIM_WARP_SIZE && every_lane; l++) {
-            /* Every lane copies: no test per lane. */
-            w->lane_open[l] = MAX(w->lane_open[l], r.done);
-            w->lane_copies[l] = MAX(w->lane_copies[l], r.done);
+        if (km != 0) {
+            w->copies_max = MAX(w->copies_max, r.done);
+        }
+        if (every_lane) {
+            /* Every lane copies: the warp's floors (warp.h). */
+            w->open_all = MAX(w->open_all, r.done);
+            w->copies_all = MAX(w->copies_all, r.done);
         }
         for (int l = 0; l < SIM_WARP_SIZE && !every_lane; l++) {
             if (!(km & (1u << l))) {

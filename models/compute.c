@@ -124,6 +124,7 @@ static void compute_done(Sm *sm, Warp *w, Split *s, LaneMask m)
         w->chains_done = MAX(w->chains_done, done);
         if (op->var >= 0) {
             w->vals[sm_var(sm, op->var)->slot] = (int64_t) done;
+            w->vals_writes++;
             compute_values(sm, w, op, m, s->aux2 == 0 ? s->count : per_chain * chains);
         }
     }

@@ -19,6 +19,13 @@ static inline uint64_t div_by(uint64_t a, int64_t d, int shift)
     return shift >= 0 ? a >> shift : a / (uint64_t) d;
 }
 
+/* Ring positions: cap is a power of two (64, doubled as it fills), so the
+ * index modulo cap is a mask, not a division. */
+static inline size_t ring_at(const InflightRing *r, size_t k)
+{
+    return (r->head + k) & (r->cap - 1);
+}
+
 static void ring_init(InflightRing *r, int64_t max)
 {
     r->cap = 64;
@@ -167,11 +174,25 @@ void copy_engine_gather(const CopyEngine *c, const int64_t *src, uint32_t mask, 
     out->n = gather_lines(c, src, mask, size, out->reqs);
 }
 
+void copy_engine_gather_run(const CopyEngine *c, int64_t src0, uint32_t mask, int64_t size, CopyLines *out)
+{
+    /* gather_lines of the lanes' addresses: one_run holds for them (a
+     * prefix mask, consecutive ranges, size > 0), and an empty mask has no
+     * lines. */
+    if (mask == 0 || size <= 0) {
+        out->n = 0;
+        return;
+    }
+    int last = 31 - __builtin_clz(mask);
+    out->n = gather_run(c, (uint64_t) src0, (uint64_t) src0 + (uint64_t) last * (uint64_t) size + (uint64_t) size - 1,
+                        out->reqs);
+}
+
 /* Drops requests that completed by cycle t. */
 static void ring_retire(InflightRing *r, SimCycle t)
 {
     while (r->len > 0 && r->done[r->head] <= t) {
-        r->head = (r->head + 1) % r->cap;
+        r->head = ring_at(r, 1);
         r->len--;
     }
 }
@@ -186,7 +207,7 @@ static SimCycle ring_room_at(InflightRing *r, SimCycle t, int64_t lines)
         return t;
     }
     size_t k = (size_t) MIN(over, (int64_t) r->len) - 1;
-    return MAX(t, r->done[(r->head + k) % r->cap]);
+    return MAX(t, r->done[ring_at(r, k)]);
 }
 
 SimCycle copy_engine_admit(CopyEngine *c, SimCycle t, int64_t lines, int64_t size)
@@ -206,7 +227,7 @@ static void ring_track(InflightRing *r, SimCycle done)
     if (r->len == r->cap) {
         SimCycle *n = g_new0(SimCycle, r->cap * 2);
         for (size_t k = 0; k < r->len; k++) {
-            n[k] = r->done[(r->head + k) % r->cap];
+            n[k] = r->done[ring_at(r, k)];
         }
         g_free(r->done);
         r->done = n;
@@ -214,11 +235,11 @@ static void ring_track(InflightRing *r, SimCycle done)
         r->cap *= 2;
     }
     size_t pos = r->len;
-    while (pos > 0 && r->done[(r->head + pos - 1) % r->cap] > done) {
-        r->done[(r->head + pos) % r->cap] = r->done[(r->head + pos - 1) % r->cap];
+    while (pos > 0 && r->done[ring_at(r, pos - 1)] > done) {
+        r->done[ring_at(r, pos)] = r->done[ring_at(r, pos - 1)];
         pos--;
     }
-    r->done[(r->head + pos) % r->cap] = done;
+    r->done[ring_at(r, pos)] = done;
     r->len++;
 }
 
@@ -230,8 +251,10 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
     return copy_engine_issue_lines(c, m, s, t, &g, dst, mask, size);
 }
 
-CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g,
-                                   const int64_t *dst, uint32_t mask, int64_t size)
+/* copy_engine_issue_lines with the fill's wavefronts counted by the
+ * caller (smem_wavefronts reads the shared memory's geometry only). */
+static CopyResult issue_waves(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g, int64_t waves,
+                              uint32_t mask, int64_t size)
 {
     const LineReq *reqs = g->reqs;
     int64_t n = g->n;
@@ -254,9 +277,6 @@ CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle 
         }
         c->sectors += (uint64_t) sectors;
     }
-    /* The fill writes the destination like a warp store would. */
-    int64_t ideal;
-    int64_t waves = smem_wavefronts(s, dst, mask, size, &ideal);
     s->fill_wavefronts += (uint64_t) waves;
     SimCycle done = smem_reserve(s, arrive, waves);
     c->instructions++;
@@ -264,6 +284,29 @@ CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle 
     c->bytes += (uint64_t) bytes;
     CopyResult r = { issue, done, n, bytes };
     return r;
+}
+
+CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g,
+                                   const int64_t *dst, uint32_t mask, int64_t size)
+{
+    /* The fill writes the destination like a warp store would. */
+    int64_t ideal;
+    int64_t waves = smem_wavefronts(s, dst, mask, size, &ideal);
+    return issue_waves(c, m, s, t, g, waves, mask, size);
+}
+
+CopyResult copy_engine_issue_run(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g, int64_t dst0,
+                                 uint32_t mask, int64_t size)
+{
+    int64_t waves, ideal;
+    if (!smem_run_wavefronts(s, dst0, mask, size, &waves, &ideal)) {
+        int64_t dst[32];
+        for (int l = 0; l < 32; l++) {
+            dst[l] = (mask & (1u << l)) ? dst0 + l * size : 0;
+        }
+        waves = smem_wavefronts(s, dst, mask, size, &ideal);
+    }
+    return issue_waves(c, m, s, t, g, waves, mask, size);
 }
 
 void copy_engine_stats_merge(const CopyEngine *c, SimStats *st)

@@ -79,6 +79,10 @@ void copy_engine_clear(CopyEngine *c);
  * the sectors it reads; gathered once for both. */
 void copy_engine_gather(const CopyEngine *c, const int64_t *src, uint32_t mask, int64_t size, CopyLines *out);
 
+/* copy_engine_gather for a run: lanes of mask, a prefix (lanes 0 .. n-1),
+ * copying consecutive ranges src0 + l * size .. + size - 1. */
+void copy_engine_gather_run(const CopyEngine *c, int64_t src0, uint32_t mask, int64_t size, CopyLines *out);
+
 /* The earliest cycle >= t at which `lines` more requests of a copy of
  * `size` bytes a lane fit in flight; the wait until then counts as
  * throttled (the caller waits and asks again then). */
@@ -92,6 +96,11 @@ CopyResult copy_engine_issue(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, con
 /* copy_engine_issue for the lines copy_engine_gather found for src. */
 CopyResult copy_engine_issue_lines(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g,
                                    const int64_t *dst, uint32_t mask, int64_t size);
+
+/* copy_engine_issue_lines for a run (as copy_engine_gather_run): lane l
+ * of mask writes dst0 + l * size. */
+CopyResult copy_engine_issue_run(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, const CopyLines *g, int64_t dst0,
+                                 uint32_t mask, int64_t size);
 
 /* End of run: adds the engine's counters to st (cp_async_*,
  * throttled_cycles); st is the caller's. */

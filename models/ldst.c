@@ -98,6 +98,20 @@ bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode
     return check_bounds(sm, w, op, m, ptr, addr, size, what, m == 0xffffffffu && lanes_ascend(addr, size));
 }
 
+bool ldst_check_bounds_lane(Sm *sm, Warp *w, const Op *op, int lane, const ExprNode *ptr, int64_t addr, int64_t size,
+                            const char *what)
+{
+    /* check_bounds' test of one lane, without an array of them; a failure
+     * goes through it for its message. */
+    const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, ptr->type.buffer);
+    if (size >= 0 && addr >= b->base && addr <= b->base + b->bytes - size) {
+        return true;
+    }
+    int64_t a[SIM_WARP_SIZE] = { 0 };
+    a[lane] = addr;
+    return check_bounds(sm, w, op, 1u << lane, ptr, a, size, what, false);
+}
+
 uint8_t *ldst_data_at(Sm *sm, Warp *w, MemSpace space, int64_t addr)
 {
     if (space == SPACE_SHARED) {
@@ -217,7 +231,9 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     int64_t addr_cycles = sm->addr_cycles[sm_warp_alone(sm, w)];
     SimCycle at = t + (SimCycle) addr_cycles;
     if (buf->space == SPACE_SHARED) {
-        SimCycle port = smem_access(&sm->smem, at, addr, m, size, &replays);
+        /* Consecutive elements of a converged warp: a run. */
+        SimCycle port = ascend ? smem_access_run(&sm->smem, at, addr, m, size, &replays)
+                               : smem_access(&sm->smem, at, addr, m, size, &replays);
         sm_note_smem_replays(sm, at, replays);
         ready = port - 1 + (SimCycle) sm->arch.smem_latency;
         if (sm->race) {
@@ -238,6 +254,7 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     }
     if (op->var >= 0) {
         w->vals[sm_var(sm, op->var)->slot] = (int64_t) ready;
+        w->vals_writes++;
     }
     /* Replays are served by the shared-memory pipe, not re-issued: the
      * scheduler is free, the warp stalls for them. */
@@ -257,7 +274,12 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
 {
     int64_t replays = 0;
     if (buf->space == SPACE_SHARED) {
-        smem_access(&sm->smem, t, addr, m, size, &replays);
+        /* Consecutive elements of a converged warp: a run. */
+        if (ascend) {
+            smem_access_run(&sm->smem, t, addr, m, size, &replays);
+        } else {
+            smem_access(&sm->smem, t, addr, m, size, &replays);
+        }
         sm_note_smem_replays(sm, t, replays);
         if (sm->race) {
             for (int l = 0; l < SIM_WARP_SIZE; l++) {

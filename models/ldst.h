@@ -9,6 +9,10 @@
  * pointer points into. */
 bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,
                        int64_t size, const char *what);
+
+/* ldst_check_bounds for lane `lane` alone, at addr. */
+bool ldst_check_bounds_lane(Sm *sm, Warp *w, const Op *op, int lane, const ExprNode *ptr, int64_t addr, int64_t size,
+                            const char *what);
 /* Functional model: the bytes at addr of a memory space, or NULL when the
  * model is off. */
 uint8_t *ldst_data_at(Sm *sm, Warp *w, MemSpace space, int64_t addr);

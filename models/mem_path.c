@@ -48,7 +48,12 @@ void line_set_clear(LineSet *s)
 size_t line_set_index(const LineSet *s, uint64_t line)
 {
     uint64_t base = mix64(line / LINE_SET_CHUNK) % s->nsets;
-    return (size_t) ((base + line % LINE_SET_CHUNK) % s->nsets);
+    uint64_t off = line % LINE_SET_CHUNK;
+    if (off < s->nsets) {
+        /* base + off < 2 nsets: the remainder without a division. */
+        return (size_t) (base + off < s->nsets ? base + off : base + off - s->nsets);
+    }
+    return (size_t) ((base + off) % s->nsets);
 }
 
 /* The ways allocated to a set, *nways of them, or NULL when its chunk is
@@ -79,10 +84,11 @@ static void chunk_resize(LineSet *s, size_t c, size_t nways)
     s->ways_allocated += (size_t) LINE_SET_CHUNK * (nways - old);
 }
 
-bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready)
+/* line_set_find of a line in set `set` (line_set_index). */
+static bool find_in(const LineSet *s, size_t set, uint64_t line, SimCycle *ready)
 {
     size_t nways;
-    const LineWay *w = set_ways(s, line_set_index(s, line), &nways);
+    const LineWay *w = set_ways(s, set, &nways);
     if (w == NULL) {
         return false;
     }
@@ -96,17 +102,28 @@ bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready)
     return false;
 }
 
-/* The way holding line, or NULL. */
-static LineWay *find_way(const LineSet *s, uint64_t line)
+bool line_set_find(const LineSet *s, uint64_t line, SimCycle *ready)
+{
+    return find_in(s, line_set_index(s, line), line, ready);
+}
+
+/* The way holding line, or NULL; set is its set (line_set_index). */
+static LineWay *find_way_in(const LineSet *s, size_t set, uint64_t line)
 {
     size_t nways;
-    LineWay *w = set_ways(s, line_set_index(s, line), &nways);
+    LineWay *w = set_ways(s, set, &nways);
     for (size_t k = 0; w != NULL && k < nways && w[k].tag != 0; k++) {
         if ((w[k].tag & LINE_TAG_MASK) == line + 1) {
             return &w[k];
         }
     }
     return NULL;
+}
+
+/* The way holding line, or NULL. */
+static LineWay *find_way(const LineSet *s, uint64_t line)
+{
+    return find_way_in(s, line_set_index(s, line), line);
 }
 
 unsigned line_set_dirty(const LineSet *s, uint64_t line)
@@ -126,9 +143,14 @@ unsigned line_set_clean(LineSet *s, uint64_t line)
     return dirty;
 }
 
-unsigned line_set_put(LineSet *s, uint64_t line, SimCycle ready, unsigned dirty)
+/* line_set_put of a line in set `set`; *was (where not NULL) receives the
+ * line's dirty bits before the put, line_set_dirty's answer (0 for a line
+ * not in the set), found by the same search. */
+static unsigned put_in(LineSet *s, size_t set, uint64_t line, SimCycle ready, unsigned dirty, unsigned *was)
 {
-    size_t set = line_set_index(s, line);
+    if (was != NULL) {
+        *was = 0;
+    }
     size_t nways;
     LineWay *w = set_ways(s, set, &nways);
     if (w == NULL) {
@@ -139,6 +161,9 @@ unsigned line_set_put(LineSet *s, uint64_t line, SimCycle ready, unsigned dirty)
     size_t k = 0;
     for (; k < nways && w[k].tag != 0; k++) {
         if ((w[k].tag & LINE_TAG_MASK) == line + 1) {
+            if (was != NULL) {
+                *was = (unsigned) (w[k].tag >> LINE_DIRTY_SHIFT);
+            }
             w[k].ready = ready;  /* an update keeps the line's place */
             w[k].tag |= dirty_bits;
             return 0;
@@ -162,6 +187,11 @@ unsigned line_set_put(LineSet *s, uint64_t line, SimCycle ready, unsigned dirty)
     w[k].tag = (line + 1) | dirty_bits;
     w[k].ready = ready;
     return evicted;
+}
+
+unsigned line_set_put(LineSet *s, uint64_t line, SimCycle ready, unsigned dirty)
+{
+    return put_in(s, line_set_index(s, line), line, ready, dirty, NULL);
 }
 
 const char *line_set_check(const LineSet *s)
@@ -473,8 +503,10 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
     uint64_t start = server_take(&m->link, (uint64_t) t * MEM_FP, bytes);
     start = server_take(&m->l2, start, bytes);
     SimCycle ready;
-    SimCycle fill;
-    if (m->source_l2 || line_set_find(&m->l2_lines, line, &fill)) {
+    SimCycle fill = 0;
+    /* One set lookup for the search and a miss's fill. */
+    size_t set = m->source_l2 ? 0 : line_set_index(&m->l2_lines, line);
+    if (m->source_l2 || find_in(&m->l2_lines, set, line, &fill)) {
         ready = fp_ceil(start) + (SimCycle) m->l2_latency;
         if (!m->source_l2 && fill > ready) {
             m->merged++;
@@ -493,7 +525,7 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
             latency = MAX(latency + spread_of(m, addr), (int64_t) 1);
         }
         ready = fp_ceil(dstart) + (SimCycle) latency + loaded_latency(m);
-        evicted(m, line_set_put(&m->l2_lines, line, ready, 0), start, t);
+        evicted(m, put_in(&m->l2_lines, set, line, ready, 0, NULL), start, t);
         m->l2_misses++;
         m->bytes_dram += (uint64_t) m->line_bytes;
     }
@@ -510,9 +542,12 @@ SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes)
     uint64_t start = server_take(&m->link, (uint64_t) t * MEM_FP, bytes);
     start = server_take(&m->l2, start, bytes);
     if (m->write_on_evict) {
-        bool was_dirty = line_set_dirty(&m->l2_lines, line) != 0;
-        evicted(m, line_set_put(&m->l2_lines, line, fp_ceil(start), dirty_mask(m, addr, bytes)), start, t);
-        if (!was_dirty) {
+        /* One search for the line's dirty bits before the put and the put
+         * (line_set_dirty, then line_set_put). */
+        unsigned was;
+        size_t set = line_set_index(&m->l2_lines, line);
+        evicted(m, put_in(&m->l2_lines, set, line, fp_ceil(start), dirty_mask(m, addr, bytes), &was), start, t);
+        if (was == 0) {
             dirty_push(m, line);
             dirty_trim(m, start, t);
         }

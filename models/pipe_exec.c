@@ -295,11 +295,6 @@ StepResult pipe_exec_make_block(Sm *sm, Warp *w, int32_t si, const Op *op, SimCy
 
 /* ------------------------------------------------------------ pipelines */
 
-Pipe *pipe_of_op(Sm *sm, Warp *w, const Op *op)
-{
-    return &sm->blocks[w->block].pipes[sm->pipe_slot[op->obj]];
-}
-
 /* The lanes of m whose protocol state a check must read: the lowest
  * alone when the warp's threads agree (it answers for the others, and is
  * the lane a failing check names either way), else all of them. */

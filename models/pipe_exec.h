@@ -4,10 +4,15 @@
 #pragma once
 
 #include "models/pipeline.h"
+#include "models/sm_internal.h"
 #include "models/warp.h"
 
-/* The pipeline (of warp w's block) that pipeline operation op names. */
-Pipe *pipe_of_op(Sm *sm, Warp *w, const Op *op);
+/* The pipeline (of warp w's block) that pipeline operation op names
+ * (inline: every pipeline operation and copy into a stage asks). */
+static inline Pipe *pipe_of_op(Sm *sm, Warp *w, const Op *op)
+{
+    return &sm->blocks[w->block].pipes[sm->pipe_slot[op->obj]];
+}
 /* Records what a phase completion means for a pipeline's stage. */
 void pipe_note_phase(Sm *sm, Block *b, int32_t mbar, uint64_t before, SimCycle now);
 /* Threads of lanes m exit: the pipeline's destructor quits for those still

@@ -184,7 +184,7 @@ static inline void thread_store(Pipe *p, int64_t tid, ThreadState s)
     p->waits[tid] = s.waits;
 }
 
-static void fill_u32(uint32_t *a, int64_t n, uint32_t v)
+G_ALWAYS_INLINE static inline void fill_u32(uint32_t *a, int64_t n, uint32_t v)
 {
     for (int64_t i = 0; i < n; i++) {
         a[i] = v;
@@ -192,8 +192,9 @@ static void fill_u32(uint32_t *a, int64_t n, uint32_t v)
 }
 
 /* Writes state s into the n threads from tid0 on, which agree on state
- * `was`: only the fields that changed. */
-static void fill_warp(Pipe *p, int64_t tid0, int64_t n, ThreadState was, ThreadState s)
+ * `was`: only the fields that changed.  (Inlined, so that a full warp's
+ * constant n gives fixed-size stores.) */
+G_ALWAYS_INLINE static inline void fill_warp(Pipe *p, int64_t tid0, int64_t n, ThreadState was, ThreadState s)
 {
     if (s.head != was.head) {
         memset(p->head + tid0, s.head, (size_t) n);
@@ -285,7 +286,15 @@ static void lanes_step(Pipe *p, int64_t tid0, uint32_t mask, LaneStep step, uint
     }
     if (whole_warp(p, tid0, mask)) {
         ThreadState was = thread_state(p, tid0);
-        fill_warp(p, tid0, warp_threads(p, tid0), was, step_thread(p, was, step, set, clear, prior));
+        ThreadState now = step_thread(p, was, step, set, clear, prior);
+        int64_t n = warp_threads(p, tid0);
+        if (n == PIPE_WARP_LANES) {
+            /* A full warp (the usual case): the same fill, of a constant
+             * size. */
+            fill_warp(p, tid0, PIPE_WARP_LANES, was, now);
+        } else {
+            fill_warp(p, tid0, n, was, now);
+        }
         return;
     }
     for (uint32_t m = mask; m != 0; m &= m - 1) {

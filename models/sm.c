@@ -768,6 +768,10 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         double cpi = alone ? arch->int_cpi_alone : arch->int_cpi;
         sm->control_cycles[alone] = (int64_t) llround((double) arch->control_issue * cpi);
         sm->addr_cycles[alone] = (int64_t) llround((double) arch->addr_issue * cpi);
+        sm->int_cycles[alone][0] = 0;
+        for (int n = 1; n < SM_INT_CYCLES; n++) {
+            sm->int_cycles[alone][n] = (int64_t) llround((double) n * cpi);
+        }
     }
     sm->op_divs = compiler_divisions_by_op(prog);
     sm->op_unrolled = compiler_unrolled_ops(prog, arch->unroll_max);

@@ -99,6 +99,9 @@ typedef struct {
     guint cap;
 } CycleQueue;
 
+/* Instruction counts whose issue cycles Sm.int_cycles holds. */
+#define SM_INT_CYCLES 64
+
 struct Sm {
     const Program *prog;
     const Op *ops;           /* prog->ops' elements (borrowed; the program's ops do not change after sm_new) */
@@ -141,6 +144,10 @@ struct Sm {
      * [1]: for a warp alone on its sub-partition (x int_cpi_alone). */
     int64_t control_cycles[2];
     int64_t addr_cycles[2];
+    /* The issue cycles of n integer instructions (n x int_cpi, rounded),
+     * for n < SM_INT_CYCLES: the library code around a call (warp.c's
+     * int_issue), without a rounding call each time. */
+    int64_t int_cycles[2][SM_INT_CYCLES];
     int32_t *op_fuse;        /* op index -> following compute ops it interleaves with */
     bool *op_rt_unrolled;    /* op index -> OP_LOOP_ENTER of a loop unrolled with a computed trip count */
     bool *op_unrolled;       /* op index -> control folded away by unrolling a constant-trip loop */

@@ -21,17 +21,56 @@ void smem_clear(Smem *s)
     s->slot = NULL;
 }
 
+/* Lanes served together: as many as fit one wavefront's bytes. */
+static inline int64_t lanes_per_phase(const Smem *s, int64_t size)
+{
+    return MAX(1, MIN(32, s->wavefront_bytes / MAX(size, (int64_t) 4)));
+}
+
+/* Whether lanes moving `size` bytes at consecutive, size-aligned
+ * addresses are conflict free: one wavefront per phase with active lanes. */
+static inline bool contiguous_free(const Smem *s, int64_t size)
+{
+    return size >= 4 && size <= 16 && (size & (size - 1)) == 0 && s->wavefront_bytes == s->banks * s->bank_bytes;
+}
+
+/* The phases of per_phase lanes each that have a lane in mask. */
+static int64_t contiguous_phases(uint32_t mask, int64_t per_phase)
+{
+    int64_t phases = 0;
+    for (int64_t p = 0; p < 32; p += per_phase) {
+        uint32_t lanes = per_phase >= 32 ? 0xffffffffu : (uint32_t) (((1ull << per_phase) - 1) << p);
+        phases += (mask & lanes) != 0;
+    }
+    return phases;
+}
+
+bool smem_run_wavefronts(const Smem *s, int64_t addr0, uint32_t mask, int64_t size, int64_t *waves,
+                         int64_t *ideal)
+{
+    if (mask == 0) {
+        *waves = *ideal = 0;
+        return true;
+    }
+    /* smem_wavefronts' fast path, whose contiguity test a run passes by
+     * construction (its first lane is lane 0, at addr0). */
+    if (!contiguous_free(s, size) || addr0 % size != 0) {
+        return false;
+    }
+    *waves = *ideal = contiguous_phases(mask, lanes_per_phase(s, size));
+    return true;
+}
+
 int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64_t size, int64_t *ideal)
 {
     if (mask == 0) {
         *ideal = 0;
         return 0;
     }
-    /* Lanes served together: as many as fit one wavefront's bytes. */
-    int64_t per_phase = MAX(1, MIN(32, s->wavefront_bytes / MAX(size, (int64_t) 4)));
+    int64_t per_phase = lanes_per_phase(s, size);
     /* Fast path, the common case: lanes at consecutive, size-aligned
      * addresses never conflict: one wavefront per phase with active lanes. */
-    if (size >= 4 && size <= 16 && (size & (size - 1)) == 0 && s->wavefront_bytes == s->banks * s->bank_bytes) {
+    if (contiguous_free(s, size)) {
         int first = __builtin_ctz(mask);
         bool contiguous = addr[first] % size == 0;
         if (mask == 0xffffffffu) {
@@ -50,11 +89,7 @@ int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64
             }
         }
         if (contiguous) {
-            int64_t phases = 0;
-            for (int64_t p = 0; p < 32; p += per_phase) {
-                uint32_t lanes = per_phase >= 32 ? 0xffffffffu : (uint32_t) (((1ull << per_phase) - 1) << p);
-                phases += (mask & lanes) != 0;
-            }
+            int64_t phases = contiguous_phases(mask, per_phase);
             *ideal = phases;
             return phases;
         }
@@ -127,14 +162,15 @@ SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n)
     return n > 0 ? last + 1 : at;
 }
 
-SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays)
+/* smem_access once the access's wavefronts are counted. */
+static SimCycle access_waves(Smem *s, SimCycle at, int64_t waves, int64_t ideal, int64_t *replays)
 {
-    int64_t ideal;
-    int64_t waves = smem_wavefronts(s, addr, mask, size, &ideal);
     s->accesses++;
     s->wavefronts += (uint64_t) waves;
     s->ideal_wavefronts += (uint64_t) ideal;
-    int64_t degree = ideal > 0 ? (waves + ideal - 1) / ideal : 1;
+    /* A conflict-free access (the usual one) has degree 1 without the
+     * division: (2 ideal - 1) / ideal is 1 for ideal > 0. */
+    int64_t degree = waves == ideal ? 1 : ideal > 0 ? (waves + ideal - 1) / ideal : 1;
     if (waves > ideal) {
         s->conflict_accesses++;
     }
@@ -142,6 +178,22 @@ SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, i
     s->max_degree = MAX(s->max_degree, (uint64_t) degree);
     *replays = waves - ideal;
     return smem_reserve(s, at, waves);
+}
+
+SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays)
+{
+    int64_t ideal;
+    int64_t waves = smem_wavefronts(s, addr, mask, size, &ideal);
+    return access_waves(s, at, waves, ideal, replays);
+}
+
+SimCycle smem_access_run(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays)
+{
+    int64_t waves, ideal;
+    if (!smem_run_wavefronts(s, addr[0], mask, size, &waves, &ideal)) {
+        waves = smem_wavefronts(s, addr, mask, size, &ideal);
+    }
+    return access_waves(s, at, waves, ideal, replays);
 }
 
 void smem_stats_merge(const Smem *s, SimStats *st)

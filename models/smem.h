@@ -45,6 +45,13 @@ void smem_clear(Smem *s);
  * count. */
 int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64_t size, int64_t *ideal);
 
+/* smem_wavefronts for a run: the lanes of mask, a prefix (lanes 0 .. n-1),
+ * at consecutive addresses addr0 + l * size.  Returns false, *waves and
+ * *ideal untouched, where only the lane-by-lane count answers (then call
+ * smem_wavefronts with the addresses). */
+bool smem_run_wavefronts(const Smem *s, int64_t addr0, uint32_t mask, int64_t size, int64_t *waves,
+                         int64_t *ideal);
+
 /* Reserves n port cycles at or after `at`; returns the cycle after the
  * last one reserved (when the access is done). */
 SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n);
@@ -53,6 +60,10 @@ SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n);
  * statistics.  Returns the cycle the port finishes it; *replays receives
  * the wavefronts beyond the ideal. */
 SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays);
+
+/* smem_access for a run (as smem_run_wavefronts): the lanes of mask, a
+ * prefix, at consecutive addresses addr[l] == addr[0] + l * size. */
+SimCycle smem_access_run(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays);
 
 /* End of run: adds the unit's counters to st (smem_*); st is the caller's. */
 void smem_stats_merge(const Smem *s, SimStats *st);

@@ -84,6 +84,14 @@ void sync_apply_action(Sm *sm, const Action *a, SimCycle now)
 }
 SimCycle sync_wait_call_cost(const Sm *sm, const Warp *w, LaneMask m, SimCycle t)
 {
+    /* A lane's copies complete at MAX(lane_copies[l], copies_all) (warp.h);
+     * copies_max bounds every lane's and is one's. */
+    if (m == 0 || w->copies_max <= t) {
+        return (SimCycle) sm->arch.mbar_test;
+    }
+    if (m == 0xffffffffu || w->copies_all > t) {
+        return (SimCycle) sm->arch.mbar_test_copies;
+    }
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
         if ((m & (1u << l)) && w->lane_copies[l] > t) {
             return (SimCycle) sm->arch.mbar_test_copies;

@@ -48,6 +48,13 @@ StepResult warp_fail(Sm *sm, Warp *w, LaneMask lanes, SrcLoc loc, int code, cons
 
 bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, SimLaneValue *out)
 {
+    if (n->kind == EN_CONST && m != 0) {
+        /* A constant (a copy's size, an element count): sim_eval's uniform
+         * result, read without an environment. */
+        out->uniform = true;
+        out->s = n->value;
+        return true;
+    }
     SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
     if (!n->varying && m != 0 && sim_eval_uniform(n, &env, &out->s)) {
         /* sim_eval's uniform result, without its error bookkeeping. */
@@ -94,6 +101,7 @@ bool warp_eval_same(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n
 
 void warp_store_var(Warp *w, const ProgVar *v, LaneMask m, const SimLaneValue *val)
 {
+    w->vals_writes++;
     if (!v->varying) {
         w->vals[v->slot] = sim_lane_value(val, lane_lowest(m));
         return;
@@ -183,8 +191,15 @@ static bool chains_drain(Sm *sm, Warp *w, Split *s, SimCycle t)
  * int_cpi_alone for a warp alone on its sub-partition. */
 static int64_t int_issue(const Sm *sm, const Warp *w, int64_t n)
 {
+    if (n == 0) {
+        return 0;
+    }
+    if (n > 0 && n < SM_INT_CYCLES) {
+        /* The usual count: the same rounding, done once (sm.c). */
+        return sm->int_cycles[sm_warp_alone(sm, w)][n];
+    }
     double cpi = sm_warp_alone(sm, w) ? sm->arch.int_cpi_alone : sm->arch.int_cpi;
-    return n == 0 ? 0 : (int64_t) llround((double) n * cpi);
+    return (int64_t) llround((double) n * cpi);
 }
 
 /* Instructions of the library code a call compiles to beyond the one the
@@ -285,6 +300,7 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
             /* A uniform value into a uniform variable (the usual counter
              * or index): warp_store_var's store, without a lane vector. */
             w->vals[var->slot] = u;
+            w->vals_writes++;
         } else {
             SimLaneValue v;
             if (!warp_eval(sm, w, m, op, op->e[0], &v)) {

@@ -118,8 +118,27 @@ struct Warp {
     Frame *frames;
     int32_t nframes;
     SimCycle exit_cycle;
-    SimCycle lane_open[SIM_WARP_SIZE];   /* uncommitted cp.async completion per lane */
-    SimCycle lane_copies[SIM_WARP_SIZE]; /* every cp.async of the lane completed by then */
+    /* A lane's uncommitted cp.async completion is MAX(lane_open[l],
+     * open_all), and every cp.async of the lane completed by MAX(
+     * lane_copies[l], copies_all): a copy of every lane raises the warp's
+     * floor, not 32 entries (async_copy.c).  copies_max is the largest
+     * cycle either ever held, so every lane's copies are done by then
+     * (lane_copies only grow). */
+    SimCycle lane_open[SIM_WARP_SIZE];
+    SimCycle lane_copies[SIM_WARP_SIZE];
+    SimCycle open_all, copies_all, copies_max;
+    /* Stores into vals so far: what was computed from them holds while
+     * this has not changed.  copy_memo: memcpy_async's operands, uniform,
+     * as split `split` evaluated them for the operation at `pc` when
+     * vals_writes was `writes` (async_copy.c: a copy's later steps read
+     * them instead of evaluating again). */
+    uint64_t vals_writes;
+    struct {
+        bool valid;
+        int32_t split, pc;
+        uint64_t writes;
+        int64_t dst, src, size;
+    } copy_memo;
     GArray *groups;          /* CpGroup: committed cp.async groups, oldest first */
     uint64_t group_commits;  /* cp.async groups committed so far (numbers them for the timeline) */
     SimCycle chain[MAX_CHAINS];

@@ -3,7 +3,8 @@
  * pipeline operation at a time at the cycles it chooses and stands in for
  * the rest of the SM.  Copies are stubs: a thread's cp.asyncs "land" at
  * the cycle the test writes into the warp's lane_open (before a
- * thread-scope commit) or lane_copies (before a block-scope one).  One
+ * thread-scope commit) or lane_copies (before a block-scope one, through
+ * land_at, which keeps the warp's copies_max with them).  One
  * TCase per behaviour: make_pipeline's group sync, acquire, commit, the
  * two scopes' waits, wait_for's deadline, release, quit, roles, and what
  * the stage statistics record. */
@@ -26,6 +27,13 @@
     "smpipe 1\nblock 32\nvar p = make_pipeline()\np.producer_acquire()\np.producer_commit()\np.consumer_wait()\n"      \
     "p.consumer_release()\npipeline_consumer_wait_prior<10>(p)\npipeline_consumer_wait_prior<0>(p)\n"                  \
     "var last = p.quit()\n"
+
+/* Lane l's copies land at cycle c (a block-scope commit's stub). */
+static void land_at(Warp *w, int l, SimCycle c)
+{
+    w->lane_copies[l] = c;
+    w->copies_max = MAX(w->copies_max, c);
+}
 
 /* The unit's two step functions, dispatched as warp.c does. */
 static StepResult pipe_step(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
@@ -196,7 +204,7 @@ START_TEST(acquire_is_one_wait_call)
     const ArchParams *a = &b.sm->arch;
     const Op *acq = bench_op(&b, OP_PIPE_ACQUIRE, 0);
     Warp *w1 = bench_warp(&b, 1);
-    w1->lane_copies[3] = 100000;
+    land_at(w1, 3, 100000);
     int64_t cost;
     ck_assert_int_eq(bench_step(&b, 0, acq, 1000, &cost), STEP_ISSUED);
     ck_assert_int_eq(cost, 1);
@@ -262,7 +270,7 @@ START_TEST(block_commit_arrives_when_copies_land)
         bench_through(&b, wi, acq, 1000);
         Warp *w = bench_warp(&b, wi);
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            w->lane_copies[l] = 4000 + (SimCycle) wi * 100;
+            land_at(w, l, 4000 + (SimCycle) wi * 100);
         }
         int64_t cost;
         ck_assert_int_eq(bench_step(&b, wi, commit, 2000, &cost), STEP_ISSUED);
@@ -519,7 +527,7 @@ static SimCycle produce_stage(Bench *b, SimCycle land)
     SimCycle acquired = bench_through(b, 0, bench_op(b, OP_PIPE_ACQUIRE, 0), 1000);
     Warp *w = bench_warp(b, 0);
     for (int l = 0; l < SIM_WARP_SIZE; l++) {
-        w->lane_copies[l] = land;
+        land_at(w, l, land);
     }
     int64_t cost;
     ck_assert_int_eq(bench_step(b, 0, bench_op(b, OP_PIPE_COMMIT, 0), 1300, &cost), STEP_ISSUED);
