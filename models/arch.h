@@ -103,7 +103,8 @@ typedef struct {
     int64_t cp_async_warp_issue;  /* cycles between one warp's cp.async instructions */
     int64_t cp_async_call;        /* latency of a group memcpy_async call's library code */
     int64_t cp_async_wait;        /* latency of a thread-scope consumer_wait call (libcudacxx's switch) */
-    int64_t cp_async_wait_prior;  /* latency of a wait with a compile-time count (one wait_group) */
+    int64_t cp_async_wait_prior;  /* latency of a wait with a compile-time count of 0 (wait_group 0) */
+    int64_t cp_async_wait_prior_n; /* the same for a count of 1 or more, when it finds its groups landed */
     int64_t cp_async_max_inflight;/* 128-byte line requests in flight per SM */
     int64_t cp_async_max_inflight_ca; /* of them, 4- and 8-byte copies (.ca, allocating in L1) */
     int64_t cp_async_extra_latency;

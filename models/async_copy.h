@@ -18,9 +18,17 @@ void async_commit_group(Sm *sm, Warp *w, LaneMask m);
 /* cp.async.wait_group prior issued by lanes m at cycle t: the cycle it
  * returns (every group but the prior newest landed, and at least `call`
  * cycles, the wait call's own: cp_async.wait_cycles for consumer_wait's
- * switch over the pending count, cp_async.wait_prior_cycles for a count
+ * switch over the pending count, async_wait_prior_call's for a count
  * known at compile time). */
 SimCycle async_wait_group_at(Warp *w, LaneMask m, int64_t prior, int64_t call, SimCycle t);
+/* The call cycles of a wait_group whose count `prior` is a constant:
+ * scripts/calib/waitn.cu times a commit and wait_group 0 at 51 cycles a
+ * pair and wait_group 1 to 15 at 29, so the count 0 (which drains the
+ * warp's copies) has its own key. */
+static inline int64_t async_wait_prior_call(const ArchParams *a, int64_t prior)
+{
+    return prior > 0 ? a->cp_async_wait_prior_n : a->cp_async_wait_prior;
+}
 /* The wait passed at cycle t: the race detector and the timeline learn
  * which groups it completed. */
 void async_wait_group_done(Sm *sm, Warp *w, LaneMask m, int64_t prior, SimCycle t);

@@ -703,7 +703,7 @@ static StepResult exec_op(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
         }
         /* The count is a template argument: one wait_group, no switch. */
         if (s->step == 0 && thread_wait_begin(w, s, m, MIN(op->value, (int64_t) PIPE_WAIT_GROUP_MAX),
-                                              sm->arch.cp_async_wait_prior, t, cost)) {
+                                              async_wait_prior_call(&sm->arch, op->value), t, cost)) {
             return STEP_ISSUED;
         }
         async_wait_group_done(sm, w, m, op->value, t);

@@ -410,7 +410,7 @@ StepResult sync_exec_cg_wait(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
     switch (s->step) {
     case 0: {
         /* cp.async.wait_group N, then group.sync(). */
-        SimCycle ready = async_wait_group_at(w, s->mask, op->value, sm->arch.cp_async_wait_prior, t);
+        SimCycle ready = async_wait_group_at(w, s->mask, op->value, async_wait_prior_call(&sm->arch, op->value), t);
         async_wait_group_done(sm, w, s->mask, op->value, MAX(ready, t + 1));
         s->step = op->sub == GROUP_BLOCK ? 1 : 3;
         *cost = 1;

@@ -180,6 +180,34 @@ START_TEST(thread_wait_prior_caps_at_8)
 }
 END_TEST
 
+/* Cycles of a warp that commits one copy, waits for it (wait_prior<0>),
+ * then calls `wait` on a pipeline whose groups have all landed. */
+static SimCycle landed_then(const char *wait, const char *const *sets)
+{
+    g_autofree char *text = g_strdup_printf(
+        "smpipe 1\nblock 32\nshared int s[32]\nglobal int g[32]\nvar p = make_pipeline()\np.producer_acquire()\n"
+        "memcpy_async(thread, s + threadIdx.x, g + threadIdx.x, 4, p)\np.producer_commit()\n"
+        "pipeline_consumer_wait_prior<0>(p)\n%s\n", wait);
+    TestRun tr;
+    run_arch_ok(&tr, text, NULL, sets);
+    SimCycle c = tr_stats(&tr)->cycles;
+    test_run_clear(&tr);
+    return c;
+}
+
+/* A wait_group with a constant count finds its groups landed: the count 0
+ * takes cp_async.wait_prior_cycles (it drains the warp's copies), 1 and
+ * more cp_async.wait_prior_n_cycles (scripts/calib/waitn.cu). */
+START_TEST(wait_prior_zero_drains_longer)
+{
+    const char *const sets[] = { "cp_async.wait_prior_cycles=300", "cp_async.wait_prior_n_cycles=100", NULL };
+    SimCycle none = landed_then("", sets);
+    ck_assert_uint_eq(landed_then("pipeline_consumer_wait_prior<0>(p)", sets) - none, 300);
+    ck_assert_uint_eq(landed_then("pipeline_consumer_wait_prior<1>(p)", sets) - none, 100);
+    ck_assert_uint_eq(landed_then("wait_prior<3>(thread)", sets) - none, 100);
+}
+END_TEST
+
 /* A block pipeline made, used once and quit `times` times on one shared
  * state. */
 static void remade(TestRun *tr, int times)
@@ -366,6 +394,7 @@ int main(void)
     TCase *tw = tcase_create("thread scope waits");
     tcase_add_test(tw, thread_consumer_wait_caps_wait_group_at_8);
     tcase_add_test(tw, thread_wait_prior_caps_at_8);
+    tcase_add_test(tw, wait_prior_zero_drains_longer);
     suite_add_tcase(s, tw);
     TCase *tst = tcase_create("statistics");
     tcase_add_test(tst, remade_pipeline_keeps_its_statistics);

@@ -308,6 +308,37 @@ def stream(smpipe, gpu, extra):
     return errs
 
 
+def loaded_l2(smpipe, gpu, extra):
+    """loadedl2.cu: loaded.cu's copies from a 16 MiB window warm in L2, one
+    block of W warps on every SM or alone.  Bytes a cycle an SM and the
+    latency they imply.  Returns the errors, or None without a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "loadedl2_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "loadedl2")
+    print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    errs = []
+    for alone in (False, True):
+        for s in (1, 2, 4, 8, 16):
+            for w in (1, 2, 4, 8, 16, 32):
+                key = "loadedl2.%sW%d.S%d" % ("alone." if alone else "", w, s)
+                if key + ".rate" not in meas:
+                    continue
+                sets = ["W=%d" % w, "S=%d" % s, "window=%d" % (16 << 20), "launch.grid=%d" % (1 if alone else SMS),
+                        "mem.source=l2"]
+                rate = w * 512 * (s + ITERS) / cycles(smpipe, gpu, "loaded.trace", sets, extra)
+                m = meas[key + ".rate"]
+                err = 100.0 * (rate - m) / m
+                errs.append(err)
+                print("| `%s` | %d | %.2f | %.2f | %+.1f%% | %.0f | %.0f |"
+                      % (key, w * s * 512, m, rate, err, meas[key + ".latency"], w * s * 512 / rate))
+    print()
+    print("%s loaded from L2: rate MAPE %.1f%%, signed %+.1f%% over %d cases." % (gpu.upper(),
+          sum(abs(x) for x in errs) / len(errs), sum(errs) / len(errs), len(errs)))
+    print()
+    return errs
+
+
 def wback(smpipe, gpu, extra):
     """wback.cu: loaded.cu's stream with stores (16 warps, 4 groups of 512
     bytes in flight a warp, N copies a warp) after an L2 flush or launched
@@ -356,6 +387,7 @@ def main():
     stream(a.smpipe, a.gpu, a.extra)
     if os.path.exists(os.path.join(MICRO, "wback_%s.txt" % a.gpu)):
         wback(a.smpipe, a.gpu, a.extra)
+    loaded_l2(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
