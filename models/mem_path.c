@@ -355,7 +355,9 @@ static void spread_init(MemPath *m, const ArchParams *a)
  * quantile function at a uniform number hashed from its aligned block. */
 static int64_t spread_of(const MemPath *m, uint64_t addr)
 {
-    /* 53 bits of the hash: a double in [0, 1). */
+    /* 53 bits of the hash: a double in [0, 1).  The set index hashes the
+     * same 2 KiB blocks with mix64 too, but takes its remainder modulo the
+     * sets, which the top bits used here do not follow. */
     double u = (double) (mix64(addr >> m->spread_shift) >> 11) * 0x1.0p-53;
     int k = 0;
     while (k < 6 && u >= spread_at[k + 1]) {

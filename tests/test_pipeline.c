@@ -134,6 +134,16 @@ START_TEST(occupancy_time)
 }
 END_TEST
 
+/* The simulated cycles of a trace text on h100 with sets. */
+static SimCycle cycles_of(const char *text, const char *const *sets)
+{
+    TestRun tr;
+    run_arch_ok(&tr, text, NULL, sets);
+    SimCycle c = tr_stats(&tr)->cycles;
+    test_run_clear(&tr);
+    return c;
+}
+
 /* Ten commit groups of a thread-scope pipeline, the second one much longer
  * than the others, then WAIT and a long computation on the first stage's
  * data: the run's end shows which groups WAIT waited for. */
@@ -150,11 +160,7 @@ static SimCycle ten_groups_then(const char *wait)
     /* From L2: DRAM's latency spread could land the third group before
      * the long second one, and the test is about the groups' order. */
     const char *const sets[] = { "mem.source=l2", NULL };
-    TestRun tr;
-    run_arch_ok(&tr, text, NULL, sets);
-    SimCycle c = tr_stats(&tr)->cycles;
-    test_run_clear(&tr);
-    return c;
+    return cycles_of(text, sets);
 }
 
 /* libcudacxx's consumer_wait is wait_group min(head - tail - 1, 8): with
@@ -188,11 +194,7 @@ static SimCycle landed_then(const char *wait, const char *const *sets)
         "smpipe 1\nblock 32\nshared int s[32]\nglobal int g[32]\nvar p = make_pipeline()\np.producer_acquire()\n"
         "memcpy_async(thread, s + threadIdx.x, g + threadIdx.x, 4, p)\np.producer_commit()\n"
         "pipeline_consumer_wait_prior<0>(p)\n%s\n", wait);
-    TestRun tr;
-    run_arch_ok(&tr, text, NULL, sets);
-    SimCycle c = tr_stats(&tr)->cycles;
-    test_run_clear(&tr);
-    return c;
+    return cycles_of(text, sets);
 }
 
 /* A wait_group with a constant count finds its groups landed: the count 0
