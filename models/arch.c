@@ -31,6 +31,9 @@ typedef struct {
 
 #define F(field) offsetof(ArchParams, field)
 
+/* sched.policy's values, in SchedPolicy's order. */
+static const char *const policy_names[] = { "lrr", "gto", "oldest" };
+
 static const KeyDef keys[] = {
     { "arch", "name", K_STRING, F(name), 0, 0, "architecture name" },
     { "arch", "sm_version", K_INT, F(sm_version), 80, 120, "compute capability x10 (80 = A100, 90 = H100)" },
@@ -50,7 +53,7 @@ static const KeyDef keys[] = {
     { "gpu", "sms", K_INT, F(sms), 1, 1024, "SMs on the chip" },
     { "launch", "grid", K_INT, F(grid), 0, 1 << 30, "blocks in the launch, spread over gpu.sms SMs with sm.blocks on each; 0 = only the blocks resident on the simulated SM (run option)" },
     { "launch", "overhead_us", K_DOUBLE, F(launch_overhead_us), 0, 1e6, "microseconds that CUDA events time around a launch beyond its SMs' busy span: launch latency and block dispatch; added to the whole-launch estimate" },
-    { "sched", "policy", K_POLICY, F(policy), 0, 0, "warp scheduling policy: lrr or gto" },
+    { "sched", "policy", K_POLICY, F(policy), 0, 0, "warp scheduling policy: lrr (loose round-robin), gto (greedy then oldest) or oldest (oldest first)" },
     { "sched", "control_issue", K_INT, F(control_issue), 0, 16, "issue slots per control statement (assignment, branch)" },
     { "sched", "control_latency", K_INT, F(control_latency), 0, 1000, "cycles from the start of a control statement (assignment, branch, loop step) until the warp's next operation may start: its instructions form a dependent chain; hidden when other warps issue" },
     { "sched", "addr_issue", K_INT, F(addr_issue), 0, 64, "integer instructions a load or store spends computing its address before the memory instruction" },
@@ -288,11 +291,14 @@ static bool set_field(ArchParams *a, const KeyDef *def, const char *value, const
                     def->section, def->key, value);
         return false;
     case K_POLICY:
-        if (strcmp(value, "lrr") == 0 || strcmp(value, "gto") == 0) {
-            *(SchedPolicy *) field = strcmp(value, "lrr") == 0 ? SCHED_LRR : SCHED_GTO;
-            return true;
+        for (size_t k = 0; k < G_N_ELEMENTS(policy_names); k++) {
+            if (strcmp(value, policy_names[k]) == 0) {
+                *(SchedPolicy *) field = (SchedPolicy) k;
+                return true;
+            }
         }
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: sched.policy must be lrr or gto, not '%s'", where, value);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: sched.policy must be lrr, gto or oldest, not '%s'", where,
+                    value);
         return false;
     case K_SOURCE:
         if (strcmp(value, "dram") == 0 || strcmp(value, "l2") == 0) {
@@ -850,7 +856,7 @@ char *arch_key_value(const ArchParams *a, guint i)
     case K_BOOL:
         return g_strdup(*(const bool *) field ? "true" : "false");
     case K_POLICY:
-        return g_strdup(*(const SchedPolicy *) field == SCHED_LRR ? "lrr" : "gto");
+        return g_strdup(policy_names[*(const SchedPolicy *) field]);
     case K_SOURCE:
         return g_strdup(*(const MemSource *) field == MEM_SOURCE_DRAM ? "dram" : "l2");
     }

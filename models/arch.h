@@ -12,8 +12,9 @@
 #define ARCH_MAX_CLASSES 12
 
 typedef enum {
-    SCHED_LRR,  /* loose round-robin */
-    SCHED_GTO   /* greedy then oldest */
+    SCHED_LRR,    /* loose round-robin */
+    SCHED_GTO,    /* greedy then oldest */
+    SCHED_OLDEST  /* oldest first: the lowest warp id that can issue */
 } SchedPolicy;
 
 typedef enum {

@@ -46,7 +46,8 @@ static void remove_at(Scheduler *s, int32_t i)
 int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out)
 {
     int32_t n = s->nready;
-    g_assert(!s->by_mask || policy == SCHED_LRR);
+    int32_t last = s->last;
+    g_assert(!s->by_mask || policy != SCHED_GTO);
     if (s->by_mask) {
         /* Ascending ids, which the LRR sort below rotates. */
         int32_t k = 0;
@@ -67,14 +68,18 @@ int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out)
         }
         return n;
     }
-    /* Loose round-robin: ascending ids after the last one, then wrapping. */
+    /* Loose round-robin: ascending ids after the last one, then wrapping;
+     * oldest first: ascending ids (last = -1 takes them all unwrapped). */
+    if (policy == SCHED_OLDEST) {
+        last = -1;
+    }
     for (int32_t i = 1; i < n; i++) {
         int32_t w = out[i];
         int32_t j = i;
-        int32_t kw = w > s->last ? w : w + (1 << 30);
+        int32_t kw = w > last ? w : w + (1 << 30);
         while (j > 0) {
             int32_t p = out[j - 1];
-            int32_t kp = p > s->last ? p : p + (1 << 30);
+            int32_t kp = p > last ? p : p + (1 << 30);
             if (kp <= kw) {
                 break;
             }

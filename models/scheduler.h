@@ -4,9 +4,12 @@
  * with its own scheduler that issues at most one warp instruction per
  * cycle from the warps assigned to it (warp i goes to sub-partition
  * i mod 4).  Among ready warps it picks by policy: loose round-robin (the
- * next ready warp after the last one issued) or greedy-then-oldest (keep
+ * next ready warp after the last one issued), greedy-then-oldest (keep
  * issuing the last warp while it is ready, else the one that has waited
- * longest).  Each instruction class has an issue interval on its pipe
+ * longest) or oldest first (the oldest warp that is ready: warps of one
+ * sub-partition running independent instructions end one after another,
+ * the oldest first, as scripts/calib/sched.cu measures on the H100 and the
+ * H200).  Each instruction class has an issue interval on its pipe
  * (arch [inst.*] interval): a second instruction of the class waits for it.
  * Sources: NVIDIA A100 and H100 whitepapers (four sub-partitions, one
  * dispatch per clock); Rogers et al., "Cache-Conscious Wavefront
@@ -16,12 +19,12 @@
 #include "models/arch.h"
 
 /* The ready warps are kept one of two ways.  A list in arrival order
- * (`ready`), which GTO's ranks need, or, for LRR on a sub-partition of at
- * most 64 warps (scheduler_use_mask), a bitmask over the sub-partition's
- * warps: LRR ranks by warp id, so the policy order is the bits' order
- * rotated past the last warp issued, an issue clears a bit and a return
- * sets one, with no list to search or shift.  In mask mode `ready` is not
- * kept. */
+ * (`ready`), which GTO's ranks need, or, for LRR and oldest first on a
+ * sub-partition of at most 64 warps (scheduler_use_mask), a bitmask over
+ * the sub-partition's warps: both rank by warp id, so the policy order is
+ * the bits' order (for LRR rotated past the last warp issued), an issue
+ * clears a bit and a return sets one, with no list to search or shift.  In
+ * mask mode `ready` is not kept. */
 typedef struct {
     int32_t *ready;      /* warp ids of runnable warps, in the order they arrived (list mode) */
     int32_t nready;      /* ready warps (both modes) */
@@ -92,6 +95,10 @@ static inline int64_t scheduler_rank(SchedPolicy policy, int32_t last, int32_t w
     if (policy == SCHED_GTO) {
         /* The last warp first, then by age (arrival order). */
         return warp == last ? -1 : pos;
+    }
+    if (policy == SCHED_OLDEST) {
+        /* Warp ids follow launch order: the lowest is the oldest. */
+        return warp;
     }
     /* Loose round-robin: ascending ids after the last one, then wrapping. */
     return warp > last ? warp : (int64_t) warp + (1 << 30);

@@ -385,7 +385,8 @@ G_ALWAYS_INLINE static inline bool visit_mask(Sm *sm, Scheduler *s, SimCycle now
             (void) cached_ready_time(sm, s, scheduler_slot_warp(s, __builtin_ctzll(m)), now);
         }
     }
-    int32_t split = s->last_slot + 1;
+    /* Oldest first never wraps: every bit is "above" the split. */
+    int32_t split = sm->arch.policy == SCHED_OLDEST ? 0 : s->last_slot + 1;
     uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
     /* Both parts as read now: a visited warp may return to the mask. */
     uint64_t wrapped = s->mask & ~above;
@@ -801,7 +802,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
         /* Warp w goes to sub-partition w mod subpartitions (below). */
         int32_t count = (int32_t) ((sm->nwarps - i + arch->subpartitions - 1) / arch->subpartitions);
-        if (arch->policy == SCHED_LRR && count <= 64) {
+        if ((arch->policy == SCHED_LRR || arch->policy == SCHED_OLDEST) && count <= 64) {
             scheduler_use_mask(&sm->smsp[i], (int32_t) i, (int32_t) arch->subpartitions, count);
         }
     }

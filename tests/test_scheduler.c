@@ -1,4 +1,4 @@
-/* test_scheduler.c: the LRR and GTO policies, as the SM's arbitration uses
+/* test_scheduler.c: the LRR, GTO and oldest-first policies, as the SM's arbitration uses
  * them (models/sm.c: scheduler_order, then scheduler_take of the first
  * warp that can issue). */
 #include "test_util.h"
@@ -106,6 +106,35 @@ START_TEST(loose_round_robin_mask)
 }
 END_TEST
 
+/* Oldest first: the lowest warp id that is ready, whatever issued last,
+ * in list and in mask mode. */
+START_TEST(oldest_first)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        Scheduler s;
+        scheduler_init(&s, 16, 1);
+        if (mode == 1) {
+            scheduler_use_mask(&s, 1, 4, 4);  /* warps 1, 5, 9, 13 */
+        }
+        scheduler_enqueue(&s, 9);
+        scheduler_enqueue(&s, 5);
+        scheduler_enqueue(&s, 13);
+        int32_t order[8];
+        ck_assert_int_eq(scheduler_order(&s, SCHED_OLDEST, order), 3);
+        ck_assert_int_eq(order[0], 5);
+        ck_assert_int_eq(order[1], 9);
+        ck_assert_int_eq(order[2], 13);
+        ck_assert_int_eq(first(&s, SCHED_OLDEST), 5);
+        scheduler_enqueue(&s, 5);
+        ck_assert_int_eq(first(&s, SCHED_OLDEST), 5);  /* again: no rotation */
+        scheduler_enqueue(&s, 1);
+        ck_assert_int_eq(first(&s, SCHED_OLDEST), 1);  /* an older one returns */
+        ck_assert_int_eq(first(&s, SCHED_OLDEST), 9);
+        scheduler_clear(&s);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scheduler");
@@ -113,6 +142,7 @@ int main(void)
     tcase_add_test(tc, loose_round_robin);
     tcase_add_test(tc, greedy_then_oldest);
     tcase_add_test(tc, loose_round_robin_mask);
+    tcase_add_test(tc, oldest_first);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -107,6 +107,35 @@ START_TEST(invariant_divisions_leave_the_loop)
 }
 END_TEST
 
+/* The scheduler's policy: two warps a sub-partition (8 warps, 4
+ * sub-partitions) each issue 64 FFMAs in 8 independent chains.  Oldest
+ * first runs warps 0-3 to their ends before 4-7 issue (scripts/calib/
+ * sched.cu: the older warp ends a whole run earlier), loose round-robin
+ * interleaves them (both end together).  Returns the warp-cycles warps
+ * 0-3 spent exited, minus warps 4-7's. */
+static int64_t earlier_end(const char *policy)
+{
+    g_autofree char *set = g_strdup_printf("sched.policy=%s", policy);
+    const char *sets[] = { set, NULL };
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, "smpipe 1\nblock 256\ncompute(ffma, 64, 8)\n", sets), "%s", tr.msg ? tr.msg : "");
+    const SimStats *st = tr_stats(&tr);
+    int64_t d = 0;
+    for (int w = 0; w < 8; w++) {
+        d += (w < 4 ? 1 : -1) * (int64_t) st->warp_state[w * WS__COUNT + WS_EXITED];
+    }
+    test_run_clear(&tr);
+    return d;
+}
+
+START_TEST(oldest_first_runs_the_oldest_warp_to_its_end)
+{
+    /* Each of warps 0-3 waits 64 cycles less for the end. */
+    ck_assert_int_ge(earlier_end("oldest"), 4 * 60);
+    ck_assert_int_le(earlier_end("lrr"), 4 * 4);
+}
+END_TEST
+
 /* A loop whose passes the compiler knows, up to sched.unroll_max of them,
  * loses its control (head, step, back jump) and the assignments that only
  * add multiples of its counter to invariants; a longer loop, or one whose
@@ -253,6 +282,7 @@ int main(void)
     tcase_add_test(tc, computed_trip_loops_pay_their_prologue);
     tcase_add_test(tc, issue_cycles_go_to_their_own_line);
     tcase_add_test(tc, mma_kernels_run_at_their_clock);
+    tcase_add_test(tc, oldest_first_runs_the_oldest_warp_to_its_end);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -142,20 +142,28 @@ START_TEST(two_warps_share_a_scheduler)
      * the IMAD pipe.  Each has 4 independent IMADs; together they need 8
      * pipe slots 2 cycles apart on scheduler 0: cycles 0..14; exit at 15.
      * Sum over the two: 8 issuing, the rest waiting for the pipe or
-     * not selected. */
-    TestRun tr;
-    const SimStats *s = run_ok(&tr, "smpipe 1\nblock 160\ncompute(imad, 4, 4)\n", NULL);
-    ck_assert_uint_eq(s->cycles, 15);
-    uint64_t w0 = 0, w4 = 0;
-    for (int k = 0; k < WS__COUNT; k++) {
-        if (k != WS_EXITED) {
-            w0 += s->warp_state[0 * WS__COUNT + k];
-            w4 += s->warp_state[4 * WS__COUNT + k];
+     * not selected.  Round-robin alternates them (one finishes at 13, the
+     * other at 15); oldest first issues warp 0's four first (it finishes
+     * at 7). */
+    const char *lrr[] = { "sched.policy=lrr", NULL };
+    const char *oldest[] = { "sched.policy=oldest", NULL };
+    const char *const *policies[] = { lrr, oldest };
+    const uint64_t both[] = { 13 + 15, 7 + 15 };
+    for (int p = 0; p < 2; p++) {
+        TestRun tr;
+        const SimStats *s = run_ok(&tr, "smpipe 1\nblock 160\ncompute(imad, 4, 4)\n", policies[p]);
+        ck_assert_uint_eq(s->cycles, 15);
+        uint64_t w0 = 0, w4 = 0;
+        for (int k = 0; k < WS__COUNT; k++) {
+            if (k != WS_EXITED) {
+                w0 += s->warp_state[0 * WS__COUNT + k];
+                w4 += s->warp_state[4 * WS__COUNT + k];
+            }
         }
+        ck_assert_uint_eq(s->warp_state[0 * WS__COUNT + WS_ISSUING] + s->warp_state[4 * WS__COUNT + WS_ISSUING], 8);
+        ck_assert_uint_eq(w0 + w4, both[p]);
+        test_run_clear(&tr);
     }
-    ck_assert_uint_eq(s->warp_state[0 * WS__COUNT + WS_ISSUING] + s->warp_state[4 * WS__COUNT + WS_ISSUING], 8);
-    ck_assert_uint_eq(w0 + w4, 13 + 15); /* one finishes at 13, the other at 15 */
-    test_run_clear(&tr);
 }
 END_TEST
 

@@ -339,6 +339,36 @@ def loaded_l2(smpipe, gpu, extra):
     return errs
 
 
+def sched(smpipe, gpu, extra):
+    """sched.cu: W warps a sub-partition run K independent FFMAs from the same
+    start; the spread of their ends (latest minus earliest, a sub-partition)
+    says whether the scheduler keeps issuing one warp (about the others'
+    work) or rotates (about 0).  The model's end of a warp is the run's
+    cycles less its `exited` warp-cycles (--by warp).  None without a
+    measurement."""
+    if not os.path.exists(os.path.join(MICRO, "sched_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "sched")
+    print("| case | measured span | simulated | measured end spread | simulated |")
+    print("| --- | --- | --- | --- | --- |")
+    for k in (256, 1024):
+        for w in (1, 2, 4, 8):
+            key = "sched.W%d.K%d" % (w, k)
+            cmd = [smpipe, "run", os.path.join(ROOT, "scripts", "calib", "replay", "sched.trace"), "-q", "--json", "-",
+                   "--no-race-check", "--by", "warp", "--arch", gpu, "--set", "W=%d" % w, "--set", "K=%d" % k]
+            r = subprocess.run(cmd + extra, cwd=ROOT, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit("replay.py: %s failed:\n%s" % (" ".join(cmd + extra), r.stderr))
+            doc = json.loads(r.stdout)
+            ends = [doc["cycles"] - wd["exited"] for wd in doc["by_warp"]]
+            spreads = sorted(max(ends[sp::4]) - min(ends[sp::4]) for sp in range(4))
+            spans = sorted(ends)
+            print("| `%s` | %.0f | %.0f | %.0f | %.0f |" % (key, meas[key + ".span"], spans[len(spans) // 2],
+                                                          meas[key + ".end_spread"], spreads[len(spreads) // 2]))
+    print()
+    return True
+
+
 def wback(smpipe, gpu, extra):
     """wback.cu: loaded.cu's stream with stores (16 warps, 4 groups of 512
     bytes in flight a warp, N copies a warp) after an L2 flush or launched
@@ -388,6 +418,7 @@ def main():
     if os.path.exists(os.path.join(MICRO, "wback_%s.txt" % a.gpu)):
         wback(a.smpipe, a.gpu, a.extra)
     loaded_l2(a.smpipe, a.gpu, a.extra)
+    sched(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
