@@ -71,15 +71,6 @@ bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, Sim
     return true;
 }
 
-bool warp_eval_uniform(const Warp *w, LaneMask m, const ExprNode *n, int64_t *out)
-{
-    if (n->varying || m == 0) {
-        return false;
-    }
-    SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
-    return sim_eval_uniform(n, &env, out);
-}
-
 bool warp_eval_same(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, const char *what, int64_t *out)
 {
     SimLaneValue v;
