@@ -32,6 +32,8 @@ typedef struct {
     int32_t stride;      /* mask mode: the step between its warp ids */
     int32_t stride_shift; /* mask mode: log2(stride) when a power of two, else -1 */
     int32_t last_slot;   /* mask mode: the bit of `last`, -1 at start */
+    int32_t slot_warp[64]; /* mask mode: first + j x stride for each bit j, read
+                          * by every visit and scan of a decision */
     SimCycle next_free;  /* first cycle the scheduler can issue again */
     int32_t last;        /* warp issued last, -1 at start */
     SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another;
@@ -56,7 +58,7 @@ static inline int32_t scheduler_slot(const Scheduler *s, int32_t warp)
 /* The warp of bit `slot` in mask mode. */
 static inline int32_t scheduler_slot_warp(const Scheduler *s, int32_t slot)
 {
-    return s->first + slot * s->stride;
+    return s->slot_warp[slot];
 }
 
 void scheduler_enqueue_list(Scheduler *s, int32_t warp);
