@@ -34,6 +34,9 @@ typedef struct {
     int32_t last_slot;   /* mask mode: the bit of `last`, -1 at start */
     int32_t slot_warp[64]; /* mask mode: first + j x stride for each bit j, read
                           * by every visit and scan of a decision */
+    SimCycle slot_base[64]; /* mask mode: Sm.ready_base of each bit's warp, by bit,
+                          * for the scans of a decision (sm.c's cache_ready) */
+    int32_t slot_cls[64];  /* mask mode: Sm.ready_cls of each bit's warp, by bit */
     SimCycle next_free;  /* first cycle the scheduler can issue again */
     int32_t last;        /* warp issued last, -1 at start */
     SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another;

@@ -194,6 +194,12 @@ static void cache_ready(Sm *sm, Warp *w)
     }
     sm->ready_base[w->id] = base;
     sm->ready_cls[w->id] = cls;
+    Scheduler *sched = &sm->smsp[w->smsp];
+    if (sched->by_mask) {
+        int32_t slot = scheduler_slot(sched, w->id);
+        sched->slot_base[slot] = base;
+        sched->slot_cls[slot] = cls;
+    }
 }
 
 /* Under check_invariants: the cached ready time t of warp w, if queued,
@@ -355,12 +361,12 @@ G_ALWAYS_INLINE static inline int visit_bits(Sm *sm, Scheduler *s, uint64_t bits
     while (bits != 0) {
         int32_t slot = __builtin_ctzll(bits);
         bits &= bits - 1;
-        int32_t id = scheduler_slot_warp(s, slot);
-        /* cached_ready_time(sm, s, id, now) > now, without the clock. */
-        if (MAX(sm->ready_base[id], s->pipe_free[sm->ready_cls[id]]) > now) {
+        /* cached_ready_time(sm, s, id, now) > now, without the clock,
+         * from the bit's copy of the cache. */
+        if (MAX(s->slot_base[slot], s->pipe_free[s->slot_cls[slot]]) > now) {
             continue;
         }
-        Warp *w = &sm->warps[id];
+        Warp *w = &sm->warps[scheduler_slot_warp(s, slot)];
         catch_up(sm, w, now, checks);
         scheduler_take_slot(s, slot);
         int issued = issue_taken(sm, s, w, now);
@@ -434,14 +440,17 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
     if (s->by_mask) {
         if (G_UNLIKELY(checks)) {
             for (uint64_t m = s->mask; m != 0; m &= m - 1) {
-                int32_t id = scheduler_slot_warp(s, __builtin_ctzll(m));
+                int32_t slot = __builtin_ctzll(m);
+                int32_t id = scheduler_slot_warp(s, slot);
                 g_assert(sm->warps[id].queued);
+                g_assert(s->slot_base[slot] == base[id] && s->slot_cls[slot] == cls[id]);
                 (void) cached_ready_time(sm, s, id, now);
             }
         }
         for (uint64_t m = scan ? s->mask : 0; m != 0; m &= m - 1) {
-            int32_t id = scheduler_slot_warp(s, __builtin_ctzll(m));
-            SimCycle t = MAX(base[id], pipe_free[cls[id]]);
+            /* The bit's copy of the cache (cache_ready). */
+            int32_t slot = __builtin_ctzll(m);
+            SimCycle t = MAX(s->slot_base[slot], pipe_free[s->slot_cls[slot]]);
             if (t < next) {
                 next = t;
                 if (next <= floor) {
