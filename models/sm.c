@@ -244,16 +244,18 @@ static G_GNUC_NO_INLINE void check_issue_cache(Sm *sm, Warp *w, SimCycle eligibl
  * selected; from now on it is issuing (warp_issue goes on from there).
  * Nothing changes the warp's path meanwhile: its role is asked once.
  * Inlined in each decision's visit: called, it costs more than it does.
+ * `pipe` is the warp's cached issue time without the clock,
+ * MAX(ready_base, pipe_free[ready_cls]), which the visit has read;
  * `checks` is opt.check_invariants (see arbitrate). */
-G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now, bool checks)
+G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now, SimCycle pipe, bool checks)
 {
     const Split *s = &w->split[w->focus];
     SimRole role = sm_warp_role(w);
     SimCycle eligible = MAX(s->ready_at, w->busy_until);
     if (eligible < now) {
-        /* warp_issue_time(sm, w, eligible), from the cache: ready_base is
-         * eligible or, for a started chain, the chain's input if later. */
-        SimCycle pipe = MAX(sm->ready_base[w->id], sm->smsp[w->smsp].pipe_free[sm->ready_cls[w->id]]);
+        /* pipe is warp_issue_time(sm, w, eligible), from the cache:
+         * ready_base is eligible or, for a started chain, the chain's
+         * input if later. */
         if (G_UNLIKELY(checks)) {
             check_issue_cache(sm, w, eligible, pipe);
         }
@@ -336,7 +338,7 @@ G_ALWAYS_INLINE static inline bool visit_list(Sm *sm, Scheduler *s, SimCycle now
             return true;
         }
         visited = best_rank;
-        catch_up(sm, w, now, checks);
+        catch_up(sm, w, now, MAX(sm->ready_base[w->id], s->pipe_free[sm->ready_cls[w->id]]), checks);
         /* On the first visit the list is as it was read: no search. */
         scheduler_take_at(s, w->id, best_pos);
         int issued = issue_taken(sm, s, w, now);
@@ -363,11 +365,12 @@ G_ALWAYS_INLINE static inline int visit_bits(Sm *sm, Scheduler *s, uint64_t bits
         bits &= bits - 1;
         /* cached_ready_time(sm, s, id, now) > now, without the clock,
          * from the bit's copy of the cache. */
-        if (MAX(s->slot_base[slot], s->pipe_free[s->slot_cls[slot]]) > now) {
+        SimCycle pipe = MAX(s->slot_base[slot], s->pipe_free[s->slot_cls[slot]]);
+        if (pipe > now) {
             continue;
         }
         Warp *w = &sm->warps[scheduler_slot_warp(s, slot)];
-        catch_up(sm, w, now, checks);
+        catch_up(sm, w, now, pipe, checks);
         scheduler_take_slot(s, slot);
         int issued = issue_taken(sm, s, w, now);
         if (issued != 0) {
