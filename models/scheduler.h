@@ -66,12 +66,19 @@ static inline int32_t scheduler_slot_warp(const Scheduler *s, int32_t slot)
 
 void scheduler_enqueue_list(Scheduler *s, int32_t warp);
 
+/* Mask mode: adds the warp of bit `slot` to the ready warps (it must not
+ * be there). */
+static inline void scheduler_enqueue_slot(Scheduler *s, int32_t slot)
+{
+    s->mask |= UINT64_C(1) << slot;
+    s->nready++;
+}
+
 /* Adds warp to the ready warps (it must not be there). */
 static inline void scheduler_enqueue(Scheduler *s, int32_t warp)
 {
     if (s->by_mask) {
-        s->mask |= UINT64_C(1) << scheduler_slot(s, warp);
-        s->nready++;
+        scheduler_enqueue_slot(s, scheduler_slot(s, warp));
         return;
     }
     scheduler_enqueue_list(s, warp);

@@ -176,9 +176,11 @@ static SimCycle ready_time_of(Sm *sm, Warp *w, SimCycle now)
 }
 
 /* Caches the parts of a warp's ready time that only its own issue changes
- * (ready_base, ready_cls); ready_time adds its sub-partition's pipe.  It
- * mirrors warp_issue_time. */
-static void cache_ready(Sm *sm, Warp *w)
+ * (ready_base, ready_cls, and in mask mode their copies by bit, whose bit
+ * is *slot); cached_ready_time adds its sub-partition's pipe.  It mirrors
+ * warp_issue_time.  Returns the warp's issue time without the clock,
+ * MAX(ready_base, pipe_free[ready_cls]). */
+static inline SimCycle cache_ready(Sm *sm, Scheduler *sched, Warp *w, int32_t *slot)
 {
     const Split *s = &w->split[w->focus];
     const Op *op = sm_op(sm, s->pc);
@@ -194,12 +196,12 @@ static void cache_ready(Sm *sm, Warp *w)
     }
     sm->ready_base[w->id] = base;
     sm->ready_cls[w->id] = cls;
-    Scheduler *sched = &sm->smsp[w->smsp];
     if (sched->by_mask) {
-        int32_t slot = scheduler_slot(sched, w->id);
-        sched->slot_base[slot] = base;
-        sched->slot_cls[slot] = cls;
+        *slot = scheduler_slot(sched, w->id);
+        sched->slot_base[*slot] = base;
+        sched->slot_cls[*slot] = cls;
     }
+    return MAX(base, sched->pipe_free[cls]);
 }
 
 /* Under check_invariants: the cached ready time t of warp w, if queued,
@@ -223,11 +225,6 @@ static inline SimCycle cached_ready_time(Sm *sm, const Scheduler *s, int32_t id,
         check_ready_cache(sm, &sm->warps[id], now, t);
     }
     return t;
-}
-
-static inline SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
-{
-    return cached_ready_time(sm, &sm->smsp[w->smsp], w->id, now);
 }
 
 /* Under check_invariants: queued warp w's issue time from cycle
@@ -511,9 +508,23 @@ void sm_warp_schedule(Sm *sm, Warp *w)
         return;
     }
     w->queued = true;
-    cache_ready(sm, w);
-    scheduler_enqueue(&sm->smsp[w->smsp], w->id);
-    request_arbitration(sm, w->smsp, ready_time(sm, w, sm->engine.now));
+    Scheduler *sched = &sm->smsp[w->smsp];
+    int32_t slot = -1;
+    SimCycle ready = cache_ready(sm, sched, w, &slot);
+    if (sched->by_mask) {
+        /* scheduler_enqueue, with the bit cache_ready found. */
+        scheduler_enqueue_slot(sched, slot);
+    } else {
+        scheduler_enqueue_list(sched, w->id);
+    }
+    /* cached_ready_time(sm, sched, w->id, now), from the parts just
+     * cached. */
+    SimCycle now = sm->engine.now;
+    SimCycle t = MAX(now, ready);
+    if (G_UNLIKELY(sm->opt.check_invariants)) {
+        check_ready_cache(sm, w, now, t);
+    }
+    request_arbitration(sm, w->smsp, t);
 }
 
 /* A blocked split's wake timer fired: it runs again. */
