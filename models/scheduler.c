@@ -21,6 +21,9 @@ void scheduler_use_mask(Scheduler *s, int32_t first, int32_t stride, int32_t cou
     s->first = first;
     s->stride = stride;
     s->stride_shift = (stride & (stride - 1)) == 0 ? __builtin_ctz((unsigned) stride) : -1;
+    for (int32_t j = 0; j < 64; j++) {
+        s->slot_warp[j] = first + j * stride;
+    }
 }
 
 void scheduler_clear(Scheduler *s)

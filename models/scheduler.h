@@ -35,6 +35,11 @@ typedef struct {
     int32_t stride;      /* mask mode: the step between its warp ids */
     int32_t stride_shift; /* mask mode: log2(stride) when a power of two, else -1 */
     int32_t last_slot;   /* mask mode: the bit of `last`, -1 at start */
+    int32_t slot_warp[64]; /* mask mode: first + j x stride for each bit j, read
+                          * by every visit and scan of a decision */
+    SimCycle slot_base[64]; /* mask mode: Sm.ready_base of each bit's warp, by bit,
+                          * for the scans of a decision (sm.c's cache_ready) */
+    int32_t slot_cls[64];  /* mask mode: Sm.ready_cls of each bit's warp, by bit */
     SimCycle next_free;  /* first cycle the scheduler can issue again */
     int32_t last;        /* warp issued last, -1 at start */
     SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another;
@@ -59,17 +64,24 @@ static inline int32_t scheduler_slot(const Scheduler *s, int32_t warp)
 /* The warp of bit `slot` in mask mode. */
 static inline int32_t scheduler_slot_warp(const Scheduler *s, int32_t slot)
 {
-    return s->first + slot * s->stride;
+    return s->slot_warp[slot];
 }
 
 void scheduler_enqueue_list(Scheduler *s, int32_t warp);
+
+/* Mask mode: adds the warp of bit `slot` to the ready warps (it must not
+ * be there). */
+static inline void scheduler_enqueue_slot(Scheduler *s, int32_t slot)
+{
+    s->mask |= UINT64_C(1) << slot;
+    s->nready++;
+}
 
 /* Adds warp to the ready warps (it must not be there). */
 static inline void scheduler_enqueue(Scheduler *s, int32_t warp)
 {
     if (s->by_mask) {
-        s->mask |= UINT64_C(1) << scheduler_slot(s, warp);
-        s->nready++;
+        scheduler_enqueue_slot(s, scheduler_slot(s, warp));
         return;
     }
     scheduler_enqueue_list(s, warp);

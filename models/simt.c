@@ -42,7 +42,7 @@ int32_t simt_split_new(Warp *w)
     return -1;
 }
 
-void simt_refocus(Warp *w)
+void simt_refocus_slow(Warp *w)
 {
     Split *f = &w->split[w->focus];
     if (f->status == SPLIT_RUNNABLE) {
@@ -140,7 +140,7 @@ static int32_t try_merge(Warp *w, int32_t f)
     return keep;
 }
 
-int32_t simt_goto(Warp *w, int32_t si, int32_t pc, SimCycle t)
+int32_t simt_goto_slow(Warp *w, int32_t si, int32_t pc, SimCycle t)
 {
     Split *s = &w->split[si];
     s->pc = pc;

@@ -15,11 +15,33 @@
 int32_t simt_frame_new(Warp *w, int32_t join, LaneMask mask, int32_t parent);
 /* A free split slot, cleared, or -1. */
 int32_t simt_split_new(Warp *w);
+void simt_refocus_slow(Warp *w);
+int32_t simt_goto_slow(Warp *w, int32_t si, int32_t pc, SimCycle t);
+
 /* Picks the split the warp should run (after its focus stopped). */
-void simt_refocus(Warp *w);
+static inline void simt_refocus(Warp *w)
+{
+    /* A runnable focus stays (simt_refocus_slow's first test), the usual
+     * case after an issue: without a call. */
+    if (w->split[w->focus].status != SPLIT_RUNNABLE) {
+        simt_refocus_slow(w);
+    }
+}
+
 /* Moves split si to pc; if that is its reconvergence point it parks there
  * and may merge.  Returns the split now holding its lanes. */
-int32_t simt_goto(Warp *w, int32_t si, int32_t pc, SimCycle t);
+static inline int32_t simt_goto(Warp *w, int32_t si, int32_t pc, SimCycle t)
+{
+    Split *s = &w->split[si];
+    if (s->frame >= 0 && w->frames[s->frame].join == pc) {
+        return simt_goto_slow(w, si, pc, t);
+    }
+    /* Not at its reconvergence point: simt_goto_slow's moves, without
+     * its loop and a call. */
+    s->pc = pc;
+    s->step = 0;
+    return si;
+}
 /* Re-examines every frame after lanes exited: merges may now complete. */
 void simt_recheck_merges(Warp *w, SimCycle t);
 /* The invariants of a warp's paths and frames, between two issues:

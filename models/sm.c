@@ -176,9 +176,11 @@ static SimCycle ready_time_of(Sm *sm, Warp *w, SimCycle now)
 }
 
 /* Caches the parts of a warp's ready time that only its own issue changes
- * (ready_base, ready_cls); ready_time adds its sub-partition's pipe.  It
- * mirrors warp_issue_time. */
-static void cache_ready(Sm *sm, Warp *w)
+ * (ready_base, ready_cls, and in mask mode their copies by bit, whose bit
+ * is *slot); cached_ready_time adds its sub-partition's pipe.  It mirrors
+ * warp_issue_time.  Returns the warp's issue time without the clock,
+ * MAX(ready_base, pipe_free[ready_cls]). */
+static inline SimCycle cache_ready(Sm *sm, Scheduler *sched, Warp *w, int32_t *slot)
 {
     const Split *s = &w->split[w->focus];
     const Op *op = sm_op(sm, s->pc);
@@ -194,6 +196,12 @@ static void cache_ready(Sm *sm, Warp *w)
     }
     sm->ready_base[w->id] = base;
     sm->ready_cls[w->id] = cls;
+    if (sched->by_mask) {
+        *slot = scheduler_slot(sched, w->id);
+        sched->slot_base[*slot] = base;
+        sched->slot_cls[*slot] = cls;
+    }
+    return MAX(base, sched->pipe_free[cls]);
 }
 
 /* Under check_invariants: the cached ready time t of warp w, if queued,
@@ -219,11 +227,6 @@ static inline SimCycle cached_ready_time(Sm *sm, const Scheduler *s, int32_t id,
     return t;
 }
 
-static inline SimCycle ready_time(Sm *sm, Warp *w, SimCycle now)
-{
-    return cached_ready_time(sm, &sm->smsp[w->smsp], w->id, now);
-}
-
 /* Under check_invariants: queued warp w's issue time from cycle
  * `eligible` on, as the cache gives it, is t. */
 static G_GNUC_NO_INLINE void check_issue_cache(Sm *sm, Warp *w, SimCycle eligible, SimCycle t)
@@ -238,16 +241,18 @@ static G_GNUC_NO_INLINE void check_issue_cache(Sm *sm, Warp *w, SimCycle eligibl
  * selected; from now on it is issuing (warp_issue goes on from there).
  * Nothing changes the warp's path meanwhile: its role is asked once.
  * Inlined in each decision's visit: called, it costs more than it does.
+ * `pipe` is the warp's cached issue time without the clock,
+ * MAX(ready_base, pipe_free[ready_cls]), which the visit has read;
  * `checks` is opt.check_invariants (see arbitrate). */
-G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now, bool checks)
+G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now, SimCycle pipe, bool checks)
 {
     const Split *s = &w->split[w->focus];
     SimRole role = sm_warp_role(w);
     SimCycle eligible = MAX(s->ready_at, w->busy_until);
     if (eligible < now) {
-        /* warp_issue_time(sm, w, eligible), from the cache: ready_base is
-         * eligible or, for a started chain, the chain's input if later. */
-        SimCycle pipe = MAX(sm->ready_base[w->id], sm->smsp[w->smsp].pipe_free[sm->ready_cls[w->id]]);
+        /* pipe is warp_issue_time(sm, w, eligible), from the cache:
+         * ready_base is eligible or, for a started chain, the chain's
+         * input if later. */
         if (G_UNLIKELY(checks)) {
             check_issue_cache(sm, w, eligible, pipe);
         }
@@ -330,7 +335,7 @@ G_ALWAYS_INLINE static inline bool visit_list(Sm *sm, Scheduler *s, SimCycle now
             return true;
         }
         visited = best_rank;
-        catch_up(sm, w, now, checks);
+        catch_up(sm, w, now, MAX(sm->ready_base[w->id], s->pipe_free[sm->ready_cls[w->id]]), checks);
         /* On the first visit the list is as it was read: no search. */
         scheduler_take_at(s, w->id, best_pos);
         int issued = issue_taken(sm, s, w, now);
@@ -355,13 +360,14 @@ G_ALWAYS_INLINE static inline int visit_bits(Sm *sm, Scheduler *s, uint64_t bits
     while (bits != 0) {
         int32_t slot = __builtin_ctzll(bits);
         bits &= bits - 1;
-        int32_t id = scheduler_slot_warp(s, slot);
-        /* cached_ready_time(sm, s, id, now) > now, without the clock. */
-        if (MAX(sm->ready_base[id], s->pipe_free[sm->ready_cls[id]]) > now) {
+        /* cached_ready_time(sm, s, id, now) > now, without the clock,
+         * from the bit's copy of the cache. */
+        SimCycle pipe = MAX(s->slot_base[slot], s->pipe_free[s->slot_cls[slot]]);
+        if (pipe > now) {
             continue;
         }
-        Warp *w = &sm->warps[id];
-        catch_up(sm, w, now, checks);
+        Warp *w = &sm->warps[scheduler_slot_warp(s, slot)];
+        catch_up(sm, w, now, pipe, checks);
         scheduler_take_slot(s, slot);
         int issued = issue_taken(sm, s, w, now);
         if (issued != 0) {
@@ -435,14 +441,17 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
     if (s->by_mask) {
         if (G_UNLIKELY(checks)) {
             for (uint64_t m = s->mask; m != 0; m &= m - 1) {
-                int32_t id = scheduler_slot_warp(s, __builtin_ctzll(m));
+                int32_t slot = __builtin_ctzll(m);
+                int32_t id = scheduler_slot_warp(s, slot);
                 g_assert(sm->warps[id].queued);
+                g_assert(s->slot_base[slot] == base[id] && s->slot_cls[slot] == cls[id]);
                 (void) cached_ready_time(sm, s, id, now);
             }
         }
         for (uint64_t m = scan ? s->mask : 0; m != 0; m &= m - 1) {
-            int32_t id = scheduler_slot_warp(s, __builtin_ctzll(m));
-            SimCycle t = MAX(base[id], pipe_free[cls[id]]);
+            /* The bit's copy of the cache (cache_ready). */
+            int32_t slot = __builtin_ctzll(m);
+            SimCycle t = MAX(s->slot_base[slot], pipe_free[s->slot_cls[slot]]);
             if (t < next) {
                 next = t;
                 if (next <= floor) {
@@ -500,9 +509,23 @@ void sm_warp_schedule(Sm *sm, Warp *w)
         return;
     }
     w->queued = true;
-    cache_ready(sm, w);
-    scheduler_enqueue(&sm->smsp[w->smsp], w->id);
-    request_arbitration(sm, w->smsp, ready_time(sm, w, sm->engine.now));
+    Scheduler *sched = &sm->smsp[w->smsp];
+    int32_t slot = -1;
+    SimCycle ready = cache_ready(sm, sched, w, &slot);
+    if (sched->by_mask) {
+        /* scheduler_enqueue, with the bit cache_ready found. */
+        scheduler_enqueue_slot(sched, slot);
+    } else {
+        scheduler_enqueue_list(sched, w->id);
+    }
+    /* cached_ready_time(sm, sched, w->id, now), from the parts just
+     * cached. */
+    SimCycle now = sm->engine.now;
+    SimCycle t = MAX(now, ready);
+    if (G_UNLIKELY(sm->opt.check_invariants)) {
+        check_ready_cache(sm, w, now, t);
+    }
+    request_arbitration(sm, w->smsp, t);
 }
 
 /* A blocked split's wake timer fired: it runs again. */

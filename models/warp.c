@@ -71,15 +71,6 @@ bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, Sim
     return true;
 }
 
-bool warp_eval_uniform(const Warp *w, LaneMask m, const ExprNode *n, int64_t *out)
-{
-    if (n->varying || m == 0) {
-        return false;
-    }
-    SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
-    return sim_eval_uniform(n, &env, out);
-}
-
 bool warp_eval_same(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, const char *what, int64_t *out)
 {
     SimLaneValue v;
@@ -472,17 +463,15 @@ static SimWarpState idle_state(const Warp *w, SimCycle at)
         return WS_EXITED;
     }
     const Split *s = &w->split[w->focus];
-    switch (s->status) {
-    case SPLIT_RUNNABLE:
+    /* Tests in the order of their frequency (a warp that issued is
+     * usually runnable): the switch they replace took a jump table. */
+    if (s->status == SPLIT_RUNNABLE) {
         return s->ready_at > at ? s->wait_state : WS_NOT_SELECTED;
-    case SPLIT_BLOCKED:
-        return s->wait_state;
-    case SPLIT_PARKED:
-        return WS_DIVERGENT;
-    case SPLIT_FREE:
-        break;
     }
-    return WS_EXITED;
+    if (s->status == SPLIT_BLOCKED) {
+        return s->wait_state;
+    }
+    return s->status == SPLIT_PARKED ? WS_DIVERGENT : WS_EXITED;
 }
 
 const char *warp_barrier_name(const Sm *sm, int32_t mbar)

@@ -220,7 +220,14 @@ bool warp_eval(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, Sim
 /* n's value for every lane of m when n is uniform (!n->varying), m is not
  * empty and the evaluation does not fail, without a lane vector; false
  * otherwise (nothing reported: warp_eval then evaluates and reports). */
-bool warp_eval_uniform(const Warp *w, LaneMask m, const ExprNode *n, int64_t *out);
+static inline bool warp_eval_uniform(const Warp *w, LaneMask m, const ExprNode *n, int64_t *out)
+{
+    if (n->varying || m == 0) {
+        return false;
+    }
+    SimEvalEnv env = { w->vals, w->tid0, w->index, w->block };
+    return sim_eval_uniform(n, &env, out);
+}
 /* The value of a uniform-per-warp operand: all lanes of m must agree. */
 bool warp_eval_same(Sm *sm, Warp *w, LaneMask m, const Op *op, const ExprNode *n, const char *what, int64_t *out);
 /* Stores lanes m of val (or one value) into variable v. */

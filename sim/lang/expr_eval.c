@@ -247,6 +247,52 @@ static inline bool scalar_operand(const ExprNode *n, const SimEvalEnv *env, int6
     return scalar_eval(n, env, out);
 }
 
+/* a op b for scalar_eval, false where it fails; the commonest operators
+ * without a call: sim_arith_binary's checks and results (a failure falls
+ * back as any other).  Not for && and ||, which scalar_eval
+ * short-circuits. */
+static inline bool scalar_binary(int op, int64_t a, int64_t b, int64_t *out)
+{
+    switch (op) {
+    case '+':
+        return !__builtin_add_overflow(a, b, out);
+    case '-':
+        return !__builtin_sub_overflow(a, b, out);
+    case '*':
+        return !__builtin_mul_overflow(a, b, out);
+    case '<':
+        *out = a < b;
+        return true;
+    case '>':
+        *out = a > b;
+        return true;
+    case TK_LE:
+        *out = a <= b;
+        return true;
+    case TK_GE:
+        *out = a >= b;
+        return true;
+    case TK_EQ:
+        *out = a == b;
+        return true;
+    case TK_NE:
+        *out = a != b;
+        return true;
+    case '/':
+    case '%':
+        /* A positive divisor (a stage count): neither a division by zero
+         * nor INT64_MIN / -1, so sim_arith_binary's plain quotient or
+         * remainder. */
+        if (b > 0) {
+            *out = op == '/' ? a / b : a % b;
+            return true;
+        }
+        return sim_arith_binary(op, a, b, out) == SIM_ARITH_OK;
+    default:
+        return sim_arith_binary(op, a, b, out) == SIM_ARITH_OK;
+    }
+}
+
 /* Evaluates a node that no lane's value depends on (!n->varying): one
  * number, as the lane-by-lane evaluator's uniform result.  Returns false
  * where an operation fails (the lane-by-lane evaluator then reports it)
@@ -291,22 +337,98 @@ static bool scalar_eval(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
         if (!scalar_operand(n->b, env, &b)) {
             return false;
         }
-        /* The commonest operators without a call (sim_arith_binary's
-         * checks; a failure falls back as any other). */
-        switch (n->op) {
-        case '+':
-            return !__builtin_add_overflow(a, b, out);
-        case '-':
-            return !__builtin_sub_overflow(a, b, out);
-        case '*':
-            return !__builtin_mul_overflow(a, b, out);
-        default:
-            return sim_arith_binary(n->op, a, b, out) == SIM_ARITH_OK;
-        }
+        return scalar_binary(n->op, a, b, out);
     case EN_TERNARY:
         return scalar_operand(n->a, env, &a) && scalar_operand(a ? n->b : n->c, env, out);
     }
     g_assert_not_reached();
+}
+
+/* affine_eval of a varying variable whose first value slot is v. */
+static inline bool affine_var(const int64_t *v, SimAffine *out)
+{
+    int64_t stride;
+    if (__builtin_sub_overflow(v[1], v[0], &stride) || !affine_make(v[0], stride, false, out)) {
+        return false;
+    }
+    for (int l = 2; l < SIM_WARP_SIZE; l++) {
+        if (v[l] != v[0] + l * stride) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* affine_eval of an EN_TID node n. */
+static inline bool affine_tid(const ExprNode *n, const SimEvalEnv *env, SimAffine *out)
+{
+    int64_t first = env->tid0;
+    int64_t last = env->tid0 + SIM_WARP_SIZE - 1;
+    if (n->value == 0) {
+        return affine_make(first, 1, false, out);
+    }
+    /* (linear / op) % var: one value for the warp when the quotient does
+     * not change across it, consecutive ones when op is 1 and the
+     * remainder does not wrap. */
+    if (first >= 0 && first / n->op == last / n->op) {
+        return affine_make(program_index_value(n, first), 0, false, out);
+    }
+    if (first >= 0 && n->op == 1 && first % n->var + SIM_WARP_SIZE - 1 < n->var) {
+        return affine_make(program_index_value(n, first), 1, false, out);
+    }
+    return false;
+}
+
+/* affine_eval of op a (a unary node), a being its operand's closed form. */
+static inline bool affine_unary(int op, SimAffine a, SimAffine *out)
+{
+    if (a.uniform) {
+        int64_t r;
+        return sim_arith_unary(op, a.base, &r) == SIM_ARITH_OK && affine_make(r, 0, true, out);
+    }
+    if (op == '-') {
+        /* -v fails only for INT64_MIN, which can only be an end lane. */
+        int64_t last = a.base + (SIM_WARP_SIZE - 1) * a.stride;
+        return a.base != INT64_MIN && last != INT64_MIN && affine_make(-a.base, -a.stride, false, out);
+    }
+    if (a.stride == 0) {
+        int64_t r;
+        return sim_arith_unary(op, a.base, &r) == SIM_ARITH_OK && affine_make(r, 0, false, out);
+    }
+    return false;
+}
+
+/* affine_eval of a op b (a binary node other than && and ||), a and b
+ * being its operands' closed forms. */
+static inline bool affine_binary(int op, SimAffine a, SimAffine b, SimAffine *out)
+{
+    bool uniform = a.uniform && b.uniform;
+    int64_t base, stride;
+    switch (op) {
+    case '+':
+        return !__builtin_add_overflow(a.base, b.base, &base) &&
+               !__builtin_add_overflow(a.stride, b.stride, &stride) && affine_make(base, stride, uniform, out);
+    case '-':
+        return !__builtin_sub_overflow(a.base, b.base, &base) &&
+               !__builtin_sub_overflow(a.stride, b.stride, &stride) && affine_make(base, stride, uniform, out);
+    case '*':
+        if (a.stride != 0 && b.stride != 0) {
+            return false;
+        }
+        /* (a0 + l as) * b0 or a0 * (b0 + l bs): the exact products are
+         * affine, so representable ends mean no lane overflows. */
+        if (b.stride == 0) {
+            return !__builtin_mul_overflow(a.base, b.base, &base) &&
+                   !__builtin_mul_overflow(a.stride, b.base, &stride) && affine_make(base, stride, uniform, out);
+        }
+        return !__builtin_mul_overflow(a.base, b.base, &base) &&
+               !__builtin_mul_overflow(a.base, b.stride, &stride) && affine_make(base, stride, uniform, out);
+    default:
+        if (a.stride != 0 || b.stride != 0) {
+            return false;
+        }
+        return sim_arith_binary(op, a.base, b.base, &base) == SIM_ARITH_OK && affine_make(base, 0, uniform, out);
+    }
 }
 
 /* Evaluates n in closed form for all 32 lanes (see SimAffine).  Returns
@@ -329,57 +451,15 @@ static bool affine_eval(const ExprNode *n, const SimEvalEnv *env, SimAffine *out
     case EN_BLOCK_ID:
         /* Never varying: scalar_eval above took them. */
         return false;
-    case EN_VAR: {
-        const int64_t *v = env->vals + n->var;
-        int64_t stride;
-        if (__builtin_sub_overflow(v[1], v[0], &stride) || !affine_make(v[0], stride, false, out)) {
-            return false;
-        }
-        for (int l = 2; l < SIM_WARP_SIZE; l++) {
-            if (v[l] != v[0] + l * stride) {
-                return false;
-            }
-        }
-        return true;
-    }
-    case EN_TID: {
-        int64_t first = env->tid0;
-        int64_t last = env->tid0 + SIM_WARP_SIZE - 1;
-        if (n->value == 0) {
-            return affine_make(first, 1, false, out);
-        }
-        /* (linear / op) % var: one value for the warp when the quotient
-         * does not change across it, consecutive ones when op is 1 and the
-         * remainder does not wrap. */
-        if (first >= 0 && first / n->op == last / n->op) {
-            return affine_make(program_index_value(n, first), 0, false, out);
-        }
-        if (first >= 0 && n->op == 1 && first % n->var + SIM_WARP_SIZE - 1 < n->var) {
-            return affine_make(program_index_value(n, first), 1, false, out);
-        }
-        return false;
-    }
+    case EN_VAR:
+        return affine_var(env->vals + n->var, out);
+    case EN_TID:
+        return affine_tid(n, env, out);
     case EN_LANE:
         return affine_make(0, 1, false, out);
     case EN_UNARY: {
         SimAffine a;
-        if (!affine_eval(n->a, env, &a)) {
-            return false;
-        }
-        if (a.uniform) {
-            int64_t r;
-            return sim_arith_unary(n->op, a.base, &r) == SIM_ARITH_OK && affine_make(r, 0, true, out);
-        }
-        if (n->op == '-') {
-            /* -v fails only for INT64_MIN, which can only be an end lane. */
-            int64_t last = a.base + (SIM_WARP_SIZE - 1) * a.stride;
-            return a.base != INT64_MIN && last != INT64_MIN && affine_make(-a.base, -a.stride, false, out);
-        }
-        if (a.stride == 0) {
-            int64_t r;
-            return sim_arith_unary(n->op, a.base, &r) == SIM_ARITH_OK && affine_make(r, 0, false, out);
-        }
-        return false;
+        return affine_eval(n->a, env, &a) && affine_unary(n->op, a, out);
     }
     case EN_BINARY: {
         SimAffine a, b;
@@ -400,37 +480,7 @@ static bool affine_eval(const ExprNode *n, const SimEvalEnv *env, SimAffine *out
             }
             return affine_make(b.base != 0, 0, true, out);
         }
-        if (!affine_eval(n->b, env, &b)) {
-            return false;
-        }
-        bool uniform = a.uniform && b.uniform;
-        int64_t base, stride;
-        switch (n->op) {
-        case '+':
-            return !__builtin_add_overflow(a.base, b.base, &base) &&
-                   !__builtin_add_overflow(a.stride, b.stride, &stride) && affine_make(base, stride, uniform, out);
-        case '-':
-            return !__builtin_sub_overflow(a.base, b.base, &base) &&
-                   !__builtin_sub_overflow(a.stride, b.stride, &stride) && affine_make(base, stride, uniform, out);
-        case '*':
-            if (a.stride != 0 && b.stride != 0) {
-                return false;
-            }
-            /* (a0 + l as) * b0 or a0 * (b0 + l bs): the exact products are
-             * affine, so representable ends mean no lane overflows. */
-            if (b.stride == 0) {
-                return !__builtin_mul_overflow(a.base, b.base, &base) &&
-                       !__builtin_mul_overflow(a.stride, b.base, &stride) && affine_make(base, stride, uniform, out);
-            }
-            return !__builtin_mul_overflow(a.base, b.base, &base) &&
-                   !__builtin_mul_overflow(a.base, b.stride, &stride) && affine_make(base, stride, uniform, out);
-        default:
-            if (a.stride != 0 || b.stride != 0) {
-                return false;
-            }
-            return sim_arith_binary(n->op, a.base, b.base, &base) == SIM_ARITH_OK &&
-                   affine_make(base, 0, uniform, out);
-        }
+        return affine_eval(n->b, env, &b) && affine_binary(n->op, a, b, out);
     }
     case EN_TERNARY: {
         SimAffine c;
@@ -443,6 +493,552 @@ static bool affine_eval(const ExprNode *n, const SimEvalEnv *env, SimAffine *out
     }
     }
     g_assert_not_reached();
+}
+
+/* ------------------------------------------------------------ flat form */
+
+/* An operation's expression compiled once (sim_expr_compile) into a flat
+ * postfix program that a loop runs over a stack, instead of walking the
+ * tree through a call per node on every evaluation.  Two kinds of code
+ * share one block: scalar code, scalar_eval's (a stack of numbers), and
+ * affine code, affine_eval's (a stack of SimAffine), whose uniform
+ * subtrees are scalar code of their own, appended after it.  Each
+ * instruction does what scalar_eval or affine_eval does at a node, with the
+ * same helpers and the same short-circuits (&&, || and ?: jump over the
+ * side they leave unevaluated), so a program returns what the tree walk
+ * returns: the same value, or false where the walk returns false. */
+typedef enum {
+    XS_CONST,     /* push k */
+    XS_VAR,       /* push vals[k] (a uniform variable) */
+    XS_VAR_BINARY_K, /* push vals[var] op k (scalar_binary) */
+    XS_WARP,      /* push the warp index */
+    XS_BLOCK,     /* push program_index_value(node, block) */
+    XS_FAIL,      /* a lane-dependent leaf: scalar_eval fails */
+    XS_UNARY,     /* top = op top */
+    XS_ADD,       /* pop b; top = top + b (and so on) */
+    XS_SUB,
+    XS_MUL,
+    XS_BINARY,    /* pop b; top = top op b (scalar_binary) */
+    XS_ADD_K,     /* top = top + k: the right operand a constant */
+    XS_SUB_K,
+    XS_MUL_K,
+    XS_BINARY_K,
+    XS_ADD_V,     /* top = top + vals[k]: the right operand a uniform variable */
+    XS_SUB_V,
+    XS_MUL_V,
+    XS_BINARY_V,
+    XS_ANDOR,     /* && or || (op) after its left side: where that decides,
+                   * top = its truth and go to k; else pop */
+    XS_BOOL,      /* top = top != 0 */
+    XS_JZ,        /* pop; go to k if it was 0 */
+    XS_JMP,       /* go to k */
+    XS_END,       /* the value is top */
+    XA_CONST,     /* push k, uniform */
+    XA_UVAR,      /* push vals[k], uniform */
+    XA_SCALAR,    /* push the value of the scalar code at k, uniform */
+    XA_VAR,       /* push the varying variable at slot k (affine_var) */
+    XA_TID,       /* push affine_tid(node) */
+    XA_LANE,      /* push the lane index */
+    XA_FAIL,      /* a node affine_eval rejects */
+    XA_UNARY,     /* top = affine_unary(op, top) */
+    XA_BINARY,    /* pop b; top = affine_binary(op, top, b) */
+    XA_BINARY_K,  /* top = affine_binary(op, top, k): the right operand a constant */
+    XA_ANDOR,     /* && or || (op) after its left side, as XS_ANDOR, but
+                   * failing for a varying left side */
+    XA_BOOL,      /* top = top != 0, failing for a varying top */
+    XA_JZ,        /* pop; fail unless its stride is 0; go to k if it was 0 */
+    XA_JMP,       /* go to k */
+    XA_END        /* the value is top */
+} SimInsnCode;
+
+typedef struct {
+    int32_t code;          /* SimInsnCode */
+    int32_t op;            /* operator token */
+    int32_t var;           /* XS_VAR_BINARY_K: the variable's value slot */
+    int64_t k;             /* constant, value slot or instruction index */
+    const ExprNode *node;  /* XS_BLOCK, XA_TID: the leaf */
+} SimInsn;
+
+/* The deepest stack a program may use (deeper trees keep the tree walk). */
+#define SIM_CODE_DEPTH 32
+
+struct SimExprCode {
+    int32_t len;           /* instructions */
+    SimInsn insn[];        /* from 0: scalar code for a uniform root, affine
+                            * code for a varying one; then the affine code's
+                            * scalar subprograms */
+};
+
+/* Runs the scalar code from instruction start: scalar_eval of its tree. */
+static bool code_scalar(const SimInsn *code, int64_t start, const SimEvalEnv *env, int64_t *out)
+{
+    int64_t stack[SIM_CODE_DEPTH];
+    int64_t *sp = stack;   /* the next free slot; sp[-1] is the top */
+    for (const SimInsn *i = code + start;; i++) {
+        switch ((SimInsnCode) i->code) {
+        case XS_CONST:
+            *sp++ = i->k;
+            break;
+        case XS_VAR:
+            *sp++ = env->vals[i->k];
+            break;
+        case XS_VAR_BINARY_K:
+            if (!scalar_binary(i->op, env->vals[i->var], i->k, sp++)) {
+                return false;
+            }
+            break;
+        case XS_WARP:
+            *sp++ = env->warp;
+            break;
+        case XS_BLOCK:
+            *sp++ = program_index_value(i->node, env->block_id);
+            break;
+        case XS_UNARY:
+            if (sim_arith_unary(i->op, sp[-1], &sp[-1]) != SIM_ARITH_OK) {
+                return false;
+            }
+            break;
+        case XS_ADD:
+            sp--;
+            if (__builtin_add_overflow(sp[-1], sp[0], &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_SUB:
+            sp--;
+            if (__builtin_sub_overflow(sp[-1], sp[0], &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_MUL:
+            sp--;
+            if (__builtin_mul_overflow(sp[-1], sp[0], &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_BINARY:
+            sp--;
+            if (!scalar_binary(i->op, sp[-1], sp[0], &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_ADD_K:
+            if (__builtin_add_overflow(sp[-1], i->k, &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_SUB_K:
+            if (__builtin_sub_overflow(sp[-1], i->k, &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_MUL_K:
+            if (__builtin_mul_overflow(sp[-1], i->k, &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_BINARY_K:
+            if (!scalar_binary(i->op, sp[-1], i->k, &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_ADD_V:
+            if (__builtin_add_overflow(sp[-1], env->vals[i->k], &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_SUB_V:
+            if (__builtin_sub_overflow(sp[-1], env->vals[i->k], &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_MUL_V:
+            if (__builtin_mul_overflow(sp[-1], env->vals[i->k], &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_BINARY_V:
+            if (!scalar_binary(i->op, sp[-1], env->vals[i->k], &sp[-1])) {
+                return false;
+            }
+            break;
+        case XS_ANDOR:
+            if ((sp[-1] != 0) != (i->op == TK_ANDAND)) {
+                sp[-1] = sp[-1] != 0;
+                i = code + i->k - 1;
+            } else {
+                sp--;
+            }
+            break;
+        case XS_BOOL:
+            sp[-1] = sp[-1] != 0;
+            break;
+        case XS_JZ:
+            sp--;
+            if (sp[0] == 0) {
+                i = code + i->k - 1;
+            }
+            break;
+        case XS_JMP:
+            i = code + i->k - 1;
+            break;
+        case XS_END:
+            *out = sp[-1];
+            return true;
+        default:
+            /* XS_FAIL (the affine instructions never appear here). */
+            return false;
+        }
+    }
+}
+
+/* Runs the affine code from instruction 0: affine_eval of its tree. */
+static bool code_affine(const SimInsn *code, const SimEvalEnv *env, SimAffine *out)
+{
+    SimAffine stack[SIM_CODE_DEPTH];
+    SimAffine *sp = stack; /* the next free slot; sp[-1] is the top */
+    for (const SimInsn *i = code;; i++) {
+        switch ((SimInsnCode) i->code) {
+        case XA_CONST:
+            sp->base = i->k;
+            sp->stride = 0;
+            sp->uniform = true;
+            sp++;
+            break;
+        case XA_UVAR:
+            sp->base = env->vals[i->k];
+            sp->stride = 0;
+            sp->uniform = true;
+            sp++;
+            break;
+        case XA_SCALAR:
+            if (!code_scalar(code, i->k, env, &sp->base)) {
+                return false;
+            }
+            sp->stride = 0;
+            sp->uniform = true;
+            sp++;
+            break;
+        case XA_VAR:
+            if (!affine_var(env->vals + i->k, sp)) {
+                return false;
+            }
+            sp++;
+            break;
+        case XA_TID:
+            if (!affine_tid(i->node, env, sp)) {
+                return false;
+            }
+            sp++;
+            break;
+        case XA_LANE:
+            sp->base = 0;
+            sp->stride = 1;
+            sp->uniform = false;
+            sp++;
+            break;
+        case XA_UNARY:
+            if (!affine_unary(i->op, sp[-1], &sp[-1])) {
+                return false;
+            }
+            break;
+        case XA_BINARY:
+            sp--;
+            if (!affine_binary(i->op, sp[-1], sp[0], &sp[-1])) {
+                return false;
+            }
+            break;
+        case XA_BINARY_K: {
+            SimAffine k = { i->k, 0, true };
+            if (!affine_binary(i->op, sp[-1], k, &sp[-1])) {
+                return false;
+            }
+            break;
+        }
+        case XA_ANDOR:
+            if (!sp[-1].uniform) {
+                return false;
+            }
+            if ((sp[-1].base != 0) != (i->op == TK_ANDAND)) {
+                sp[-1].base = sp[-1].base != 0;
+                sp[-1].stride = 0;
+                i = code + i->k - 1;
+            } else {
+                sp--;
+            }
+            break;
+        case XA_BOOL:
+            if (!sp[-1].uniform) {
+                return false;
+            }
+            sp[-1].base = sp[-1].base != 0;
+            sp[-1].stride = 0;
+            break;
+        case XA_JZ:
+            sp--;
+            if (sp[0].stride != 0) {
+                return false;
+            }
+            if (sp[0].base == 0) {
+                i = code + i->k - 1;
+            }
+            break;
+        case XA_JMP:
+            i = code + i->k - 1;
+            break;
+        case XA_END:
+            *out = sp[-1];
+            return true;
+        default:
+            /* XA_FAIL (the scalar instructions never appear here). */
+            return false;
+        }
+    }
+}
+
+/* A program under construction. */
+typedef struct {
+    GArray *insn;          /* SimInsn */
+    int depth;             /* the stack's depth at the end of insn */
+    int max_depth;         /* the deepest it gets, any subprogram's included */
+    GArray *subs;          /* XA_SCALAR instructions awaiting their subprogram:
+                            * (instruction index, node) as SimInsn k, node */
+} CodeBuilder;
+
+static int32_t code_emit(CodeBuilder *b, SimInsnCode code, int32_t op, int64_t k, const ExprNode *node, int push)
+{
+    SimInsn i = { (int32_t) code, op, 0, k, node };
+    g_array_append_val(b->insn, i);
+    b->depth += push;
+    b->max_depth = MAX(b->max_depth, b->depth);
+    return (int32_t) b->insn->len - 1;
+}
+
+/* Sets the target of the jump at index at to the next instruction. */
+static void code_land(CodeBuilder *b, int32_t at)
+{
+    g_array_index(b->insn, SimInsn, at).k = b->insn->len;
+}
+
+/* A constant or a uniform variable: an operand an instruction can name. */
+static inline bool is_operand(const ExprNode *n)
+{
+    return n->kind == EN_CONST || (n->kind == EN_VAR && !n->varying);
+}
+
+/* Scalar code of n, as scalar_eval walks it. */
+static void emit_scalar(CodeBuilder *b, const ExprNode *n)
+{
+    switch ((ExprNodeKind) n->kind) {
+    case EN_CONST:
+        code_emit(b, XS_CONST, 0, n->value, NULL, 1);
+        return;
+    case EN_VAR:
+        code_emit(b, n->varying ? XS_FAIL : XS_VAR, 0, n->var, NULL, 1);
+        return;
+    case EN_TID:
+    case EN_LANE:
+        code_emit(b, XS_FAIL, 0, 0, NULL, 1);
+        return;
+    case EN_WARP:
+        code_emit(b, XS_WARP, 0, 0, NULL, 1);
+        return;
+    case EN_BLOCK_ID:
+        code_emit(b, XS_BLOCK, 0, 0, n, 1);
+        return;
+    case EN_UNARY:
+        emit_scalar(b, n->a);
+        code_emit(b, XS_UNARY, n->op, 0, NULL, 0);
+        return;
+    case EN_BINARY: {
+        if (n->op == TK_ANDAND || n->op == TK_OROR) {
+            emit_scalar(b, n->a);
+            int32_t jump = code_emit(b, XS_ANDOR, n->op, 0, NULL, -1);
+            emit_scalar(b, n->b);
+            code_emit(b, XS_BOOL, 0, 0, NULL, 0);
+            code_land(b, jump);
+            return;
+        }
+        const ExprNode *l = n->a, *r = n->b;
+        if ((n->op == '+' || n->op == '*') && is_operand(l) && !is_operand(r)) {
+            /* K + e, v * e: the operands swapped, to take the forms
+             * below.  The same value and the same overflow (the exact
+             * sum or product does not depend on the order), and the
+             * constant or variable cannot fail where e does not. */
+            l = n->b;
+            r = n->a;
+        }
+        if (l->kind == EN_VAR && !l->varying && r->kind == EN_CONST) {
+            /* v op K (a counter against its bound, a counter plus one):
+             * one instruction. */
+            SimInsn i = { XS_VAR_BINARY_K, n->op, l->var, r->value, NULL };
+            g_array_append_val(b->insn, i);
+            b->depth++;
+            b->max_depth = MAX(b->max_depth, b->depth);
+            return;
+        }
+        emit_scalar(b, l);
+        /* A constant or uniform variable on the right (an index times an
+         * element size): one instruction instead of a push and an
+         * operation, the same operands. */
+        int family = n->op == '+' ? 0 : n->op == '-' ? 1 : n->op == '*' ? 2 : 3;
+        if (r->kind == EN_CONST) {
+            code_emit(b, (SimInsnCode) (XS_ADD_K + family), n->op, r->value, NULL, 0);
+        } else if (r->kind == EN_VAR && !r->varying) {
+            code_emit(b, (SimInsnCode) (XS_ADD_V + family), n->op, r->var, NULL, 0);
+        } else {
+            emit_scalar(b, r);
+            code_emit(b, (SimInsnCode) (XS_ADD + family), n->op, 0, NULL, -1);
+        }
+        return;
+    }
+    case EN_TERNARY: {
+        emit_scalar(b, n->a);
+        int32_t to_else = code_emit(b, XS_JZ, 0, 0, NULL, -1);
+        emit_scalar(b, n->b);
+        int32_t to_end = code_emit(b, XS_JMP, 0, 0, NULL, 0);
+        b->depth--;
+        code_land(b, to_else);
+        emit_scalar(b, n->c);
+        code_land(b, to_end);
+        return;
+    }
+    }
+    g_assert_not_reached();
+}
+
+/* Affine code of n, as affine_eval walks it. */
+static void emit_affine(CodeBuilder *b, const ExprNode *n)
+{
+    if (!n->varying) {
+        if (n->kind == EN_CONST) {
+            code_emit(b, XA_CONST, 0, n->value, NULL, 1);
+        } else if (n->kind == EN_VAR) {
+            code_emit(b, XA_UVAR, 0, n->var, NULL, 1);
+        } else {
+            int32_t at = code_emit(b, XA_SCALAR, 0, 0, NULL, 1);
+            SimInsn sub = { 0, 0, 0, at, n };
+            g_array_append_val(b->subs, sub);
+        }
+        return;
+    }
+    switch ((ExprNodeKind) n->kind) {
+    case EN_CONST:
+    case EN_WARP:
+    case EN_BLOCK_ID:
+        code_emit(b, XA_FAIL, 0, 0, NULL, 1);
+        return;
+    case EN_VAR:
+        code_emit(b, XA_VAR, 0, n->var, NULL, 1);
+        return;
+    case EN_TID:
+        code_emit(b, XA_TID, 0, 0, n, 1);
+        return;
+    case EN_LANE:
+        code_emit(b, XA_LANE, 0, 0, NULL, 1);
+        return;
+    case EN_UNARY:
+        emit_affine(b, n->a);
+        code_emit(b, XA_UNARY, n->op, 0, NULL, 0);
+        return;
+    case EN_BINARY: {
+        emit_affine(b, n->a);
+        if (n->op == TK_ANDAND || n->op == TK_OROR) {
+            int32_t jump = code_emit(b, XA_ANDOR, n->op, 0, NULL, -1);
+            emit_affine(b, n->b);
+            code_emit(b, XA_BOOL, 0, 0, NULL, 0);
+            code_land(b, jump);
+            return;
+        }
+        if (n->b->kind == EN_CONST) {
+            /* An element size, a row length: affine_eval's operand
+             * (k, 0, uniform) in the instruction. */
+            code_emit(b, XA_BINARY_K, n->op, n->b->value, NULL, 0);
+        } else {
+            emit_affine(b, n->b);
+            code_emit(b, XA_BINARY, n->op, 0, NULL, -1);
+        }
+        return;
+    }
+    case EN_TERNARY: {
+        emit_affine(b, n->a);
+        int32_t to_else = code_emit(b, XA_JZ, 0, 0, NULL, -1);
+        emit_affine(b, n->b);
+        int32_t to_end = code_emit(b, XA_JMP, 0, 0, NULL, 0);
+        b->depth--;
+        code_land(b, to_else);
+        emit_affine(b, n->c);
+        code_land(b, to_end);
+        return;
+    }
+    }
+    g_assert_not_reached();
+}
+
+SimExprCode *sim_expr_compile(const ExprNode *n)
+{
+    CodeBuilder b = { g_array_new(FALSE, FALSE, sizeof(SimInsn)), 0, 0, g_array_new(FALSE, FALSE, sizeof(SimInsn)) };
+    if (!n->varying) {
+        emit_scalar(&b, n);
+        code_emit(&b, XS_END, 0, 0, NULL, 0);
+    } else {
+        emit_affine(&b, n);
+        code_emit(&b, XA_END, 0, 0, NULL, 0);
+        /* Each uniform subtree's scalar code, on a stack of its own. */
+        for (guint s = 0; s < b.subs->len; s++) {
+            const SimInsn *sub = &g_array_index(b.subs, SimInsn, s);
+            code_land(&b, (int32_t) sub->k);
+            b.depth = 0;
+            emit_scalar(&b, sub->node);
+            code_emit(&b, XS_END, 0, 0, NULL, 0);
+        }
+    }
+    SimExprCode *code = NULL;
+    if (b.max_depth <= SIM_CODE_DEPTH) {
+        code = g_malloc(sizeof *code + b.insn->len * sizeof(SimInsn));
+        code->len = (int32_t) b.insn->len;
+        memcpy(code->insn, b.insn->data, b.insn->len * sizeof(SimInsn));
+    }
+    g_array_free(b.insn, TRUE);
+    g_array_free(b.subs, TRUE);
+    return code;
+}
+
+/* scalar_operand of a root (!n->varying): its flat form where it has one. */
+static inline bool root_scalar(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
+{
+    if (n->kind == EN_CONST) {
+        *out = n->value;
+        return true;
+    }
+    if (n->kind == EN_VAR) {
+        *out = env->vals[n->var];
+        return true;
+    }
+    if (n->code != NULL) {
+        const SimInsn *i = n->code->insn;
+        if (i[0].code == XS_VAR_BINARY_K && i[1].code == XS_END) {
+            /* v op K (a loop's test, a counter plus one): the program's
+             * one instruction, without its loop. */
+            return scalar_binary(i->op, env->vals[i->var], i->k, out);
+        }
+        return code_scalar(i, 0, env, out);
+    }
+    return scalar_eval(n, env, out);
+}
+
+/* affine_eval of a root: its flat form where it has one. */
+static inline bool root_affine(const ExprNode *n, const SimEvalEnv *env, SimAffine *out)
+{
+    if (!n->varying) {
+        out->stride = 0;
+        out->uniform = true;
+        return root_scalar(n, env, &out->base);
+    }
+    if (n->code != NULL) {
+        return code_affine(n->code->insn, env, out);
+    }
+    return affine_eval(n, env, out);
 }
 
 /* The lane-by-lane evaluator (see sim_eval). */
@@ -639,7 +1235,7 @@ bool sim_eval_affine(const ExprNode *n, const SimEvalEnv *env, int64_t *base, in
     /* sim_eval's closed form for a full mask (a uniform node's one number
      * is scalar_eval's, as on sim_eval's uniform path). */
     SimAffine a;
-    if (!affine_eval(n, env, &a)) {
+    if (!root_affine(n, env, &a)) {
         return false;
     }
     *base = a.base;
@@ -647,9 +1243,9 @@ bool sim_eval_affine(const ExprNode *n, const SimEvalEnv *env, int64_t *base, in
     return true;
 }
 
-bool sim_eval_uniform(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
+bool sim_eval_uniform_node(const ExprNode *n, const SimEvalEnv *env, int64_t *out)
 {
-    return !n->varying && scalar_operand(n, env, out);
+    return !n->varying && root_scalar(n, env, out);
 }
 
 /* A converged warp's expression that is affine in the lane (an address
@@ -666,13 +1262,13 @@ SimArithStatus sim_eval(const ExprNode *n, const SimEvalEnv *env, LaneMask mask,
     if (mask != 0 && !n->varying) {
         /* The commonest case, a uniform expression: what affine_eval
          * would give, without its frame. */
-        if (scalar_operand(n, env, &out->s)) {
+        if (root_scalar(n, env, &out->s)) {
             out->uniform = true;
             return SIM_ARITH_OK;
         }
         return eval_lanes(n, env, mask, out, bad_node, bad_lane);
     }
-    if (mask != 0 && affine_eval(n, env, &a) && (a.uniform || mask == 0xffffffffu)) {
+    if (mask != 0 && root_affine(n, env, &a) && (a.uniform || mask == 0xffffffffu)) {
         out->uniform = a.uniform;
         out->s = a.base;
         if (!a.uniform) {

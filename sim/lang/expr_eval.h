@@ -47,11 +47,30 @@ typedef struct {
 SimArithStatus sim_eval(const ExprNode *node, const SimEvalEnv *env, LaneMask mask,
                         SimLaneValue *out, const ExprNode **bad_node, int *bad_lane);
 
+/* sim_eval_uniform out of line (any node). */
+bool sim_eval_uniform_node(const ExprNode *node, const SimEvalEnv *env, int64_t *out);
+
 /* Evaluates a uniform node (!node->varying) as one number into *out,
  * what sim_eval would give every lane of a non-empty mask.  Returns false,
  * *out undefined, for a varying node or where the evaluation fails: the
  * caller then takes sim_eval, which reports the error and where. */
-bool sim_eval_uniform(const ExprNode *node, const SimEvalEnv *env, int64_t *out);
+static inline bool sim_eval_uniform(const ExprNode *node, const SimEvalEnv *env, int64_t *out)
+{
+    /* A constant and a uniform variable (a copy's size, a counter) here,
+     * without a call: sim_eval_uniform_node's values for them. */
+    if (node->varying) {
+        return false;
+    }
+    if (node->kind == EN_CONST) {
+        *out = node->value;
+        return true;
+    }
+    if (node->kind == EN_VAR) {
+        *out = env->vals[node->var];
+        return true;
+    }
+    return sim_eval_uniform_node(node, env, out);
+}
 
 /* Evaluates node in closed form for all 32 lanes of a converged warp:
  * lane l's value is *base + l * *stride, as sim_eval with a full mask
@@ -59,6 +78,13 @@ bool sim_eval_uniform(const ExprNode *node, const SimEvalEnv *env, int64_t *out)
  * form does not apply or an evaluation may fail: the caller then takes
  * sim_eval. */
 bool sim_eval_affine(const ExprNode *node, const SimEvalEnv *env, int64_t *base, int64_t *stride);
+
+/* Compiles the expression rooted at node into its flat form (expr_eval.c)
+ * for sim_eval, sim_eval_uniform and sim_eval_affine, which then evaluate
+ * it without walking the tree, with the same results.  Returns a new block
+ * (g_free), or NULL where the tree is too deep for the evaluator's stack
+ * (the tree walk then stays). */
+SimExprCode *sim_expr_compile(const ExprNode *node);
 
 /* Lane l's value of v. */
 static inline int64_t sim_lane_value(const SimLaneValue *v, int lane)

@@ -427,6 +427,26 @@ static bool check_costs(Compiler *c)
     return true;
 }
 
+/* Gives every operation's expression its flat form (sim_expr_compile),
+ * once the last pass has settled the nodes; a node shared by several
+ * operations is compiled once. */
+static void compile_codes(Program *p)
+{
+    for (guint i = 0; i < p->ops->len; i++) {
+        Op *op = &g_array_index(p->ops, Op, i);
+        for (size_t k = 0; k < G_N_ELEMENTS(op->e); k++) {
+            ExprNode *n = op->e[k];
+            if (n != NULL && n->code == NULL) {
+                SimExprCode *code = sim_expr_compile(n);
+                if (code != NULL) {
+                    g_ptr_array_add(p->codes, code);
+                    n->code = code;
+                }
+            }
+        }
+    }
+}
+
 /* Discards everything the body compilation produced, for another pass. */
 static void reset_body(Program *p)
 {
@@ -462,6 +482,7 @@ static Program *program_alloc(const Trace *trace, int64_t grid_blocks)
     p->ops = g_array_new(FALSE, TRUE, sizeof(Op));
     p->classes = g_ptr_array_new_with_free_func(g_free);
     p->nodes = g_ptr_array_new_with_free_func(g_free);
+    p->codes = g_ptr_array_new_with_free_func(g_free);
     return p;
 }
 
@@ -529,6 +550,9 @@ Program *program_new(const Trace *trace, const GArray *overrides, int64_t grid_b
         g_assert(pass <= MAX_VARS);
     }
     ok = ok && check_costs(&c);
+    if (ok) {
+        compile_codes(p);
+    }
     GHashTableIter it;
     gpointer key;
     g_hash_table_iter_init(&it, p->params);
@@ -567,6 +591,7 @@ void program_free(Program *p)
     g_array_free(p->ops, TRUE);
     g_ptr_array_free(p->classes, TRUE);
     g_ptr_array_free(p->nodes, TRUE);
+    g_ptr_array_free(p->codes, TRUE);
     g_free(p);
 }
 

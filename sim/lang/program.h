@@ -87,6 +87,7 @@ typedef enum {
 } ExprNodeKind;
 
 typedef struct ExprNode ExprNode;
+typedef struct SimExprCode SimExprCode;
 struct ExprNode {
     uint8_t kind;      /* ExprNodeKind */
     bool varying;      /* value may differ between lanes of a warp */
@@ -100,6 +101,9 @@ struct ExprNode {
     ValueType type;
     uint32_t cost;     /* nodes one evaluation visits (operands shared by a
                         * def's parameters count at each use), saturated */
+    const SimExprCode *code; /* an operation's expression: its flat form
+                        * (expr_eval.c, owned by Program.codes), or NULL:
+                        * the evaluator then walks the tree */
 };
 
 typedef struct {
@@ -302,6 +306,7 @@ typedef struct {
     GArray *ops;           /* Op */
     GPtrArray *classes;    /* compute class names used, char* (owned) */
     GPtrArray *nodes;      /* every ExprNode (owned) */
+    GPtrArray *codes;      /* the SimExprCode of the operations' expressions (owned) */
     int64_t grid_blocks;   /* resident blocks: gridDim.x * gridDim.y * gridDim.z */
     int64_t block_dim[3];  /* blockDim.x, .y, .z (x * y * z == block_threads) */
     int64_t grid_dim[3];   /* gridDim.x, .y, .z: `grid`, else grid_blocks, 1, 1 */
