@@ -55,17 +55,23 @@ def measured(gpu, name="loaded"):
     return out
 
 
-def cycles(smpipe, gpu, trace, sets, extra):
-    """The simulated cycles of scripts/calib/replay/TRACE (a path from the
-    repository root when it has a slash) with --set SETS."""
+def run_doc(smpipe, gpu, trace, sets, extra, more=()):
+    """The JSON document of scripts/calib/replay/TRACE (a path from the
+    repository root when it has a slash) run with --set SETS and the
+    arguments MORE."""
     cmd = [smpipe, "run", os.path.join(ROOT, trace) if "/" in trace else os.path.join(ROOT, "scripts", "calib", "replay", trace), "-q", "--json", "-",
-           "--no-race-check", "--arch", gpu]
+           "--no-race-check", "--arch", gpu] + list(more)
     for kv in sets:
         cmd += ["--set", kv]
     r = subprocess.run(cmd + extra, cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("replay.py: %s failed:\n%s" % (" ".join(cmd + extra), r.stderr))
-    return json.loads(r.stdout)["cycles"]
+    return json.loads(r.stdout)
+
+
+def cycles(smpipe, gpu, trace, sets, extra):
+    """The simulated cycles of run_doc's run."""
+    return run_doc(smpipe, gpu, trace, sets, extra)["cycles"]
 
 
 def pipe_batch(smpipe, gpu, extra):
@@ -354,12 +360,7 @@ def sched(smpipe, gpu, extra):
     for k in (256, 1024):
         for w in (1, 2, 4, 8):
             key = "sched.W%d.K%d" % (w, k)
-            cmd = [smpipe, "run", os.path.join(ROOT, "scripts", "calib", "replay", "sched.trace"), "-q", "--json", "-",
-                   "--no-race-check", "--by", "warp", "--arch", gpu, "--set", "W=%d" % w, "--set", "K=%d" % k]
-            r = subprocess.run(cmd + extra, cwd=ROOT, capture_output=True, text=True)
-            if r.returncode != 0:
-                raise SystemExit("replay.py: %s failed:\n%s" % (" ".join(cmd + extra), r.stderr))
-            doc = json.loads(r.stdout)
+            doc = run_doc(smpipe, gpu, "sched.trace", ["W=%d" % w, "K=%d" % k], extra, ("--by", "warp"))
             ends = [doc["cycles"] - wd["exited"] for wd in doc["by_warp"]]
             spreads = sorted(max(ends[sp::4]) - min(ends[sp::4]) for sp in range(4))
             spans = sorted(ends)
