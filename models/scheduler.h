@@ -6,10 +6,11 @@
  * i mod 4).  Among ready warps it picks by policy: loose round-robin (the
  * next ready warp after the last one issued), greedy-then-oldest (keep
  * issuing the last warp while it is ready, else the one that has waited
- * longest) or oldest first (the oldest warp that is ready: warps of one
- * sub-partition running independent instructions end one after another,
- * the oldest first, as scripts/calib/sched.cu measures on the H100 and the
- * H200).  Each instruction class has an issue interval on its pipe
+ * longest) or oldest first (the oldest warp that is ready).  What the GPU
+ * does lies between (scripts/calib/sched.cu, H100 and H200): warps running
+ * independent instructions end one after another, the oldest first, as
+ * oldest first has them; warps whose dependent chains want more of a pipe
+ * than it gives share it nearly fairly, as round-robin has them.  Each instruction class has an issue interval on its pipe
  * (arch [inst.*] interval): a second instruction of the class waits for it.
  * Sources: NVIDIA A100 and H100 whitepapers (four sub-partitions, one
  * dispatch per clock); Rogers et al., "Cache-Conscious Wavefront

@@ -346,8 +346,8 @@ def loaded_l2(smpipe, gpu, extra):
 
 
 def sched(smpipe, gpu, extra):
-    """sched.cu: W warps a sub-partition run K independent FFMAs from the same
-    start; the spread of their ends (latest minus earliest, a sub-partition)
+    """sched.cu: W warps a sub-partition run K independent FFMAs (or, dep,
+    one dependent chain of K IMADs) from the same start; the spread of their ends (latest minus earliest, a sub-partition)
     says whether the scheduler keeps issuing one warp (about the others'
     work) or rotates (about 0).  The model's end of a warp is the run's
     cycles less its `exited` warp-cycles (--by warp).  None without a
@@ -357,10 +357,12 @@ def sched(smpipe, gpu, extra):
     meas = measured(gpu, "sched")
     print("| case | measured span | simulated | measured end spread | simulated |")
     print("| --- | --- | --- | --- | --- |")
-    for k in (256, 1024):
+    for dep, k in ((0, 256), (0, 1024), (1, 256)):
         for w in (1, 2, 4, 8):
-            key = "sched.W%d.K%d" % (w, k)
-            doc = run_doc(smpipe, gpu, "sched.trace", ["W=%d" % w, "K=%d" % k], extra, ("--by", "warp"))
+            key = "sched.%sW%d.K%d" % ("dep." if dep else "", w, k)
+            if key + ".span" not in meas:
+                continue
+            doc = run_doc(smpipe, gpu, "sched.trace", ["W=%d" % w, "K=%d" % k, "dep=%d" % dep], extra, ("--by", "warp"))
             ends = [doc["cycles"] - wd["exited"] for wd in doc["by_warp"]]
             spreads = sorted(max(ends[sp::4]) - min(ends[sp::4]) for sp in range(4))
             spans = sorted(ends)

@@ -10,6 +10,12 @@
 //                           about 0 under round-robin, about (W - 1) / W of
 //                           the span under greedy-then-oldest
 //   sched.W*.K*.start_spread the same for the starts
+//   sched.dep.W*.K*.*       the same, each warp running one dependent chain
+//                           of K IMADs (latency 4, one every 2 cycles a
+//                           sub-partition): from 3 warps a sub-partition
+//                           on they want more than the pipe gives, so under
+//                           strict age priority the youngest wait for the
+//                           others' ends, under round-robin all end together
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o sched sched.cu
 #include "common.cuh"
 
@@ -60,13 +66,42 @@ __global__ void k_sched(float seed, unsigned long long *out)
 }
 
 template <int K>
+__global__ void k_dep(int seed, unsigned long long *out)
+{
+    int x = seed + threadIdx.x;
+    __syncthreads();
+    unsigned long long t0 = clk();
+    // (t0 >> 62) is 0, but the compiler cannot know: the chain starts after the read.
+    x += (int) (t0 >> 62);
+    const int a = 1664525 + seed, b = 1013904223;
+    // Volatile: nvcc folds a chain of x * a + b written in C into a few
+    // instructions (a closed form); one mad.lo (IMAD) a link here.
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        asm volatile("mad.lo.s32 %0, %0, %1, %2;" : "+r"(x) : "r"(a), "r"(b));
+    }
+    unsigned long long t1;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t1) : "r"(x) : "memory");
+    if (threadIdx.x % 32 == 0) {
+        int w = threadIdx.x / 32;
+        out[3 * w] = t0;
+        out[3 * w + 1] = t1;
+        out[3 * w + 2] = (unsigned long long) (x == 12345);
+    }
+}
+
+template <int K, bool DEP>
 static void rows(unsigned long long *d_out, std::vector<unsigned long long> &h)
 {
     for (int w : {1, 2, 4, 8}) {
         const int warps = 4 * w;
         std::vector<double> span, end_spread, start_spread;
         for (int r = 0; r < 8; ++r) {
-            k_sched<K><<<1, 32 * warps>>>(1.0f, d_out);
+            if (DEP) {
+                k_dep<K><<<1, 32 * warps>>>(1, d_out);
+            } else {
+                k_sched<K><<<1, 32 * warps>>>(1.0f, d_out);
+            }
             CKL();
             CK(cudaMemcpy(h.data(), d_out, sizeof(unsigned long long) * 3 * warps, cudaMemcpyDeviceToHost));
             if (r == 0) {
@@ -85,12 +120,14 @@ static void rows(unsigned long long *d_out, std::vector<unsigned long long> &h)
                 start_spread.push_back((double) (s_hi - s_lo));
             }
         }
+        const char *pre = DEP ? "sched.dep" : "sched";
         char key[64];
-        snprintf(key, sizeof key, "sched.W%d.K%d.span", w, K);
-        result(key, median_of(span), "cycles", "%d warps a sub-partition, %d independent FFMAs a warp: start to end", w, K);
-        snprintf(key, sizeof key, "sched.W%d.K%d.end_spread", w, K);
+        snprintf(key, sizeof key, "%s.W%d.K%d.span", pre, w, K);
+        result(key, median_of(span), "cycles", "%d warps a sub-partition, %d %s a warp: start to end", w, K,
+               DEP ? "dependent IMADs" : "independent FFMAs");
+        snprintf(key, sizeof key, "%s.W%d.K%d.end_spread", pre, w, K);
         result(key, median_of(end_spread), "cycles", "latest minus earliest end among a sub-partition's warps");
-        snprintf(key, sizeof key, "sched.W%d.K%d.start_spread", w, K);
+        snprintf(key, sizeof key, "%s.W%d.K%d.start_spread", pre, w, K);
         result(key, median_of(start_spread), "cycles", "latest minus earliest start among a sub-partition's warps");
     }
 }
@@ -100,8 +137,9 @@ int main()
     unsigned long long *d_out;
     CK(cudaMalloc(&d_out, sizeof(unsigned long long) * 3 * 32));
     std::vector<unsigned long long> h(3 * 32);
-    rows<256>(d_out, h);
-    rows<1024>(d_out, h);
+    rows<256, false>(d_out, h);
+    rows<1024, false>(d_out, h);
+    rows<256, true>(d_out, h);
     CK(cudaFree(d_out));
     return 0;
 }
