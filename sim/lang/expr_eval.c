@@ -871,10 +871,8 @@ static void emit_scalar(CodeBuilder *b, const ExprNode *n)
         if (l->kind == EN_VAR && !l->varying && r->kind == EN_CONST) {
             /* v op K (a counter against its bound, a counter plus one):
              * one instruction. */
-            SimInsn i = { XS_VAR_BINARY_K, n->op, l->var, r->value, NULL };
-            g_array_append_val(b->insn, i);
-            b->depth++;
-            b->max_depth = MAX(b->max_depth, b->depth);
+            int32_t at = code_emit(b, XS_VAR_BINARY_K, n->op, r->value, NULL, 1);
+            g_array_index(b->insn, SimInsn, at).var = l->var;
             return;
         }
         emit_scalar(b, l);
