@@ -69,6 +69,13 @@ def run_doc(smpipe, gpu, trace, sets, extra, more=()):
     return json.loads(r.stdout)
 
 
+def mape(errs):
+    """The summary of a table's errors (percent): "MAPE m%, signed s% over
+    n cases."."""
+    return "MAPE %.1f%%, signed %+.1f%% over %d cases." % (sum(abs(x) for x in errs) / len(errs),
+                                                          sum(errs) / len(errs), len(errs))
+
+
 def cycles(smpipe, gpu, trace, sets, extra):
     """The simulated cycles of run_doc's run."""
     return run_doc(smpipe, gpu, trace, sets, extra)["cycles"]
@@ -118,9 +125,7 @@ def spec(smpipe, gpu, extra):
                     print("| `%s` | %.0f | %.0f | %+.1f%% |" % (key, meas[key], sim, err))
     print()
     for roles, what in (("lane", "roles by lane (the guide)"), ("warp", "roles by warp")):
-        e = errs[roles]
-        print("%s spec, %s: MAPE %.1f%%, signed %+.1f%% over %d cases." % (gpu.upper(), what,
-              sum(abs(x) for x in e) / len(e), sum(e) / len(e), len(e)))
+        print("%s spec, %s: %s" % (gpu.upper(), what, mape(errs[roles])))
     print()
     return errs
 
@@ -160,9 +165,7 @@ def tiles(smpipe, gpu, extra):
                 total += 1
                 right += (mc < mb) == (sims[key] < sims[other])
     for eng, what in (("cpa", "gemm_tiles (cp.async)"), ("bulk", "gemm_tiles_bulk (bulk copies)")):
-        e = errs[eng]
-        print("%s tiles, %s: MAPE %.1f%%, signed %+.1f%% over %d cases." % (gpu.upper(), what,
-              sum(abs(x) for x in e) / len(e), sum(e) / len(e), len(e)))
+        print("%s tiles, %s: %s" % (gpu.upper(), what, mape(errs[eng])))
     print("%s tiles: the faster engine named at %d of the %d points the GPU separates by 5%%." % (gpu.upper(), right, total))
     print()
     return errs
@@ -307,9 +310,7 @@ def stream(smpipe, gpu, extra):
                 print("| `%s` | %.2f | %.2f | %+.1f%% |" % (key, m, rate, err))
     print()
     for e in (16, 4):
-        x = errs[e]
-        print("%s stream, %d-byte copies: MAPE %.1f%%, signed %+.1f%% over %d cases." % (gpu.upper(), e,
-              sum(abs(v) for v in x) / len(x), sum(x) / len(x), len(x)))
+        print("%s stream, %d-byte copies: %s" % (gpu.upper(), e, mape(errs[e])))
     print()
     return errs
 
@@ -339,8 +340,7 @@ def loaded_l2(smpipe, gpu, extra):
                 print("| `%s` | %d | %.2f | %.2f | %+.1f%% | %.0f | %.0f |"
                       % (key, w * s * 512, m, rate, err, meas[key + ".latency"], w * s * 512 / rate))
     print()
-    print("%s loaded from L2: rate MAPE %.1f%%, signed %+.1f%% over %d cases." % (gpu.upper(),
-          sum(abs(x) for x in errs) / len(errs), sum(errs) / len(errs), len(errs)))
+    print("%s loaded from L2: rate %s" % (gpu.upper(), mape(errs)))
     print()
     return errs
 
@@ -394,10 +394,8 @@ def wback(smpipe, gpu, extra):
             print("| `%s` | %.2f | %.2f | %+.1f%% |" % (key, m, rate, err))
     print()
     for flushed, what in ((True, "after a flush"), (False, "back to back")):
-        x = errs[flushed]
-        if x:
-            print("%s wback, %s: MAPE %.1f%%, signed %+.1f%% over %d cases." % (gpu.upper(), what,
-                  sum(abs(v) for v in x) / len(x), sum(x) / len(x), len(x)))
+        if errs[flushed]:
+            print("%s wback, %s: %s" % (gpu.upper(), what, mape(errs[flushed])))
     print()
     return errs
 
@@ -409,8 +407,7 @@ def main():
     ap.add_argument("extra", nargs="*", help="after --: more smpipe run arguments (--set KEY=VALUE to try a value)")
     a = ap.parse_args()
     e = pipe_batch(a.smpipe, a.gpu, a.extra)
-    print("%s pipe.batch: MAPE %.1f%%, signed %+.1f%% over %d cases." % (a.gpu.upper(), sum(abs(x) for x in e) / len(e),
-          sum(e) / len(e), len(e)))
+    print("%s pipe.batch: %s" % (a.gpu.upper(), mape(e)))
     print()
     spec(a.smpipe, a.gpu, a.extra)
     tiles(a.smpipe, a.gpu, a.extra)
@@ -445,9 +442,7 @@ def main():
                       % (key, w * s * 512, m, rate, err, meas[key + ".latency"], w * s * 512 / rate))
     print()
     for write, what in ((0, "reads only"), (1, "reads and stores")):
-        e = errs[write]
-        print("%s %s: rate MAPE %.1f%%, signed %+.1f%% over %d cases." % (a.gpu.upper(), what,
-              sum(abs(x) for x in e) / len(e), sum(e) / len(e), len(e)))
+        print("%s %s: rate %s" % (a.gpu.upper(), what, mape(errs[write])))
 
 
 if __name__ == "__main__":
