@@ -1,5 +1,5 @@
-/* scheduler.c: a sub-partition scheduler's ready list and the LRR and GTO
- * policies (see scheduler.h); the SM's arbitration (sm.c) uses them.
+/* scheduler.c: a sub-partition scheduler's ready list and its policies
+ * (see scheduler.h); the SM's arbitration (sm.c) uses them.
  * Numbers: sched.policy and sm.subpartitions from arch/NAME.ini. */
 #include "models/scheduler.h"
 
@@ -46,10 +46,11 @@ static void remove_at(Scheduler *s, int32_t i)
     s->nready--;
 }
 
-int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out)
+int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, SimCycle now, int32_t *out)
 {
     int32_t n = s->nready;
     int32_t last = s->last;
+    bool keep = scheduler_keeps_last(s, policy, now);
     g_assert(!s->by_mask || policy != SCHED_GTO);
     if (s->by_mask) {
         /* Ascending ids, which the LRR sort below rotates. */
@@ -90,6 +91,16 @@ int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out)
             j--;
         }
         out[j] = w;
+    }
+    if (keep) {
+        /* Greedy: the last warp, if ready, ahead of the rotation. */
+        for (int32_t i = 0; i < n; i++) {
+            if (out[i] == last) {
+                memmove(&out[1], &out[0], (size_t) i * sizeof *out);
+                out[0] = last;
+                break;
+            }
+        }
     }
     return n;
 }

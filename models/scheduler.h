@@ -6,11 +6,15 @@
  * i mod 4).  Among ready warps it picks by policy: loose round-robin (the
  * next ready warp after the last one issued), greedy-then-oldest (keep
  * issuing the last warp while it is ready, else the one that has waited
- * longest) or oldest first (the oldest warp that is ready).  What the GPU
- * does lies between (scripts/calib/sched.cu, H100 and H200): warps running
- * independent instructions end one after another, the oldest first, as
- * oldest first has them; warps whose dependent chains want more of a pipe
- * than it gives share it nearly fairly, as round-robin has them.  Each instruction class has an issue interval on its pipe
+ * longest), oldest first (the oldest warp that is ready) or greedy (the
+ * last warp keeps the slot while it issues back to back, cycle after cycle;
+ * once it leaves a cycle unused, loose round-robin).  Greedy is what the
+ * GPU does (scripts/calib/sched.cu and schedmix.cu, H100 and H200): warps
+ * whose instructions issue every cycle (independent FFMAs) run one after
+ * another, and keep their alone rate beside warps whose next instruction
+ * waits for a result or the pipe (a dependent chain, IMADs on the
+ * half-rate pipe), which get only the slots they leave; warps that all
+ * wait so share the slots in turn.  Each instruction class has an issue interval on its pipe
  * (arch [inst.*] interval): a second instruction of the class waits for it.
  * Sources: NVIDIA A100 and H100 whitepapers (four sub-partitions, one
  * dispatch per clock); Rogers et al., "Cache-Conscious Wavefront
@@ -43,6 +47,8 @@ typedef struct {
     int32_t slot_cls[64];  /* mask mode: Sm.ready_cls of each bit's warp, by bit */
     SimCycle next_free;  /* first cycle the scheduler can issue again */
     int32_t last;        /* warp issued last, -1 at start */
+    SimCycle last_end;   /* the cycle its issue ended (next_free when it issued):
+                          * greedy keeps it only if it issues again then */
     SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another;
                           * one more entry, pipe_free[nclasses], stays 0: the
                           * slot of an instruction that waits for no pipe */
@@ -97,17 +103,29 @@ static inline void scheduler_take_slot(Scheduler *s, int32_t slot)
     s->last = scheduler_slot_warp(s, slot);
     s->last_slot = slot;
 }
-/* The ready warps in the order the policy prefers them; returns the count
- * (out has room for nready). */
-int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, int32_t *out);
+/* Whether a decision at cycle now offers the last warp the slot first:
+ * under greedy, when its issue ended at now (it issued back to back). */
+static inline bool scheduler_keeps_last(const Scheduler *s, SchedPolicy policy, SimCycle now)
+{
+    return policy == SCHED_GREEDY && s->last >= 0 && s->last_end == now;
+}
+
+/* The ready warps in the order the policy prefers them at cycle now;
+ * returns the count (out has room for nready). */
+int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, SimCycle now, int32_t *out);
 /* The rank of a ready warp in the order scheduler_order gives (lower
  * first), without sorting: `last` is s->last when the ready list was read
- * and `pos` the warp's position in it then.  Ranks are distinct. */
-static inline int64_t scheduler_rank(SchedPolicy policy, int32_t last, int32_t warp, int32_t pos)
+ * and `pos` the warp's position in it then, `keep` scheduler_keeps_last's
+ * answer then.  Ranks are distinct. */
+static inline int64_t scheduler_rank(SchedPolicy policy, int32_t last, bool keep, int32_t warp, int32_t pos)
 {
     if (policy == SCHED_GTO) {
         /* The last warp first, then by age (arrival order). */
         return warp == last ? -1 : pos;
+    }
+    if (keep && warp == last) {
+        /* Greedy: the last warp, issuing back to back, before the rotation. */
+        return -1;
     }
     if (policy == SCHED_OLDEST) {
         /* Warp ids follow launch order: the lowest is the oldest. */

@@ -294,6 +294,7 @@ static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, SimCycle now)
     }
     if (k > 0) {
         s->next_free = now + (SimCycle) k;
+        s->last_end = s->next_free;
         return 1;
     }
     return 0;
@@ -310,6 +311,7 @@ G_ALWAYS_INLINE static inline bool visit_list(Sm *sm, Scheduler *s, SimCycle now
      * among those ranked after the last visited. */
     int32_t n = s->nready;
     int32_t last = s->last;
+    bool keep = scheduler_keeps_last(s, sm->arch.policy, now);
     /* The list as read: the list itself until a visit that took a warp out
      * issues nothing, then a copy in sm->order (only that visit removed a
      * warp, and the list grows only at its end). */
@@ -321,7 +323,7 @@ G_ALWAYS_INLINE static inline bool visit_list(Sm *sm, Scheduler *s, SimCycle now
         int32_t best_pos = -1;
         for (int32_t i = 0; i < n; i++) {
             int32_t id = order[i];
-            int64_t rank = scheduler_rank(sm->arch.policy, last, id, i);
+            int64_t rank = scheduler_rank(sm->arch.policy, last, keep, id, i);
             /* Both tests are pure: the Warp is read last, for a candidate. */
             if (rank <= visited || rank >= best_rank || cached_ready_time(sm, s, id, now) > now ||
                 !sm->warps[id].queued) {
@@ -391,8 +393,12 @@ G_ALWAYS_INLINE static inline bool visit_mask(Sm *sm, Scheduler *s, SimCycle now
             (void) cached_ready_time(sm, s, scheduler_slot_warp(s, __builtin_ctzll(m)), now);
         }
     }
-    /* Oldest first never wraps: every bit is "above" the split. */
+    /* Oldest first never wraps: every bit is "above" the split.  Greedy
+     * starts at the last warp's own bit while it issues back to back. */
     int32_t split = sm->arch.policy == SCHED_OLDEST ? 0 : s->last_slot + 1;
+    if (scheduler_keeps_last(s, sm->arch.policy, now)) {
+        split = s->last_slot;
+    }
     uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
     /* Both parts as read now: a visited warp may return to the mask. */
     uint64_t wrapped = s->mask & ~above;
@@ -825,7 +831,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
         /* Warp w goes to sub-partition w mod subpartitions (below). */
         int32_t count = (int32_t) ((sm->nwarps - i + arch->subpartitions - 1) / arch->subpartitions);
-        if ((arch->policy == SCHED_LRR || arch->policy == SCHED_OLDEST) && count <= 64) {
+        if ((arch->policy == SCHED_LRR || arch->policy == SCHED_OLDEST || arch->policy == SCHED_GREEDY) && count <= 64) {
             scheduler_use_mask(&sm->smsp[i], (int32_t) i, (int32_t) arch->subpartitions, count);
         }
     }

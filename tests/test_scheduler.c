@@ -1,4 +1,4 @@
-/* test_scheduler.c: the LRR, GTO and oldest-first policies, as the SM's arbitration uses
+/* test_scheduler.c: the LRR, GTO, oldest-first and greedy policies, as the SM's arbitration uses
  * them (models/sm.c: scheduler_order, then scheduler_take of the first
  * warp that can issue). */
 #include "test_util.h"
@@ -9,7 +9,7 @@
 static int32_t first(Scheduler *s, SchedPolicy policy)
 {
     int32_t order[8];
-    if (scheduler_order(s, policy, order) == 0) {
+    if (scheduler_order(s, policy, 0, order) == 0) {
         return -1;
     }
     scheduler_take(s, order[0]);
@@ -24,14 +24,14 @@ START_TEST(loose_round_robin)
     scheduler_enqueue(&s, 0);
     scheduler_enqueue(&s, 6);
     int32_t order[8];
-    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, order), 3);
+    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, 0, order), 3);
     ck_assert_int_eq(order[0], 0);  /* ascending ids after the last (-1) */
     ck_assert_int_eq(order[1], 4);
     ck_assert_int_eq(order[2], 6);
     ck_assert_int_eq(first(&s, SCHED_LRR), 0);
     scheduler_enqueue(&s, 0);
     ck_assert_int_eq(first(&s, SCHED_LRR), 4);  /* next after 0 */
-    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, order), 2);
+    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, 0, order), 2);
     ck_assert_int_eq(order[0], 6);
     ck_assert_int_eq(order[1], 0);              /* wraps */
     ck_assert_int_eq(first(&s, SCHED_LRR), 6);
@@ -51,7 +51,7 @@ START_TEST(greedy_then_oldest)
     scheduler_enqueue(&s, 7);
     scheduler_enqueue(&s, 5);
     int32_t order[8];
-    ck_assert_int_eq(scheduler_order(&s, SCHED_GTO, order), 3);
+    ck_assert_int_eq(scheduler_order(&s, SCHED_GTO, 0, order), 3);
     ck_assert_int_eq(order[0], 5);              /* greedy: the last one again */
     ck_assert_int_eq(order[1], 2);              /* then by age */
     ck_assert_int_eq(order[2], 7);
@@ -84,7 +84,7 @@ START_TEST(loose_round_robin_mask)
     ck_assert_int_eq(scheduler_slot(&s, 13), 3);
     ck_assert_int_eq(scheduler_slot_warp(&s, 2), 9);
     int32_t order[8];
-    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, order), 3);
+    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, 0, order), 3);
     ck_assert_int_eq(order[0], 1);
     ck_assert_int_eq(order[1], 9);
     ck_assert_int_eq(order[2], 13);
@@ -92,7 +92,7 @@ START_TEST(loose_round_robin_mask)
     ck_assert_int_eq(s.last_slot, 0);
     scheduler_enqueue(&s, 1);
     ck_assert_int_eq(first(&s, SCHED_LRR), 9);  /* next after 1 */
-    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, order), 2);
+    ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, 0, order), 2);
     ck_assert_int_eq(order[0], 13);
     ck_assert_int_eq(order[1], 1);              /* wraps */
     scheduler_take_slot(&s, 0);                 /* as arbitration takes a bit */
@@ -120,7 +120,7 @@ START_TEST(oldest_first)
         scheduler_enqueue(&s, 5);
         scheduler_enqueue(&s, 13);
         int32_t order[8];
-        ck_assert_int_eq(scheduler_order(&s, SCHED_OLDEST, order), 3);
+        ck_assert_int_eq(scheduler_order(&s, SCHED_OLDEST, 0, order), 3);
         ck_assert_int_eq(order[0], 5);
         ck_assert_int_eq(order[1], 9);
         ck_assert_int_eq(order[2], 13);
@@ -135,6 +135,45 @@ START_TEST(oldest_first)
 }
 END_TEST
 
+/* Greedy: the last warp comes first only at the cycle its issue ended
+ * (back to back); at any later cycle the order is loose round-robin's,
+ * which puts it last.  In list and in mask mode. */
+START_TEST(greedy_keeps_a_warp_issuing_back_to_back)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        Scheduler s;
+        scheduler_init(&s, 16, 1);
+        if (mode == 1) {
+            scheduler_use_mask(&s, 1, 4, 4);  /* warps 1, 5, 9, 13 */
+        }
+        scheduler_enqueue(&s, 1);
+        scheduler_enqueue(&s, 5);
+        scheduler_enqueue(&s, 9);
+        scheduler_take(&s, 5);
+        s.last_end = 20;         /* warp 5 issued, its slot ended at 20 */
+        scheduler_enqueue(&s, 5);
+        int32_t order[8];
+        ck_assert_int_eq(scheduler_order(&s, SCHED_GREEDY, 20, order), 3);
+        ck_assert_int_eq(order[0], 5);  /* back to back: kept */
+        ck_assert_int_eq(order[1], 9);
+        ck_assert_int_eq(order[2], 1);
+        ck_assert(scheduler_keeps_last(&s, SCHED_GREEDY, 20));
+        ck_assert_int_eq(scheduler_order(&s, SCHED_GREEDY, 21, order), 3);
+        ck_assert_int_eq(order[0], 9);  /* a cycle left unused: round-robin */
+        ck_assert_int_eq(order[1], 1);
+        ck_assert_int_eq(order[2], 5);
+        ck_assert(!scheduler_keeps_last(&s, SCHED_GREEDY, 21));
+        ck_assert(!scheduler_keeps_last(&s, SCHED_LRR, 20));
+        /* Not ready: the others in round-robin order. */
+        scheduler_remove(&s, 5);
+        ck_assert_int_eq(scheduler_order(&s, SCHED_GREEDY, 20, order), 2);
+        ck_assert_int_eq(order[0], 9);
+        ck_assert_int_eq(order[1], 1);
+        scheduler_clear(&s);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scheduler");
@@ -143,6 +182,7 @@ int main(void)
     tcase_add_test(tc, greedy_then_oldest);
     tcase_add_test(tc, loose_round_robin_mask);
     tcase_add_test(tc, oldest_first);
+    tcase_add_test(tc, greedy_keeps_a_warp_issuing_back_to_back);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

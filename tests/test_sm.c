@@ -136,6 +136,34 @@ START_TEST(oldest_first_runs_the_oldest_warp_to_its_end)
 }
 END_TEST
 
+/* Greedy (the files' policy, scripts/calib/schedmix.cu): an FFMA warp
+ * issuing back to back keeps its sub-partition's slot beside an older warp
+ * whose IMADs wait for the half-rate pipe, so it ends as if alone; round-
+ * robin gives the older warp every other slot.  Warps 0-3 run 128 IMADs,
+ * warps 4-7 (one beside each) 128 FFMAs in 8 chains.  Returns the cycle
+ * warp 4 ends (the run's cycles less its exited warp-cycles). */
+static int64_t ffma_end_beside_imad(const char *policy)
+{
+    g_autofree char *set = g_strdup_printf("sched.policy=%s", policy);
+    const char *sets[] = { set, NULL };
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, "smpipe 1\nblock 256\nif warp_id < 4\n    compute(imad, 128)\nelse\n"
+                                "    compute(ffma, 128, 8)\nend\n", sets), "%s", tr.msg ? tr.msg : "");
+    const SimStats *st = tr_stats(&tr);
+    int64_t end = (int64_t) st->cycles - (int64_t) st->warp_state[4 * WS__COUNT + WS_EXITED];
+    test_run_clear(&tr);
+    return end;
+}
+
+START_TEST(greedy_keeps_a_warp_issuing_back_to_back)
+{
+    int64_t greedy = ffma_end_beside_imad("greedy"), lrr = ffma_end_beside_imad("lrr");
+    /* Alone: 128 FFMAs at one a cycle and a few cycles around them. */
+    ck_assert_msg(greedy < 128 + 40, "greedy: the FFMA warp ends at %" G_GINT64_FORMAT, greedy);
+    ck_assert_msg(lrr > greedy + 30, "round-robin %" G_GINT64_FORMAT " vs greedy %" G_GINT64_FORMAT, lrr, greedy);
+}
+END_TEST
+
 /* A loop whose passes the compiler knows, up to sched.unroll_max of them,
  * loses its control (head, step, back jump) and the assignments that only
  * add multiples of its counter to invariants; a longer loop, or one whose
@@ -283,6 +311,7 @@ int main(void)
     tcase_add_test(tc, issue_cycles_go_to_their_own_line);
     tcase_add_test(tc, mma_kernels_run_at_their_clock);
     tcase_add_test(tc, oldest_first_runs_the_oldest_warp_to_its_end);
+    tcase_add_test(tc, greedy_keeps_a_warp_issuing_back_to_back);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -267,9 +267,11 @@ START_TEST(mbarrier_unit_makes_the_protocol_grow_with_warps)
         "for (var b = 0; b < 64; ++b)\n    p.producer_acquire()\n    p.producer_commit()\n"
         "    p.consumer_wait()\n    p.consumer_release()\nend\n";
     /* The unit alone: the loop's control chains (sched.control_latency,
-     * test_warp.c) would add the same to every block size. */
+     * test_warp.c) would add the same to every block size, and under the
+     * files' greedy scheduler which block's warps keep the slots decides
+     * the blocks' phase (round-robin takes that out). */
 #define UNIT "barrier.mbarrier_arrive_interval=2", "barrier.mbarrier_wait_interval=6", "barrier.mbarrier_wake=88", \
-             "barrier.wait_call=100", "sched.control_latency=0"
+             "barrier.wait_call=100", "sched.control_latency=0", "sched.policy=lrr"
     const char *u128[] = { "threads=128", UNIT, NULL };
     const char *u1024[] = { "threads=1024", UNIT, NULL };
     const char *u2x512[] = { "threads=512", "sm.blocks=2", UNIT, NULL };

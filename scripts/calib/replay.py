@@ -345,13 +345,35 @@ def loaded_l2(smpipe, gpu, extra):
     return errs
 
 
+def warp_ends(smpipe, gpu, trace, sets, extra):
+    """Each warp's end in a run of scripts/calib/replay/TRACE, from its
+    timeline: the cycle it exits, or, when it waited for an issue slot just
+    before (`not_selected`: another warp held the scheduler), the cycle that
+    wait began.  The GPU's clock read right after a warp's last instruction
+    is the end the microbenchmarks time; the warp's exit, which needs a slot
+    of its own, comes later."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "timeline.json")
+        run_doc(smpipe, gpu, trace, sets, extra, ("--timeline", path))
+        with open(path) as fh:
+            events = json.load(fh)["traceEvents"]
+    by = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "warp":
+            by.setdefault(e["tid"], []).append((e["args"]["cycle"], e["args"]["cycles"], e["name"]))
+    ends = []
+    for tid in sorted(by):
+        start, length, name = max(ev for ev in by[tid] if ev[2] != "exited")
+        ends.append(start if name == "not_selected" else start + length)
+    return ends
+
+
 def sched(smpipe, gpu, extra):
     """sched.cu: W warps a sub-partition run K independent FFMAs (or, dep,
     one dependent chain of K IMADs) from the same start; the spread of their ends (latest minus earliest, a sub-partition)
     says whether the scheduler keeps issuing one warp (about the others'
-    work) or rotates (about 0).  The model's end of a warp is the run's
-    cycles less its `exited` warp-cycles (--by warp).  None without a
-    measurement."""
+    work) or rotates (about 0).  The model's end of a warp is warp_ends'.
+    None without a measurement."""
     if not os.path.exists(os.path.join(MICRO, "sched_%s.txt" % gpu)):
         return None
     meas = measured(gpu, "sched")
@@ -362,14 +384,79 @@ def sched(smpipe, gpu, extra):
             key = "sched.%sW%d.K%d" % ("dep." if dep else "", w, k)
             if key + ".span" not in meas:
                 continue
-            doc = run_doc(smpipe, gpu, "sched.trace", ["W=%d" % w, "K=%d" % k, "dep=%d" % dep], extra, ("--by", "warp"))
-            ends = [doc["cycles"] - wd["exited"] for wd in doc["by_warp"]]
+            ends = warp_ends(smpipe, gpu, "sched.trace", ["W=%d" % w, "K=%d" % k, "dep=%d" % dep], extra)
             spreads = sorted(max(ends[sp::4]) - min(ends[sp::4]) for sp in range(4))
             spans = sorted(ends)
             print("| `%s` | %.0f | %.0f | %.0f | %.0f |" % (key, meas[key + ".span"], spans[len(spans) // 2],
                                                           meas[key + ".end_spread"], spreads[len(spreads) // 2]))
     print()
     return True
+
+
+def schedmix(smpipe, gpu, extra):
+    """schedmix.cu: warps of two kinds on each sub-partition, a dependent
+    chain (D) and independent FFMAs (I), slot 0 the oldest: when does each
+    slot end (after its sub-partition's first start)?  Which of several I
+    warps runs first is decided by the code before the loop, not by the
+    warps' age (schedmix.cu's I warps start youngest first, its ilp.ffma.C4
+    warps oldest first), and the model starts the oldest first, so the I
+    warps' ends are compared in the order they end (row `I` k: the k-th I
+    warp to end, 0 the first); the D warps' slot by slot.  And the ilp rows: W
+    warps a sub-partition, 256 IMADs or FFMAs each in C chains: the spread
+    of their ends and whether the oldest ends first.  The model's end of a
+    warp is warp_ends'.
+    Returns the end errors (percent) of the mixed configurations, None
+    without a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "schedmix_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "schedmix")
+    configs = []
+    for key in meas:
+        m = re.match(r"schedmix\.(imad|ffma|order)\.([DI]+)\.s0\.end$", key)
+        if m:
+            configs.append((m.group(1), m.group(2)))
+    print("| case | slot (D) or order of end (I) | kind | measured end | simulated | error |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    errs = []
+    for dep, cfg in configs:
+        roles = sum(1 << k for k, c in enumerate(cfg) if c == "D")
+        sets = ["W=%d" % len(cfg), "roles=%d" % roles, "dep=%d" % (1 if dep == "ffma" else 0)]
+        ends = warp_ends(smpipe, gpu, "schedmix.trace", sets, extra)
+        sim, got = {}, {}
+        for k, kind in enumerate(cfg):
+            mine = sorted(ends[4 * k:4 * k + 4])
+            sim[k] = (mine[1] + mine[2]) / 2
+            got[k] = meas["schedmix.%s.%s.s%d.end" % (dep, cfg, k)]
+        islots = [k for k, kind in enumerate(cfg) if kind == "I"]
+        rows = [("D", k, got[k], sim[k]) for k, kind in enumerate(cfg) if kind == "D"]
+        rows += [("I", r, m, s) for r, (m, s) in enumerate(zip(sorted(got[k] for k in islots),
+                                                              sorted(sim[k] for k in islots)))]
+        for kind, k, m, s in rows:
+            err = 100.0 * (s - m) / m
+            errs.append(err)
+            what = {"D": "dependent %s chain" % dep.upper(), "I": "independent FFMAs"}[kind]
+            print("| `schedmix.%s.%s` | %s %d | %s | %.0f | %.0f | %+.1f%% |" % (dep, cfg, kind, k, what, m, s, err))
+    print()
+    print("%s schedmix ends: %s" % (gpu.upper(), mape(errs)))
+    print()
+    print("| case | measured span | simulated | measured end spread | simulated | oldest ends first, measured | simulated |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for cls in ("imad", "ffma"):
+        for c in (1, 2, 4, 8):
+            for w in (1, 2, 4):
+                key = "schedmix.ilp.%s.C%d.W%d" % (cls, c, w)
+                if key + ".span" not in meas:
+                    continue
+                sets = ["W=%d" % w, "ilp=%d" % c, "dep=%d" % (1 if cls == "ffma" else 0)]
+                ends = warp_ends(smpipe, gpu, "schedmix.trace", sets, extra)
+                spreads = sorted(max(ends[sp::4]) - min(ends[sp::4]) for sp in range(4))
+                firsts = [ends[sp] == min(ends[sp::4]) and ends[sp::4].count(ends[sp]) == 1 for sp in range(4)]
+                spans = sorted(ends)
+                print("| `%s` | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |" % (
+                    key, meas[key + ".span"], spans[len(spans) // 2], meas[key + ".end_spread"],
+                    spreads[len(spreads) // 2], meas[key + ".first_oldest"], sum(firsts) / 4.0))
+    print()
+    return errs
 
 
 def wback(smpipe, gpu, extra):
@@ -419,6 +506,7 @@ def main():
         wback(a.smpipe, a.gpu, a.extra)
     loaded_l2(a.smpipe, a.gpu, a.extra)
     sched(a.smpipe, a.gpu, a.extra)
+    schedmix(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
