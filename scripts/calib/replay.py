@@ -459,6 +459,29 @@ def schedmix(smpipe, gpu, extra):
     return errs
 
 
+def branch(smpipe, gpu, extra):
+    """branch.cu: cycles a loop iteration with an if inside (one block of 1,
+    4 or 16 warps, 4096 iterations); returns the errors, None without a
+    measurement."""
+    if not os.path.exists(os.path.join(MICRO, "branch_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "branch")
+    print("| case | measured cycles an iteration | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    for name, mode in (("if_warp", 2), ("if_warp1", 4), ("nested", 6)):
+        for w in (1, 4, 16):
+            key = "loop.%s.W%d" % (name, w)
+            sim = cycles(smpipe, gpu, "branch.trace", ["mode=%d" % mode, "W=%d" % w, "N=4096"], extra) / 4096.0
+            err = 100.0 * (sim - meas[key]) / meas[key]
+            errs.append(err)
+            print("| `%s` | %.1f | %.1f | %+.1f%% |" % (key, meas[key], sim, err))
+    print()
+    print("%s loop control: %s" % (gpu.upper(), mape(errs)))
+    print()
+    return errs
+
+
 def wback(smpipe, gpu, extra):
     """wback.cu: loaded.cu's stream with stores (16 warps, 4 groups of 512
     bytes in flight a warp, N copies a warp) after an L2 flush or launched
@@ -507,6 +530,7 @@ def main():
     loaded_l2(a.smpipe, a.gpu, a.extra)
     sched(a.smpipe, a.gpu, a.extra)
     schedmix(a.smpipe, a.gpu, a.extra)
+    branch(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
