@@ -482,6 +482,34 @@ def branch(smpipe, gpu, extra):
     return errs
 
 
+def pipecopy(smpipe, gpu, extra):
+    """pipecopy.cu: a unified block-scope pipeline alone, warm in L2, S
+    stages fetched S - 1 ahead: cycles a batch with the four calls alone, a
+    4- or 16-byte memcpy_async a thread, and the consumer's load and store;
+    returns the errors, None without a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "pipecopy_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "pipecopy")
+    threads = (32, 128, 512)
+    print("| variant | stages | " + " | ".join("T%d measured / simulated" % t for t in threads) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in threads) + " |")
+    errs = []
+    for mode, name in enumerate(("calls", "cp4", "cp16", "cp16ls")):
+        for s in (1, 2, 4, 8):
+            cells = []
+            for t in threads:
+                key = "pipecopy.%s.S%d.T%d" % (name, s, t)
+                sets = ["mode=%d" % mode, "stages=%d" % s, "T=%d" % t, "batches=512", "mem.source=l2"]
+                sim = cycles(smpipe, gpu, "pipecopy.trace", sets, extra) / 512.0
+                errs.append(100.0 * (sim - meas[key]) / meas[key])
+                cells.append("%.0f / %.0f" % (meas[key], sim))
+            print("| %s | %d | %s |" % (name, s, " | ".join(cells)))
+    print()
+    print("%s pipecopy: %s" % (gpu.upper(), mape(errs)))
+    print()
+    return errs
+
+
 def wback(smpipe, gpu, extra):
     """wback.cu: loaded.cu's stream with stores (16 warps, 4 groups of 512
     bytes in flight a warp, N copies a warp) after an L2 flush or launched
@@ -531,6 +559,7 @@ def main():
     sched(a.smpipe, a.gpu, a.extra)
     schedmix(a.smpipe, a.gpu, a.extra)
     branch(a.smpipe, a.gpu, a.extra)
+    pipecopy(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
     print("| case | bytes in flight an SM | measured B/cycle | simulated | error | measured latency | simulated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
