@@ -14,6 +14,10 @@
 //   cp16    with a 16-byte memcpy_async a thread (cp.async.cg 16)
 //   cp16ls  cp16, and the consumer loads its 16 bytes from shared memory and
 //           stores them to global memory
+//   callsc  calls, with a chain of 64 dependent IMADs between the producer's
+//           commit and the consumer's wait
+//   cp16c   cp16 with the same chain: whether the copy's 85 cycles are issue
+//           (they add to the chain) or latency (the chain hides them)
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o pipecopy pipecopy.cu
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
@@ -24,7 +28,7 @@ namespace cg = cooperative_groups;
 
 constexpr int kBatches = 512;
 
-template <int S, int MODE>  // MODE 0 calls, 1 cp4, 2 cp16, 3 cp16ls
+template <int S, int MODE>  // MODE 0 calls, 1 cp4, 2 cp16, 3 cp16ls, 4 callsc, 5 cp16c
 __global__ void k_pc(const int4 *src, int4 *dst, int batches, unsigned long long *out)
 {
     extern __shared__ __align__(128) unsigned char smem[];
@@ -43,11 +47,12 @@ __global__ void k_pc(const int4 *src, int4 *dst, int batches, unsigned long long
         if (MODE == 1) {
             cuda::memcpy_async(reinterpret_cast<int *>(sh + s * T + t), reinterpret_cast<const int *>(src + g),
                                sizeof(int), pipe);
-        } else if (MODE >= 2) {
+        } else if (MODE == 2 || MODE == 3 || MODE == 5) {
             cuda::memcpy_async(sh + s * T + t, src + g, sizeof(int4), pipe);
         }
         pipe.producer_commit();
     };
+    int acc = t;
     unsigned long long t0 = clk();
     for (int b = 0; b < S - 1 && b < batches; ++b) {
         fetch(b);
@@ -56,6 +61,12 @@ __global__ void k_pc(const int4 *src, int4 *dst, int batches, unsigned long long
     for (int b = 0; b < batches; ++b) {
         if (b + S - 1 < batches) {
             fetch(b + S - 1);
+        }
+        if (MODE >= 4) {
+#pragma unroll
+            for (int k = 0; k < 64; ++k) {
+                asm volatile("mad.lo.s32 %0, %0, %1, %2;" : "+r"(acc) : "r"(b), "r"(k));
+            }
         }
         pipe.consumer_wait();
         if (MODE == 3) {
@@ -68,6 +79,9 @@ __global__ void k_pc(const int4 *src, int4 *dst, int batches, unsigned long long
     if (t == 0) {
         out[0] = t0;
         out[1] = t1;
+    }
+    if (acc == 12345) {
+        dst[t] = make_int4(acc, 0, 0, 0);
     }
 }
 
@@ -99,6 +113,8 @@ static void stage_rows(const int4 *src, int4 *dst, unsigned long long *d_out)
     row<S, 1>("cp4", src, dst, d_out);
     row<S, 2>("cp16", src, dst, d_out);
     row<S, 3>("cp16ls", src, dst, d_out);
+    row<S, 4>("callsc", src, dst, d_out);
+    row<S, 5>("cp16c", src, dst, d_out);
 }
 
 int main()

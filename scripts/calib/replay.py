@@ -494,7 +494,7 @@ def pipecopy(smpipe, gpu, extra):
     print("| variant | stages | " + " | ".join("T%d measured / simulated" % t for t in threads) + " |")
     print("| --- | --- | " + " | ".join("---" for _ in threads) + " |")
     errs = []
-    for mode, name in enumerate(("calls", "cp4", "cp16", "cp16ls")):
+    for mode, name in enumerate(("calls", "cp4", "cp16", "cp16ls", "callsc", "cp16c")):
         for s in (1, 2, 4, 8):
             cells = []
             for t in threads:
