@@ -134,6 +134,12 @@ static inline void linfit(const std::vector<double>& x, const std::vector<double
 }
 
 // ---------------------------------------------------------------- device helpers
+// Volatile moves through eight FFMA accumulators: the FFMAs after it cannot
+// be hoisted above the clock read before it (sched.cu, schedmix.cu).
+__device__ __forceinline__ void pin8(float& a0, float& a1, float& a2, float& a3, float& a4, float& a5, float& a6,
+                                     float& a7) {
+  asm volatile("" : "+f"(a0), "+f"(a1), "+f"(a2), "+f"(a3), "+f"(a4), "+f"(a5), "+f"(a6), "+f"(a7));
+}
 __device__ __forceinline__ unsigned long long clk() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");

@@ -19,12 +19,6 @@
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -o sched sched.cu
 #include "common.cuh"
 
-__device__ __forceinline__ void pin8(float &a0, float &a1, float &a2, float &a3, float &a4, float &a5, float &a6,
-                                     float &a7)
-{
-    asm volatile("" : "+f"(a0), "+f"(a1), "+f"(a2), "+f"(a3), "+f"(a4), "+f"(a5), "+f"(a6), "+f"(a7));
-}
-
 template <int K>
 __global__ void k_sched(float seed, unsigned long long *out)
 {

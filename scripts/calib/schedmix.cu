@@ -38,12 +38,6 @@
 constexpr int KI = 256;  // independent FFMAs of an I warp
 constexpr int KD = 128;  // links of a D warp's chain
 
-__device__ __forceinline__ void pin8(float &a0, float &a1, float &a2, float &a3, float &a4, float &a5, float &a6,
-                                     float &a7)
-{
-    asm volatile("" : "+f"(a0), "+f"(a1), "+f"(a2), "+f"(a3), "+f"(a4), "+f"(a5), "+f"(a6), "+f"(a7));
-}
-
 // DEP 0: a D warp runs mad.lo.s32 links; DEP 1: FFMA links.  roles: bit k set
 // when slot k is a D warp.
 template <int DEP>
