@@ -401,7 +401,8 @@ def schedmix(smpipe, gpu, extra):
     warps' age (schedmix.cu's I warps start youngest first, its ilp.ffma.C4
     warps oldest first), and the model starts the oldest first, so the I
     warps' ends are compared in the order they end (row `I` k: the k-th I
-    warp to end, 0 the first); the D warps' slot by slot.  And the ilp rows: W
+    warp to end, 0 the first: schedmix.cu's `.i<k>.end`, the median over
+    cases of the k-th end); the D warps' slot by slot.  And the ilp rows: W
     warps a sub-partition, 256 IMADs or FFMAs each in C chains: the spread
     of their ends and whether the oldest ends first.  The model's end of a
     warp is warp_ends'.
@@ -422,15 +423,15 @@ def schedmix(smpipe, gpu, extra):
         roles = sum(1 << k for k, c in enumerate(cfg) if c == "D")
         sets = ["W=%d" % len(cfg), "roles=%d" % roles, "dep=%d" % (1 if dep == "ffma" else 0)]
         ends = warp_ends(smpipe, gpu, "schedmix.trace", sets, extra)
-        sim, got = {}, {}
+        sim = {}
         for k, kind in enumerate(cfg):
             mine = sorted(ends[4 * k:4 * k + 4])
             sim[k] = (mine[1] + mine[2]) / 2
-            got[k] = meas["schedmix.%s.%s.s%d.end" % (dep, cfg, k)]
         islots = [k for k, kind in enumerate(cfg) if kind == "I"]
-        rows = [("D", k, got[k], sim[k]) for k, kind in enumerate(cfg) if kind == "D"]
-        rows += [("I", r, m, s) for r, (m, s) in enumerate(zip(sorted(got[k] for k in islots),
-                                                              sorted(sim[k] for k in islots)))]
+        rows = [("D", k, meas["schedmix.%s.%s.s%d.end" % (dep, cfg, k)], sim[k])
+                for k, kind in enumerate(cfg) if kind == "D"]
+        rows += [("I", r, meas["schedmix.%s.%s.i%d.end" % (dep, cfg, r)], s)
+                 for r, s in enumerate(sorted(sim[k] for k in islots))]
         for kind, k, m, s in rows:
             err = 100.0 * (s - m) / m
             errs.append(err)

@@ -18,6 +18,8 @@
 //                                      earliest start of its sub-partition
 //   schedmix.order.<config>.s<k>.first share of (sub-partition, launch) pairs
 //                                      in which slot k ended first (I warps only)
+//   schedmix.<dep|order>.<config>.i<r>.end  median over cases of the r-th I warp
+//                                      to end (0 the first), after the first start
 //   schedmix.ilp.<cls>.C<c>.W<w>.*     W warps a sub-partition, each running
 //                                      256 instructions of class cls (imad or
 //                                      ffma) in c independent chains: end_spread
@@ -204,6 +206,7 @@ static void config(const char *cfg, unsigned long long *d_out, std::vector<unsig
     const int warps = 4 * W;
     std::vector<std::vector<double>> span(W), end(W);
     std::vector<int> first(W, 0);
+    std::vector<std::vector<double>> iend(W);  // r-th I warp to end, per case
     int cases = 0;
     for (int r = 0; r < 16; ++r) {
         k_mix<DEP><<<1, 32 * warps>>>(roles, 1, d_out);
@@ -228,6 +231,16 @@ static void config(const char *cfg, unsigned long long *d_out, std::vector<unsig
                 span[k].push_back((double) (h[3 * j + 1] - h[3 * j]));
                 end[k].push_back((double) (h[3 * j + 1] - s_lo));
             }
+            std::vector<double> is;
+            for (int k = 0; k < W; ++k) {
+                if (cfg[k] == 'I') {
+                    is.push_back((double) (h[3 * (4 * k + sp) + 1] - s_lo));
+                }
+            }
+            std::sort(is.begin(), is.end());
+            for (size_t r2 = 0; r2 < is.size(); ++r2) {
+                iend[r2].push_back(is[r2]);
+            }
             first[k_first]++;
             cases++;
         }
@@ -243,6 +256,11 @@ static void config(const char *cfg, unsigned long long *d_out, std::vector<unsig
         if (!any_dep) {
             result(pre + ".first", (double) first[k] / cases, "share", "config %s: slot %d ended first", cfg, k);
         }
+    }
+    for (int r2 = 0; r2 < W && !iend[r2].empty(); ++r2) {
+        std::string pre = any_dep ? strf("schedmix.%s.%s", dep_name, cfg) : strf("schedmix.order.%s", cfg);
+        result(strf("%s.i%d.end", pre.c_str(), r2), median_of(iend[r2]), "cycles",
+               "config %s: the %d-th independent-FFMA warp to end (0 the first), after the first start", cfg, r2);
     }
 }
 
