@@ -46,6 +46,19 @@ static void remove_at(Scheduler *s, int32_t i)
     s->nready--;
 }
 
+/* Moves warp, if among the n of out, to the front, the others keeping
+ * their order. */
+static void move_to_front(int32_t *out, int32_t n, int32_t warp)
+{
+    for (int32_t i = 0; i < n; i++) {
+        if (out[i] == warp) {
+            memmove(&out[1], &out[0], (size_t) i * sizeof *out);
+            out[0] = warp;
+            return;
+        }
+    }
+}
+
 int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, SimCycle now, int32_t *out)
 {
     int32_t n = s->nready;
@@ -63,13 +76,7 @@ int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, SimCycle now, in
     }
     if (policy == SCHED_GTO) {
         /* The last warp first, then by age (arrival order). */
-        for (int32_t i = 0; i < n; i++) {
-            if (out[i] == s->last) {
-                memmove(&out[1], &out[0], (size_t) i * sizeof *out);
-                out[0] = s->last;
-                break;
-            }
-        }
+        move_to_front(out, n, last);
         return n;
     }
     /* Loose round-robin: ascending ids after the last one, then wrapping;
@@ -94,13 +101,7 @@ int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, SimCycle now, in
     }
     if (keep) {
         /* Greedy: the last warp, if ready, ahead of the rotation. */
-        for (int32_t i = 0; i < n; i++) {
-            if (out[i] == last) {
-                memmove(&out[1], &out[0], (size_t) i * sizeof *out);
-                out[0] = last;
-                break;
-            }
-        }
+        move_to_front(out, n, last);
     }
     return n;
 }

@@ -831,7 +831,8 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         scheduler_init(&sm->smsp[i], sm->nwarps, arch->nclasses);
         /* Warp w goes to sub-partition w mod subpartitions (below). */
         int32_t count = (int32_t) ((sm->nwarps - i + arch->subpartitions - 1) / arch->subpartitions);
-        if ((arch->policy == SCHED_LRR || arch->policy == SCHED_OLDEST || arch->policy == SCHED_GREEDY) && count <= 64) {
+        /* Every policy but GTO ranks by warp id (scheduler.h): a mask serves. */
+        if (arch->policy != SCHED_GTO && count <= 64) {
             scheduler_use_mask(&sm->smsp[i], (int32_t) i, (int32_t) arch->subpartitions, count);
         }
     }
