@@ -4,8 +4,9 @@
  * warp runs one path until it blocks or reaches its reconvergence point,
  * then another; paths reconverge at the immediate post-dominator of the
  * branch, except that with sched.wait_yields a path waiting on an mbarrier
- * does not hold the others there (try_merge; measured by
- * scripts/calib/spec.cu).  No timing of its own: a diverged path costs what
+ * phase that has not completed does not hold the others there (try_merge;
+ * measured by scripts/calib/spec.cu and divjoin.cu).  No timing of its own:
+ * a diverged path costs what
  * its instructions cost, and the other side waits (warp state
  * `divergent`). */
 #include "models/simt.h"
@@ -78,13 +79,14 @@ void simt_refocus_slow(Warp *w)
     }
 }
 
-/* True when every lane of `lanes` is on a path waiting on an mbarrier. */
+/* True when every lane of `lanes` is on a path suspended in an mbarrier
+ * wait whose phase has not completed (simt_yields). */
 static bool waiting_on_mbarriers(const Warp *w, LaneMask lanes)
 {
     for (int32_t i = 0; i < w->nsplits && lanes != 0; i++) {
         const Split *s = &w->split[i];
         if (s->status != SPLIT_FREE && (s->mask & lanes) != 0) {
-            if (!simt_waits_on_mbarrier(s)) {
+            if (!simt_yields(s)) {
                 return false;
             }
             lanes &= ~s->mask;
@@ -95,7 +97,9 @@ static bool waiting_on_mbarriers(const Warp *w, LaneMask lanes)
 
 /* Merges the paths parked at frame f's join if every live lane of the
  * frame has arrived.  With sched.wait_yields, when the lanes still missing
- * all wait on mbarriers, the parked paths go on without them instead: they
+ * all wait on mbarrier phases that have not completed (a phase that has,
+ * whose waiters are waking, holds the parked paths: divjoin.cu), the
+ * parked paths go on without them instead: they
  * merge into one path that leaves the frame (whose mask keeps the missing
  * lanes, which rejoin the parent frame when they reach the join alone).
  * This is what spec.cu timestamps on the H100: the guide's producer lanes

@@ -64,6 +64,18 @@ static inline bool simt_waits_on_mbarrier(const Split *s)
     return s->status == SPLIT_BLOCKED && s->wait == WAIT_MBAR;
 }
 
+/* True for a path suspended in an mbarrier wait whose phase has not
+ * completed: the other paths may pass their reconvergence point without it
+ * (sched.wait_yields).  Once the phase completes (its wake-up is armed,
+ * sync_barrier_wake) a path reaching the join waits for it:
+ * scripts/calib/divjoin.cu on the H200, the odd lanes reaching the join 100
+ * cycles before the phase completes go on at once, reaching it as it
+ * completes they reconverge with the waking lanes. */
+static inline bool simt_yields(const Split *s)
+{
+    return simt_waits_on_mbarrier(s) && !sim_timer_is_armed(&s->wake);
+}
+
 /* Split s blocks from cycle t on a barrier or a collective (kind, obj,
  * value, token say which) and is charged `reason` until it is woken. */
 void simt_block(Warp *w, Split *s, WaitKind kind, SimWarpState reason, int32_t obj, uint64_t value,

@@ -156,6 +156,47 @@ START_TEST(a_path_waiting_on_an_mbarrier_lets_the_others_pass)
 }
 END_TEST
 
+static void never_fires(void *target, uint64_t arg, SimCycle now)
+{
+    (void) target;
+    (void) arg;
+    (void) now;
+    ck_abort_msg("the stub's wake-up fired");
+}
+
+/* Once the phase a path waits for has completed (its wake-up armed), a path
+ * reaching the join waits for it (divjoin.cu on the H200); if it blocks
+ * again on a phase still open, the parked path goes on. */
+START_TEST(a_waking_path_holds_the_join)
+{
+    Warp w;
+    stub_warp(&w);
+    w.wait_yields = true;
+    SimEngine e;
+    sim_engine_init(&e, SIM_ENGINE_EVENT);
+    int32_t ni = diverge(&w);
+    simt_block(&w, &w.split[ni], WAIT_MBAR, WS_MBARRIER, 0, 0, false, 4);
+    ck_assert(simt_yields(&w.split[ni]));
+    /* The phase completes: the waiter wakes at cycle 20. */
+    sim_engine_timer_arm(&e, &w.split[ni].wake, 20, never_fires, NULL, 0);
+    ck_assert(!simt_yields(&w.split[ni]));
+    ck_assert_int_eq(simt_goto(&w, 0, 10, 6), 0);
+    ck_assert_int_eq(w.split[0].status, SPLIT_PARKED);
+    check_invariants(&w);
+    /* It wakes and blocks on the next phase, still open: the parked side
+     * goes on without it. */
+    sim_engine_timer_cancel(&e, &w.split[ni].wake);
+    w.split[ni].status = SPLIT_RUNNABLE;
+    simt_block(&w, &w.split[ni], WAIT_MBAR, WS_MBARRIER, 0, 1, false, 21);
+    ck_assert_int_eq(w.split[0].status, SPLIT_RUNNABLE);
+    ck_assert_uint_eq(w.split[0].mask, LOW);
+    ck_assert_int_eq(w.split[0].frame, -1);
+    check_invariants(&w);
+    sim_engine_clear(&e);
+    g_free(w.frames);
+}
+END_TEST
+
 START_TEST(split_slots_and_frames_are_reused)
 {
     Warp w;
@@ -251,6 +292,7 @@ int main(void)
     tcase_add_test(tc, paths_park_at_the_join_and_merge);
     tcase_add_test(tc, exited_lanes_release_a_merge);
     tcase_add_test(tc, a_path_waiting_on_an_mbarrier_lets_the_others_pass);
+    tcase_add_test(tc, a_waking_path_holds_the_join);
     suite_add_tcase(s, tc);
     TCase *ts = tcase_create("slots");
     tcase_add_test(ts, split_slots_and_frames_are_reused);
