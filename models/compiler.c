@@ -3,7 +3,9 @@
  * their operands (the SASS of cutlass_multistage at 3 stages,
  * docs/validation/campaign/microbench/cutlass_multistage_s3.sass), short
  * loops of a known trip count unrolled (sched.unroll_max; the SASS of
- * gemm_tiles, microbench/tiles_cpa_s2_t64.sass) and independent compute
+ * gemm_tiles, microbench/tiles_cpa_s2_t64.sass), branches on constants
+ * removed (smpipe cuda writes a parameter's test as a literal) and
+ * independent compute
  * chains interleaved (sched.chain_overlap; scripts/calib/contend.cu
  * ilp.ffma). */
 #include "models/compiler.h"
@@ -258,6 +260,13 @@ bool *compiler_unrolled_ops(const Program *prog, int64_t max)
     bool *free_op = g_new0(bool, MAX(n, 1u));
     for (guint e = 0; e < n; e++) {
         const Op *enter = &g_array_index(prog->ops, Op, e);
+        if (enter->code == OP_BRANCH && enter->e[0] != NULL && enter->e[0]->kind == EN_CONST) {
+            /* A branch on a constant (a parameter's test, which smpipe
+             * cuda writes as a literal): nvcc keeps one side and no
+             * branch. */
+            free_op[e] = true;
+            continue;
+        }
         if (enter->code != OP_LOOP_ENTER) {
             continue;
         }

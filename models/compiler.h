@@ -16,12 +16,13 @@
  * Returns a new array indexed by operation (free with g_free). */
 int32_t *compiler_divisions_by_op(const Program *prog);
 
-/* For each operation, whether unrolling folds it away: the control of an
- * innermost loop whose trip count the compiler knows (counter set to,
+/* For each operation, whether the compiler folds it away: the control of
+ * an innermost loop whose trip count the compiler knows (counter set to,
  * compared with and stepped by constants, written nowhere else) and that
- * makes at most max passes, and the assignments in it that only add
- * constant multiples of its counter to values the loop does not change.
- * Returns a new array indexed by operation (free with g_free). */
+ * makes at most max passes, the assignments in it that only add constant
+ * multiples of its counter to values the loop does not change, and a
+ * branch whose condition is a constant (a parameter's test).  Returns a
+ * new array indexed by operation (free with g_free). */
 bool *compiler_unrolled_ops(const Program *prog, int64_t max);
 
 /* For each OP_LOOP_ENTER, whether nvcc unrolls its loop with a trip count

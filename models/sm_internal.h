@@ -150,7 +150,7 @@ struct Sm {
     int64_t int_cycles[2][SM_INT_CYCLES];
     int32_t *op_fuse;        /* op index -> following compute ops it interleaves with */
     bool *op_rt_unrolled;    /* op index -> OP_LOOP_ENTER of a loop unrolled with a computed trip count */
-    bool *op_unrolled;       /* op index -> control folded away by unrolling a constant-trip loop */
+    bool *op_unrolled;       /* op index -> control folded away (a constant-trip loop unrolled, a branch on a constant) */
     int32_t npipes;
     int64_t live_warps;
     SimCycle end_cycle;

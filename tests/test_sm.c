@@ -196,6 +196,25 @@ START_TEST(constant_trip_loops_unroll)
 }
 END_TEST
 
+/* A branch on a constant (a parameter's test) is gone from the compiled
+ * kernel: it issues nothing, whichever side it keeps; the same test on a
+ * variable issues its control. */
+static char *flag_branch(const char *cond)
+{
+    return g_strdup_printf("smpipe 1\nparam write = 0 in 0..1\nblock 32\nvar w = write\n"
+                           "for (var i = 0; i < 40; ++i)\n    if %s\n        compute(imad, 1)\n    end\nend\n", cond);
+}
+
+START_TEST(branches_on_constants_fold)
+{
+    const char *sets[] = { "sched.control_issue=10", "sched.int_cpi_alone=1", "sched.unroll_max=0", NULL };
+    g_autofree char *constant = flag_branch("write == 1");
+    g_autofree char *variable = flag_branch("w == 1");
+    /* 40 passes of the branch, 10 cycles each. */
+    ck_assert_uint_eq(issuing_cycles(variable, sets) - issuing_cycles(constant, sets), 40 * 10);
+}
+END_TEST
+
 /* A loop nvcc cannot unroll fully but whose body is straight-line code is
  * unrolled with a trip count computed at each entry: every entry pays
  * sched.unroll_entry_issue; a loop with a branch or a barrier in it, and a
@@ -307,6 +326,7 @@ int main(void)
     tcase_add_test(tc, every_warp_cycle_in_one_state);
     tcase_add_test(tc, invariant_divisions_leave_the_loop);
     tcase_add_test(tc, constant_trip_loops_unroll);
+    tcase_add_test(tc, branches_on_constants_fold);
     tcase_add_test(tc, computed_trip_loops_pay_their_prologue);
     tcase_add_test(tc, issue_cycles_go_to_their_own_line);
     tcase_add_test(tc, mma_kernels_run_at_their_clock);
