@@ -19,17 +19,6 @@
 #include "common.cuh"
 #include "mbarrier.cuh"
 
-__device__ __forceinline__ unsigned long long clk64()
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-__device__ __forceinline__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t) __cvta_generic_to_shared(p);
-}
-
 // out[0]: arrive, out[1]: even lanes after the join, out[2]: odd lanes after
 // the join; all relative to t0.
 template <bool LIB>
@@ -39,20 +28,20 @@ __global__ void k_join(long long d, long long e, unsigned long long *out)
     using Bar = cuda::barrier<cuda::thread_scope_block>;
     __shared__ __align__(16) unsigned char lib_raw[sizeof(Bar)];
     Bar *lib = reinterpret_cast<Bar *>(lib_raw);
-    const uint32_t X = smem_addr(&bar);
+    const uint32_t X = smem_u32(&bar);
     if (threadIdx.x == 0) {
         mbar_init(X, 1);
         init(lib, 1);
         fence_init();
     }
     __syncthreads();
-    const unsigned long long t0 = clk64();
+    const unsigned long long t0 = clk();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (warp == 1) {
         if (lane == 0) {
-            while (clk64() < t0 + (unsigned long long) d) {
+            while (clk() < t0 + (unsigned long long) d) {
             }
-            out[0] = clk64() - t0;
+            out[0] = clk() - t0;
             if (LIB) {
                 (void) lib->arrive();
             } else {
@@ -69,10 +58,10 @@ __global__ void k_join(long long d, long long e, unsigned long long *out)
             }
         }
     } else {
-        while (clk64() < t0 + (unsigned long long) e) {
+        while (clk() < t0 + (unsigned long long) e) {
         }
     }
-    const unsigned long long t = clk64() - t0;
+    const unsigned long long t = clk() - t0;
     if (lane < 2) {
         out[lane == 0 ? 1 : 2] = t;
     }
