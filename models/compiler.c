@@ -5,9 +5,8 @@
  * loops of a known trip count unrolled (sched.unroll_max; the SASS of
  * gemm_tiles, microbench/tiles_cpa_s2_t64.sass), branches on constants
  * removed (smpipe cuda writes a parameter's test as a literal) and
- * independent compute
- * chains interleaved (sched.chain_overlap; scripts/calib/contend.cu
- * ilp.ffma). */
+ * independent compute chains interleaved (sched.chain_overlap;
+ * scripts/calib/contend.cu ilp.ffma). */
 #include "models/compiler.h"
 
 #include "models/warp.h"

@@ -6,9 +6,8 @@
  * branch, except that with sched.wait_yields a path waiting on an mbarrier
  * phase that has not completed does not hold the others there (try_merge;
  * measured by scripts/calib/spec.cu and divjoin.cu).  No timing of its own:
- * a diverged path costs what
- * its instructions cost, and the other side waits (warp state
- * `divergent`). */
+ * a diverged path costs what its instructions cost, and the other side
+ * waits (warp state `divergent`). */
 #include "models/simt.h"
 
 /* --------------------------------------------------------- divergence */
@@ -99,9 +98,9 @@ static bool waiting_on_mbarriers(const Warp *w, LaneMask lanes)
  * frame has arrived.  With sched.wait_yields, when the lanes still missing
  * all wait on mbarrier phases that have not completed (a phase that has,
  * whose waiters are waking, holds the parked paths: divjoin.cu), the
- * parked paths go on without them instead: they
- * merge into one path that leaves the frame (whose mask keeps the missing
- * lanes, which rejoin the parent frame when they reach the join alone).
+ * parked paths go on without them instead: they merge into one path that
+ * leaves the frame (whose mask keeps the missing lanes, which rejoin the
+ * parent frame when they reach the join alone).
  * This is what spec.cu timestamps on the H100: the guide's producer lanes
  * call the next producer_acquire while their warp's consumer lanes are still
  * in consumer_wait, though BSSY/BSYNC enclose both.  Returns the merged
