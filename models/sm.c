@@ -78,8 +78,7 @@ void sm_account_flush(Warp *w, SimCycle at)
     Sm *sm = w->sm;
     if (at > w->since) {
         uint64_t d = at - w->since;
-        sm->stats.warp_state[(size_t) w->id * WS__COUNT + w->state] += d;
-        sm->stats.role_state[w->role][w->state] += d;
+        w->state_cycles[w->role][w->state] += d;
         if (sm->stats.line_state != NULL) {
             sm->stats.line_state[(size_t) w->line * WS__COUNT + w->state] += d;
             if (w->stage >= 0 && w->stage < sm->stats.line_stage_slots) {
@@ -1128,11 +1127,20 @@ static void deadlock_error(Sm *sm, GError **error)
     g_string_free(s, TRUE);
 }
 
-/* Closes every warp's accounting at cycle end. */
+/* Closes every warp's accounting at cycle end: its cycles by role and
+ * state reach the statistics. */
 static void close_accounting(Sm *sm, SimCycle end)
 {
     for (int32_t i = 0; i < sm->nwarps; i++) {
-        sm_account_flush(&sm->warps[i], end);
+        Warp *w = &sm->warps[i];
+        sm_account_flush(w, end);
+        uint64_t *row = &sm->stats.warp_state[(size_t) i * WS__COUNT];
+        for (int r = 0; r < ROLE__COUNT; r++) {
+            for (int k = 0; k < WS__COUNT; k++) {
+                row[k] += w->state_cycles[r][k];
+                sm->stats.role_state[r][k] += w->state_cycles[r][k];
+            }
+        }
     }
     for (int32_t i = 0; i < sm->nwarps; i++) {
         uint64_t *row = &sm->stats.warp_state[(size_t) i * WS__COUNT];

@@ -118,6 +118,10 @@ struct Warp {
     Frame *frames;
     int32_t nframes;
     SimCycle exit_cycle;
+    /* Accounting: the warp-cycles charged so far to each role and state
+     * (sm_account), one add a change; sm.c's close_accounting adds them to
+     * SimStats' warp_state and role_state when the run ends. */
+    uint64_t state_cycles[ROLE__COUNT][WS__COUNT];
     /* A lane's uncommitted cp.async completion is MAX(lane_open[l],
      * open_all), and every cp.async of the lane completed by MAX(
      * lane_copies[l], copies_all): a copy of every lane raises the warp's
