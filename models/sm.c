@@ -281,6 +281,8 @@ G_ALWAYS_INLINE static inline void end_decision(Sm *sm, int32_t smsp)
     }
 }
 
+static inline void warp_schedule(Sm *sm, Warp *w);
+
 /* Issues visited warp w, already taken from s's ready warps: 1 when it
  * issued (s is busy until then), 0 when it issued nothing (the decision
  * tries the next warp), -1 when the run stopped. */
@@ -288,6 +290,10 @@ static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, SimCycle now)
 {
     w->queued = false;
     int64_t k = warp_issue(sm, w, now);
+    if (k >= 0) {
+        /* Back to its scheduler (inline here, once a decision). */
+        warp_schedule(sm, w);
+    }
     if (sm->engine.stop) {
         return -1;
     }
@@ -502,9 +508,8 @@ static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
     }
 }
 
-/* A warp whose focus path can run joins its scheduler's list (it stays
- * there through short waits; arbitration knows when it can issue). */
-void sm_warp_schedule(Sm *sm, Warp *w)
+/* sm_warp_schedule's body, inline in the decision that issued w. */
+static inline void warp_schedule(Sm *sm, Warp *w)
 {
     if (w->queued || w->live == 0) {
         return;
@@ -531,6 +536,13 @@ void sm_warp_schedule(Sm *sm, Warp *w)
         check_ready_cache(sm, w, now, t);
     }
     request_arbitration(sm, w->smsp, t);
+}
+
+/* A warp whose focus path can run joins its scheduler's list (it stays
+ * there through short waits; arbitration knows when it can issue). */
+void sm_warp_schedule(Sm *sm, Warp *w)
+{
+    warp_schedule(sm, w);
 }
 
 /* A blocked split's wake timer fired: it runs again. */
