@@ -139,19 +139,13 @@ static void ev_arbitrate(void *target, uint64_t arg, SimCycle now);
  * (decision_*) as the arming it would be, sequence number included, until
  * end_decision arms the one that stands: the warp the decision issues asks
  * first, and the decision's end usually moves that request earlier. */
+static inline void hold_request(Sm *sm, SimCycle at);
+
 static inline void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 {
     at = MAX(at, MAX(sm->smsp[smsp].next_free, sm->engine.now));
     if (smsp == sm->deciding) {
-        /* decision_at is SIM_CYCLE_NEVER while no request is held. */
-        if (at < sm->decision_at || !sm->decision_armed) {
-            if (sm->decision_armed) {
-                sim_engine_count_superseded(&sm->engine, sm->decision_at);
-            }
-            sm->decision_armed = true;
-            sm->decision_at = at;
-            sm->decision_seq = sim_engine_reserve_seq(&sm->engine);
-        }
+        hold_request(sm, at);
         return;
     }
     SimTimer *t = &sm->arbitration[smsp];
@@ -163,6 +157,23 @@ static inline void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
         sim_engine_count_superseded(&sm->engine, sim_timer_cycle(t));
     }
     sim_engine_timer_arm(&sm->engine, t, at, ev_arbitrate, sm, (uint64_t) smsp);
+}
+
+/* request_arbitration for the sub-partition whose decision runs, at a
+ * cycle `at` no earlier than now or its next_free (the decision's own
+ * requests, which know both): the request is held, and the earliest
+ * stands. */
+static inline void hold_request(Sm *sm, SimCycle at)
+{
+    /* decision_at is SIM_CYCLE_NEVER while no request is held. */
+    if (at < sm->decision_at || !sm->decision_armed) {
+        if (sm->decision_armed) {
+            sim_engine_count_superseded(&sm->engine, sm->decision_at);
+        }
+        sm->decision_armed = true;
+        sm->decision_at = at;
+        sm->decision_seq = sim_engine_reserve_seq(&sm->engine);
+    }
 }
 
 /* The cycle a queued warp could issue: after its wait, its last issue and
@@ -281,7 +292,7 @@ G_ALWAYS_INLINE static inline void end_decision(Sm *sm, int32_t smsp)
     }
 }
 
-static inline void warp_schedule(Sm *sm, Warp *w);
+static inline void warp_schedule(Sm *sm, Warp *w, bool deciding);
 
 /* Issues visited warp w, already taken from s's ready warps: 1 when it
  * issued (s is busy until then), 0 when it issued nothing (the decision
@@ -292,7 +303,7 @@ static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, SimCycle now)
     int64_t k = warp_issue(sm, w, now);
     if (k >= 0) {
         /* Back to its scheduler (inline here, once a decision). */
-        warp_schedule(sm, w);
+        warp_schedule(sm, w, true);
     }
     if (sm->engine.stop) {
         return -1;
@@ -489,7 +500,8 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
         }
     }
     if (next != SIM_CYCLE_NEVER) {
-        request_arbitration(sm, smsp, MAX(next, floor));
+        /* floor is no earlier than now or next_free. */
+        hold_request(sm, MAX(next, floor));
     }
     end_decision(sm, smsp);
 }
@@ -508,8 +520,10 @@ static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
     }
 }
 
-/* sm_warp_schedule's body, inline in the decision that issued w. */
-static inline void warp_schedule(Sm *sm, Warp *w)
+/* sm_warp_schedule's body, inline in the decision that issued w, where
+ * `deciding` (a constant) says so: its sub-partition's decision runs, at
+ * the clock, with next_free no later. */
+static inline void warp_schedule(Sm *sm, Warp *w, bool deciding)
 {
     if (w->queued || w->live == 0) {
         return;
@@ -535,14 +549,18 @@ static inline void warp_schedule(Sm *sm, Warp *w)
     if (G_UNLIKELY(sm->opt.check_invariants)) {
         check_ready_cache(sm, w, now, t);
     }
-    request_arbitration(sm, w->smsp, t);
+    if (deciding) {
+        hold_request(sm, t);
+    } else {
+        request_arbitration(sm, w->smsp, t);
+    }
 }
 
 /* A warp whose focus path can run joins its scheduler's list (it stays
  * there through short waits; arbitration knows when it can issue). */
 void sm_warp_schedule(Sm *sm, Warp *w)
 {
-    warp_schedule(sm, w);
+    warp_schedule(sm, w, false);
 }
 
 /* A blocked split's wake timer fired: it runs again. */
