@@ -133,14 +133,29 @@ void sm_account_place(Warp *w, SimWarpState st, SimCycle at)
 
 static void ev_arbitrate(void *target, uint64_t arg, SimCycle now);
 
+/* request_arbitration for the sub-partition whose decision runs, at a
+ * cycle `at` no earlier than now or its next_free (the decision's own
+ * requests, which know both): the request is held, and the earliest
+ * stands. */
+static inline void hold_request(Sm *sm, SimCycle at)
+{
+    /* decision_at is SIM_CYCLE_NEVER while no request is held. */
+    if (at < sm->decision_at || !sm->decision_armed) {
+        if (sm->decision_armed) {
+            sim_engine_count_superseded(&sm->engine, sm->decision_at);
+        }
+        sm->decision_armed = true;
+        sm->decision_at = at;
+        sm->decision_seq = sim_engine_reserve_seq(&sm->engine);
+    }
+}
+
 /* Asks for an arbitration of sub-partition smsp at cycle `at` unless one is
  * already due no later; an arbitration due later is moved to `at`.  While
  * smsp's decision runs, its timer is idle and the request is held
  * (decision_*) as the arming it would be, sequence number included, until
  * end_decision arms the one that stands: the warp the decision issues asks
  * first, and the decision's end usually moves that request earlier. */
-static inline void hold_request(Sm *sm, SimCycle at);
-
 static inline void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 {
     at = MAX(at, MAX(sm->smsp[smsp].next_free, sm->engine.now));
@@ -157,23 +172,6 @@ static inline void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
         sim_engine_count_superseded(&sm->engine, sim_timer_cycle(t));
     }
     sim_engine_timer_arm(&sm->engine, t, at, ev_arbitrate, sm, (uint64_t) smsp);
-}
-
-/* request_arbitration for the sub-partition whose decision runs, at a
- * cycle `at` no earlier than now or its next_free (the decision's own
- * requests, which know both): the request is held, and the earliest
- * stands. */
-static inline void hold_request(Sm *sm, SimCycle at)
-{
-    /* decision_at is SIM_CYCLE_NEVER while no request is held. */
-    if (at < sm->decision_at || !sm->decision_armed) {
-        if (sm->decision_armed) {
-            sim_engine_count_superseded(&sm->engine, sm->decision_at);
-        }
-        sm->decision_armed = true;
-        sm->decision_at = at;
-        sm->decision_seq = sim_engine_reserve_seq(&sm->engine);
-    }
 }
 
 /* The cycle a queued warp could issue: after its wait, its last issue and
