@@ -222,15 +222,14 @@ static inline void charge_state(ChainCharge *c, Warp *w, SimWarpState st, SimCyc
     c->state = st;
 }
 
-static void charge_end(ChainCharge *c, Sm *sm, Warp *w, SimRole role)
+static void charge_end(ChainCharge *c, Warp *w, SimRole role)
 {
     if (c->direct) {
         return;
     }
     for (int k = 0; k < WS__COUNT; k++) {
         if (c->spent[k] != 0) {
-            sm->stats.warp_state[(size_t) w->id * WS__COUNT + k] += c->spent[k];
-            sm->stats.role_state[role][k] += c->spent[k];
+            w->state_cycles[role][k] += c->spent[k];
         }
     }
     w->state = c->state;
@@ -426,7 +425,7 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
             sm_note_compute(sm, w->smsp, at);
             last = at;
         }
-        charge_end(&charge, sm, w, role);
+        charge_end(&charge, w, role);
         compute_done(sm, w, s, m);
         *cost = (int64_t) (last + 1 - t);
         s->ready_at = last + 1;

@@ -78,8 +78,7 @@ void sm_account_flush(Warp *w, SimCycle at)
     Sm *sm = w->sm;
     if (at > w->since) {
         uint64_t d = at - w->since;
-        sm->stats.warp_state[(size_t) w->id * WS__COUNT + w->state] += d;
-        sm->stats.role_state[w->role][w->state] += d;
+        w->state_cycles[w->role][w->state] += d;
         if (sm->stats.line_state != NULL) {
             sm->stats.line_state[(size_t) w->line * WS__COUNT + w->state] += d;
             if (w->stage >= 0 && w->stage < sm->stats.line_stage_slots) {
@@ -134,6 +133,23 @@ void sm_account_place(Warp *w, SimWarpState st, SimCycle at)
 
 static void ev_arbitrate(void *target, uint64_t arg, SimCycle now);
 
+/* request_arbitration for the sub-partition whose decision runs, at a
+ * cycle `at` no earlier than now or its next_free (the decision's own
+ * requests, which know both): the request is held, and the earliest
+ * stands. */
+static inline void hold_request(Sm *sm, SimCycle at)
+{
+    /* decision_at is SIM_CYCLE_NEVER while no request is held. */
+    if (at < sm->decision_at || !sm->decision_armed) {
+        if (sm->decision_armed) {
+            sim_engine_count_superseded(&sm->engine, sm->decision_at);
+        }
+        sm->decision_armed = true;
+        sm->decision_at = at;
+        sm->decision_seq = sim_engine_reserve_seq(&sm->engine);
+    }
+}
+
 /* Asks for an arbitration of sub-partition smsp at cycle `at` unless one is
  * already due no later; an arbitration due later is moved to `at`.  While
  * smsp's decision runs, its timer is idle and the request is held
@@ -144,15 +160,7 @@ static inline void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 {
     at = MAX(at, MAX(sm->smsp[smsp].next_free, sm->engine.now));
     if (smsp == sm->deciding) {
-        /* decision_at is SIM_CYCLE_NEVER while no request is held. */
-        if (at < sm->decision_at || !sm->decision_armed) {
-            if (sm->decision_armed) {
-                sim_engine_count_superseded(&sm->engine, sm->decision_at);
-            }
-            sm->decision_armed = true;
-            sm->decision_at = at;
-            sm->decision_seq = sim_engine_reserve_seq(&sm->engine);
-        }
+        hold_request(sm, at);
         return;
     }
     SimTimer *t = &sm->arbitration[smsp];
@@ -282,6 +290,8 @@ G_ALWAYS_INLINE static inline void end_decision(Sm *sm, int32_t smsp)
     }
 }
 
+static inline void warp_schedule(Sm *sm, Warp *w, bool deciding);
+
 /* Issues visited warp w, already taken from s's ready warps: 1 when it
  * issued (s is busy until then), 0 when it issued nothing (the decision
  * tries the next warp), -1 when the run stopped. */
@@ -289,6 +299,10 @@ static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, SimCycle now)
 {
     w->queued = false;
     int64_t k = warp_issue(sm, w, now);
+    if (k >= 0) {
+        /* Back to its scheduler (inline here, once a decision). */
+        warp_schedule(sm, w, true);
+    }
     if (sm->engine.stop) {
         return -1;
     }
@@ -484,7 +498,8 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
         }
     }
     if (next != SIM_CYCLE_NEVER) {
-        request_arbitration(sm, smsp, MAX(next, floor));
+        /* floor is no earlier than now or next_free. */
+        hold_request(sm, MAX(next, floor));
     }
     end_decision(sm, smsp);
 }
@@ -503,9 +518,10 @@ static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
     }
 }
 
-/* A warp whose focus path can run joins its scheduler's list (it stays
- * there through short waits; arbitration knows when it can issue). */
-void sm_warp_schedule(Sm *sm, Warp *w)
+/* sm_warp_schedule's body, inline in the decision that issued w, where
+ * `deciding` (a constant) says so: its sub-partition's decision runs, at
+ * the clock, with next_free no later. */
+static inline void warp_schedule(Sm *sm, Warp *w, bool deciding)
 {
     if (w->queued || w->live == 0) {
         return;
@@ -531,7 +547,18 @@ void sm_warp_schedule(Sm *sm, Warp *w)
     if (G_UNLIKELY(sm->opt.check_invariants)) {
         check_ready_cache(sm, w, now, t);
     }
-    request_arbitration(sm, w->smsp, t);
+    if (deciding) {
+        hold_request(sm, t);
+    } else {
+        request_arbitration(sm, w->smsp, t);
+    }
+}
+
+/* A warp whose focus path can run joins its scheduler's list (it stays
+ * there through short waits; arbitration knows when it can issue). */
+void sm_warp_schedule(Sm *sm, Warp *w)
+{
+    warp_schedule(sm, w, false);
 }
 
 /* A blocked split's wake timer fired: it runs again. */
@@ -1128,11 +1155,20 @@ static void deadlock_error(Sm *sm, GError **error)
     g_string_free(s, TRUE);
 }
 
-/* Closes every warp's accounting at cycle end. */
+/* Closes every warp's accounting at cycle end: its cycles by role and
+ * state reach the statistics. */
 static void close_accounting(Sm *sm, SimCycle end)
 {
     for (int32_t i = 0; i < sm->nwarps; i++) {
-        sm_account_flush(&sm->warps[i], end);
+        Warp *w = &sm->warps[i];
+        sm_account_flush(w, end);
+        uint64_t *row = &sm->stats.warp_state[(size_t) i * WS__COUNT];
+        for (int r = 0; r < ROLE__COUNT; r++) {
+            for (int k = 0; k < WS__COUNT; k++) {
+                row[k] += w->state_cycles[r][k];
+                sm->stats.role_state[r][k] += w->state_cycles[r][k];
+            }
+        }
     }
     for (int32_t i = 0; i < sm->nwarps; i++) {
         uint64_t *row = &sm->stats.warp_state[(size_t) i * WS__COUNT];

@@ -263,9 +263,7 @@ static inline void sm_account_as(Warp *w, SimWarpState st, SimCycle at, SimRole 
     }
     SimCycle since = w->since;
     if (at > since) {
-        uint64_t d = at - since;
-        sm->stats.warp_state[(size_t) w->id * WS__COUNT + w->state] += d;
-        sm->stats.role_state[w->role][w->state] += d;
+        w->state_cycles[w->role][w->state] += at - since;
         w->since = at;
     }
     w->state = st;

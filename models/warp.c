@@ -580,13 +580,13 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
             warp_fail(sm, w, s->mask, sm_op(sm, s->pc)->loc, SIM_ERROR_LIMIT,
                       "the program executed more than --max-ops=%" G_GUINT64_FORMAT " operations",
                       sm->opt.max_ops);
-            return used;
+            return -1;
         }
         int64_t cost = 0;
         OpCode code = (OpCode) sm_op(sm, s->pc)->code;
         StepResult r = step(sm, w, si, now + (SimCycle) used, &cost);
         if (r == STEP_STOP) {
-            return used;
+            return -1;
         }
         used += cost;
         if (r == STEP_ISSUED || r == STEP_WAIT) {
@@ -623,7 +623,6 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
     }
     w->busy_until = now + (SimCycle) used;
     sm_account(w, idle_state(w, w->busy_until), w->busy_until);
-    sm_warp_schedule(sm, w);
     return used;
 }
 

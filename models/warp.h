@@ -118,6 +118,10 @@ struct Warp {
     Frame *frames;
     int32_t nframes;
     SimCycle exit_cycle;
+    /* Accounting: the warp-cycles charged so far to each role and state
+     * (sm_account), one add a change; sm.c's close_accounting adds them to
+     * SimStats' warp_state and role_state when the run ends. */
+    uint64_t state_cycles[ROLE__COUNT][WS__COUNT];
     /* A lane's uncommitted cp.async completion is MAX(lane_open[l],
      * open_all), and every cp.async of the lane completed by MAX(
      * lane_copies[l], copies_all): a copy of every lane raises the warp's
@@ -202,8 +206,12 @@ const char *warp_barrier_name(const Sm *sm, int32_t mbar);
 /* The timeline track of block b's barrier phases (instant events). */
 int warp_barrier_track(Sm *sm, int32_t block);
 /* Runs the warp's focus split from cycle now; returns the issue cycles
- * used.  The caller has charged the warp's cycles up to now and set it
- * issuing (sm_account(w, WS_ISSUING, now)). */
+ * used, having charged the warp's state from then on, or -1 when the run
+ * failed on the way (the cycles used then no longer matter).  The caller
+ * has charged the warp's cycles up to now and set it issuing
+ * (sm_account(w, WS_ISSUING, now)), and on a return of 0 or more returns
+ * the warp to its scheduler (sm_warp_schedule), where arbitration inlines
+ * it. */
 int64_t warp_issue(Sm *sm, Warp *w, SimCycle now);
 /* Threads of mask leave: barriers, pipelines, merges. */
 void warp_lanes_exit(Sm *sm, Warp *w, int32_t split, LaneMask mask, SimCycle now);

@@ -119,18 +119,6 @@ static void wheel_remove(SimEventQueue *q, int32_t n)
     q->wheel_len--;
 }
 
-/* The wheel's earliest entry: the head of the first non-empty list from
- * base's on, or -1 when the wheel is empty. */
-static inline int32_t wheel_first(const SimEventQueue *q)
-{
-    if (q->wheel_mask == 0) {
-        return -1;
-    }
-    unsigned r = (unsigned) (q->base & WHEEL_MASK);
-    uint64_t m = r ? (q->wheel_mask >> r) | (q->wheel_mask << (SIM_WHEEL_SPAN - r)) : q->wheel_mask;
-    return q->head[((unsigned) __builtin_ctzll(m) + r) & WHEEL_MASK];
-}
-
 /* ---------------------------------------------------------------- slots */
 
 bool sim_event_queue_bind_slot(SimEventQueue *q, SimTimer *t)
@@ -323,7 +311,7 @@ bool sim_event_queue_pop(SimEventQueue *q, SimEvent *out)
 
 bool sim_event_queue_pop_until(SimEventQueue *q, SimCycle limit, SimEvent *out)
 {
-    int32_t n = wheel_first(q);
+    int32_t n = sim_event_queue_wheel_first(q);
     int32_t k = q->slot_first;
     if (k >= 0 && (n < 0 || sim_event_before(&q->slot[k], &q->nodes[n].ev)) &&
         (q->len == 0 || sim_event_before(&q->slot[k], &q->heap[0]))) {
@@ -362,7 +350,7 @@ bool sim_event_queue_pop_until(SimEventQueue *q, SimCycle limit, SimEvent *out)
 
 SimCycle sim_event_queue_peek_cycle(const SimEventQueue *q)
 {
-    int32_t n = wheel_first(q);
+    int32_t n = sim_event_queue_wheel_first(q);
     SimCycle c = q->len ? q->heap[0].cycle : SIM_CYCLE_NEVER;
     if (q->slot_first >= 0) {
         c = MIN(c, q->slot[q->slot_first].cycle);
@@ -443,12 +431,12 @@ static const char *check_slots(const SimEventQueue *q)
     }
     uint32_t listed = 0;
     for (size_t i = 0; i < q->slot_len; i++) {
-        int32_t k = q->slot_order[i];
+        int32_t k = sim_event_queue_slot_at(q, i);
         if (k < 0 || k >= q->nslots || !q->slot_timer[k]->armed || (listed & (UINT32_C(1) << k)) != 0) {
             return "the slots' order lists another slot than an armed one";
         }
         listed |= UINT32_C(1) << k;
-        if (i > 0 && !sim_event_before(&q->slot[q->slot_order[i - 1]], &q->slot[k])) {
+        if (i > 0 && !sim_event_before(&q->slot[sim_event_queue_slot_at(q, i - 1)], &q->slot[k])) {
             return "the slots' order is not their entries'";
         }
     }

@@ -98,7 +98,8 @@ typedef struct {
     SimTimer *slot_timer[SIM_EVENT_SLOTS]; /* the timer bound to each slot, not owned */
     int32_t nslots;      /* slots bound */
     int32_t slot_first;  /* the armed slot that orders first, or -1 */
-    int8_t slot_order[SIM_EVENT_SLOTS]; /* the armed slots, slot_len of them, in the order their entries pop */
+    uint64_t slot_order; /* the armed slots, slot_len of them, in the order their entries pop:
+                          * byte i is the i-th (a pop shifts, no array to move) */
     uint32_t slot_armed; /* bit k: slot k's timer is armed */
     size_t slot_len;     /* armed slots */
     uint64_t next_seq; /* sequence number of the next push or arming */
@@ -159,19 +160,28 @@ static inline bool sim_event_before(const SimEvent *a, const SimEvent *b)
     return a->cycle < b->cycle || (a->cycle == b->cycle && a->seq < b->seq);
 }
 
-/* Takes armed slot k out of slot_order (for sim_event_queue_slot_arm). */
+/* The i-th slot of q's slot_order. */
+static inline int32_t sim_event_queue_slot_at(const SimEventQueue *q, size_t i)
+{
+    return (int32_t) ((q->slot_order >> (8 * i)) & 0xff);
+}
+
+/* Takes armed slot k out of slot_order (for sim_event_queue_slot_arm and
+ * the pops): the first, usually, is a shift. */
 static inline void sim_event_queue_slot_unlist(SimEventQueue *q, int32_t k)
 {
-    int32_t n = (int32_t) q->slot_len;
-    int32_t i = 0;
-    while (q->slot_order[i] != k) {
-        i++;
-    }
-    for (; i + 1 < n; i++) {
-        q->slot_order[i] = q->slot_order[i + 1];
+    if (q->slot_first == k) {
+        q->slot_order >>= 8;
+    } else {
+        size_t i = 1;
+        while (sim_event_queue_slot_at(q, i) != k) {
+            i++;
+        }
+        uint64_t below = (UINT64_C(1) << (8 * i)) - 1;
+        q->slot_order = (q->slot_order & below) | ((q->slot_order >> 8) & ~below);
     }
     q->slot_len--;
-    q->slot_first = q->slot_len > 0 ? q->slot_order[0] : -1;
+    q->slot_first = q->slot_len > 0 ? (int32_t) (q->slot_order & 0xff) : -1;
 }
 
 /* sim_event_queue_arm_seq for a timer bound to a slot (t->in_slot), or,
@@ -198,14 +208,58 @@ static inline void sim_event_queue_slot_arm(SimEventQueue *q, SimTimer *t, SimCy
     /* Inserted from the back: a scheduler's next decision usually orders
      * after the other slots' (its sequence number is the newest), so one
      * comparison places it. */
-    int32_t i = (int32_t) q->slot_len;
-    while (i > 0 && sim_event_before(ev, &q->slot[q->slot_order[i - 1]])) {
-        q->slot_order[i] = q->slot_order[i - 1];
-        i--;
+    size_t n = q->slot_len;
+    if (n == 0 || !sim_event_before(ev, &q->slot[sim_event_queue_slot_at(q, n - 1)])) {
+        q->slot_order |= (uint64_t) k << (8 * n);
+    } else {
+        size_t i = n - 1;
+        while (i > 0 && sim_event_before(ev, &q->slot[sim_event_queue_slot_at(q, i - 1)])) {
+            i--;
+        }
+        uint64_t below = (UINT64_C(1) << (8 * i)) - 1;
+        q->slot_order = (q->slot_order & below) | ((uint64_t) k << (8 * i)) | ((q->slot_order & ~below) << 8);
     }
-    q->slot_order[i] = (int8_t) k;
-    q->slot_len++;
-    q->slot_first = q->slot_order[0];
+    q->slot_len = n + 1;
+    q->slot_first = (int32_t) (q->slot_order & 0xff);
+}
+
+/* The wheel's earliest entry: the head of the first non-empty list from
+ * base's on, or -1 when the wheel is empty. */
+static inline int32_t sim_event_queue_wheel_first(const SimEventQueue *q)
+{
+    if (q->wheel_mask == 0) {
+        return -1;
+    }
+    unsigned r = (unsigned) (q->base & ((SimCycle) SIM_WHEEL_SPAN - 1));
+    uint64_t m = r ? (q->wheel_mask >> r) | (q->wheel_mask << (SIM_WHEEL_SPAN - r)) : q->wheel_mask;
+    return q->head[((unsigned) __builtin_ctzll(m) + r) & (SIM_WHEEL_SPAN - 1)];
+}
+
+/* sim_event_queue_pop_until's usual case, inline and without a copy: when
+ * the earliest event is a slot's (a bound timer's) and due no later than
+ * limit, takes it out, leaving its timer idle, and returns it; it stays
+ * readable, owned by the queue, until that timer is armed again (so a
+ * caller reads it before running its handler).  Otherwise returns NULL
+ * and leaves the queue alone: sim_event_queue_pop_until decides. */
+static inline const SimEvent *sim_event_queue_pop_slot(SimEventQueue *q, SimCycle limit)
+{
+    int32_t k = q->slot_first;
+    if (k < 0) {
+        return NULL;
+    }
+    const SimEvent *ev = &q->slot[k];
+    if (ev->cycle > limit) {
+        return NULL;
+    }
+    int32_t n = sim_event_queue_wheel_first(q);
+    if ((n >= 0 && !sim_event_before(ev, &q->nodes[n].ev)) || (q->len > 0 && !sim_event_before(ev, &q->heap[0]))) {
+        return NULL;
+    }
+    ev->timer->armed = false;
+    q->slot_armed &= ~(UINT32_C(1) << k);
+    sim_event_queue_slot_unlist(q, k);
+    q->base = MAX(q->base, ev->cycle);
+    return ev;
 }
 
 static inline bool sim_timer_is_armed(const SimTimer *t)
