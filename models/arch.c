@@ -53,7 +53,7 @@ static const KeyDef keys[] = {
     { "gpu", "sms", K_INT, F(sms), 1, 1024, "SMs on the chip" },
     { "launch", "grid", K_INT, F(grid), 0, 1 << 30, "blocks in the launch, spread over gpu.sms SMs with sm.blocks on each; 0 = only the blocks resident on the simulated SM (run option)" },
     { "launch", "overhead_us", K_DOUBLE, F(launch_overhead_us), 0, 1e6, "microseconds that CUDA events time around a launch beyond its SMs' busy span: launch latency and block dispatch; added to the whole-launch estimate" },
-    { "sched", "policy", K_POLICY, F(policy), 0, 0, "warp scheduling policy: lrr (loose round-robin), gto (greedy then oldest), oldest (oldest first) or greedy (a warp that issued in the cycle before keeps the slot while it can issue, else loose round-robin)" },
+    { "sched", "policy", K_POLICY, F(policy), 0, 0, "warp scheduling policy: lrr (loose round-robin), gto (greedy then oldest), oldest (oldest first) or greedy (a warp that issued in the cycle before keeps the slot while it can issue math, else loose round-robin)" },
     { "sched", "control_issue", K_INT, F(control_issue), 0, 16, "issue slots per control statement (assignment, branch)" },
     { "sched", "control_latency", K_INT, F(control_latency), 0, 1000, "cycles from the start of a control statement (assignment, branch, loop step) until the warp's next operation may start: its instructions form a dependent chain; hidden when other warps issue" },
     { "sched", "addr_issue", K_INT, F(addr_issue), 0, 64, "integer instructions a load or store spends computing its address before the memory instruction" },

@@ -15,7 +15,7 @@ typedef enum {
     SCHED_LRR,    /* loose round-robin */
     SCHED_GTO,    /* greedy then oldest */
     SCHED_OLDEST, /* oldest first: the lowest warp id that can issue */
-    SCHED_GREEDY  /* a warp issuing back to back keeps the slot, else loose round-robin */
+    SCHED_GREEDY  /* a warp issuing math back to back keeps the slot, else loose round-robin */
 } SchedPolicy;
 
 typedef enum {

@@ -47,8 +47,9 @@ typedef struct {
     int32_t slot_cls[64];  /* mask mode: Sm.ready_cls of each bit's warp, by bit */
     SimCycle next_free;  /* first cycle the scheduler can issue again */
     int32_t last;        /* warp issued last, -1 at start */
-    SimCycle last_end;   /* the cycle its issue ended (next_free when it issued):
-                          * greedy keeps it only if it issues again then */
+    SimCycle last_end;   /* the cycle its issue ended (next_free when it issued)
+                          * if its next operation is math, else never: greedy
+                          * keeps it only if it issues again then */
     SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another;
                           * one more entry, pipe_free[nclasses], stays 0: the
                           * slot of an instruction that waits for no pipe */
@@ -104,7 +105,8 @@ static inline void scheduler_take_slot(Scheduler *s, int32_t slot)
     s->last_slot = slot;
 }
 /* Whether a decision at cycle now offers the last warp the slot first:
- * under greedy, when its issue ended at now (it issued back to back). */
+ * under greedy, when its issue ended at now (it issues back to back) and
+ * its next operation is math (sm.c's issue_taken). */
 static inline bool scheduler_keeps_last(const Scheduler *s, SchedPolicy policy, SimCycle now)
 {
     return policy == SCHED_GREEDY && s->last >= 0 && s->last_end == now;

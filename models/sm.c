@@ -308,7 +308,11 @@ static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, SimCycle now)
     }
     if (k > 0) {
         s->next_free = now + (SimCycle) k;
-        s->last_end = s->next_free;
+        /* Greedy holds the slot for a warp's math only: one whose next
+         * operation is a control statement, a library call or a memory
+         * operation takes its turn (scripts/calib/pipedrift.cu). */
+        s->last_end = w->live != 0 && sm_op(sm, w->split[w->focus].pc)->code == OP_COMPUTE ? s->next_free
+                                                                                         : SIM_CYCLE_NEVER;
         return 1;
     }
     return 0;
