@@ -310,9 +310,11 @@ static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, SimCycle now)
         s->next_free = now + (SimCycle) k;
         /* Greedy holds the slot for a warp's math only: one whose next
          * operation is a control statement, a library call or a memory
-         * operation takes its turn (scripts/calib/pipedrift.cu). */
-        s->last_end = w->live != 0 && sm_op(sm, w->split[w->focus].pc)->code == OP_COMPUTE ? s->next_free
-                                                                                         : SIM_CYCLE_NEVER;
+         * operation takes its turn (scripts/calib/pipedrift.cu); control
+         * the compiler folded away issues nothing to yield at. */
+        int32_t pc = w->split[w->focus].pc;
+        s->last_end = w->live != 0 && (sm_op(sm, pc)->code == OP_COMPUTE || sm->op_unrolled[pc]) ? s->next_free
+                                                                                                 : SIM_CYCLE_NEVER;
         return 1;
     }
     return 0;

@@ -164,6 +164,34 @@ START_TEST(greedy_keeps_a_warp_issuing_back_to_back)
 }
 END_TEST
 
+/* Greedy holds the slot for math only (pipedrift.cu): FFMA warps that run
+ * a loop of short FFMA batches go on to the loop's control after each and
+ * take their turn there, so the IMAD warps beside them (warps 0-3) end
+ * nearly when round-robin has them end (under the twentieth round's rule,
+ * which kept a warp through its control, 26% later).  Returns when the
+ * IMAD warps end. */
+static int64_t imad_end_beside_ffma_loop(const char *policy)
+{
+    g_autofree char *set = g_strdup_printf("sched.policy=%s", policy);
+    const char *sets[] = { set, NULL };
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, "smpipe 1\nblock 256\nif warp_id < 4\n    compute(imad, 128)\nelse\n"
+                                "    for (var i = 0; i < 40; ++i)\n        compute(ffma, 4, 4)\n    end\nend\n", sets),
+                  "%s", tr.msg ? tr.msg : "");
+    const SimStats *st = tr_stats(&tr);
+    int64_t end = (int64_t) st->cycles - (int64_t) st->warp_state[0 * WS__COUNT + WS_EXITED];
+    test_run_clear(&tr);
+    return end;
+}
+
+START_TEST(greedy_gives_the_slot_up_at_control)
+{
+    int64_t greedy = imad_end_beside_ffma_loop("greedy"), lrr = imad_end_beside_ffma_loop("lrr");
+    ck_assert_msg(greedy * 100 <= lrr * 115, "greedy %" G_GINT64_FORMAT " vs round-robin %" G_GINT64_FORMAT, greedy,
+                  lrr);
+}
+END_TEST
+
 /* A loop whose passes the compiler knows, up to sched.unroll_max of them,
  * loses its control (head, step, back jump) and the assignments that only
  * add multiples of its counter to invariants; a longer loop, or one whose
@@ -332,6 +360,7 @@ int main(void)
     tcase_add_test(tc, mma_kernels_run_at_their_clock);
     tcase_add_test(tc, oldest_first_runs_the_oldest_warp_to_its_end);
     tcase_add_test(tc, greedy_keeps_a_warp_issuing_back_to_back);
+    tcase_add_test(tc, greedy_gives_the_slot_up_at_control);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
