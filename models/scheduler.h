@@ -7,8 +7,10 @@
  * next ready warp after the last one issued), greedy-then-oldest (keep
  * issuing the last warp while it is ready, else the one that has waited
  * longest), oldest first (the oldest warp that is ready) or greedy (the
- * last warp keeps the slot while it issues back to back, cycle after cycle;
- * once it leaves a cycle unused, loose round-robin).  Greedy is what the
+ * last warp keeps the slot while it issues math back to back, cycle after
+ * cycle; once it leaves a cycle unused or goes on to a control statement, a
+ * library call or a memory operation, loose round-robin:
+ * scripts/calib/pipedrift.cu).  Greedy is what the
  * GPU does (scripts/calib/sched.cu and schedmix.cu, H100 and H200): warps
  * whose instructions issue every cycle (independent FFMAs) run one after
  * another, and keep their alone rate beside warps whose next instruction

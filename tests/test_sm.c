@@ -107,24 +107,35 @@ START_TEST(invariant_divisions_leave_the_loop)
 }
 END_TEST
 
-/* The scheduler's policy: two warps a sub-partition (8 warps, 4
- * sub-partitions) each issue 64 FFMAs in 8 independent chains.  Oldest
- * first runs warps 0-3 to their ends before 4-7 issue (scripts/calib/
- * sched.cu: the older warp ends a whole run earlier), loose round-robin
- * interleaves them (both end together).  Returns the warp-cycles warps
- * 0-3 spent exited, minus warps 4-7's. */
-static int64_t earlier_end(const char *policy)
+/* Runs the 8-warp program text (two warps a sub-partition: warp w beside
+ * warp w + 4) under sched.policy = policy and writes the cycle each warp
+ * ends (the run's cycles less its exited warp-cycles) to ends[0..7]. */
+static void warp_ends(const char *text, const char *policy, int64_t ends[8])
 {
     g_autofree char *set = g_strdup_printf("sched.policy=%s", policy);
     const char *sets[] = { set, NULL };
     TestRun tr;
-    ck_assert_msg(run_text(&tr, "smpipe 1\nblock 256\ncompute(ffma, 64, 8)\n", sets), "%s", tr.msg ? tr.msg : "");
+    ck_assert_msg(run_text(&tr, text, sets), "%s", tr.msg ? tr.msg : "");
     const SimStats *st = tr_stats(&tr);
-    int64_t d = 0;
     for (int w = 0; w < 8; w++) {
-        d += (w < 4 ? 1 : -1) * (int64_t) st->warp_state[w * WS__COUNT + WS_EXITED];
+        ends[w] = (int64_t) st->cycles - (int64_t) st->warp_state[w * WS__COUNT + WS_EXITED];
     }
     test_run_clear(&tr);
+}
+
+/* The scheduler's policy: each of the 8 warps issues 64 FFMAs in 8
+ * independent chains.  Oldest first runs warps 0-3 to their ends before
+ * 4-7 issue (scripts/calib/sched.cu: the older warp ends a whole run
+ * earlier), loose round-robin interleaves them (both end together).
+ * Returns how much later warps 4-7 end than warps 0-3, summed. */
+static int64_t earlier_end(const char *policy)
+{
+    int64_t ends[8];
+    warp_ends("smpipe 1\nblock 256\ncompute(ffma, 64, 8)\n", policy, ends);
+    int64_t d = 0;
+    for (int w = 0; w < 8; w++) {
+        d += (w < 4 ? -1 : 1) * ends[w];
+    }
     return d;
 }
 
@@ -141,18 +152,13 @@ END_TEST
  * whose IMADs wait for the half-rate pipe, so it ends as if alone; round-
  * robin gives the older warp every other slot.  Warps 0-3 run 128 IMADs,
  * warps 4-7 (one beside each) 128 FFMAs in 8 chains.  Returns the cycle
- * warp 4 ends (the run's cycles less its exited warp-cycles). */
+ * warp 4 ends. */
 static int64_t ffma_end_beside_imad(const char *policy)
 {
-    g_autofree char *set = g_strdup_printf("sched.policy=%s", policy);
-    const char *sets[] = { set, NULL };
-    TestRun tr;
-    ck_assert_msg(run_text(&tr, "smpipe 1\nblock 256\nif warp_id < 4\n    compute(imad, 128)\nelse\n"
-                                "    compute(ffma, 128, 8)\nend\n", sets), "%s", tr.msg ? tr.msg : "");
-    const SimStats *st = tr_stats(&tr);
-    int64_t end = (int64_t) st->cycles - (int64_t) st->warp_state[4 * WS__COUNT + WS_EXITED];
-    test_run_clear(&tr);
-    return end;
+    int64_t ends[8];
+    warp_ends("smpipe 1\nblock 256\nif warp_id < 4\n    compute(imad, 128)\nelse\n    compute(ffma, 128, 8)\nend\n",
+              policy, ends);
+    return ends[4];
 }
 
 START_TEST(greedy_keeps_a_warp_issuing_back_to_back)
@@ -172,16 +178,11 @@ END_TEST
  * IMAD warps end. */
 static int64_t imad_end_beside_ffma_loop(const char *policy)
 {
-    g_autofree char *set = g_strdup_printf("sched.policy=%s", policy);
-    const char *sets[] = { set, NULL };
-    TestRun tr;
-    ck_assert_msg(run_text(&tr, "smpipe 1\nblock 256\nif warp_id < 4\n    compute(imad, 128)\nelse\n"
-                                "    for (var i = 0; i < 40; ++i)\n        compute(ffma, 4, 4)\n    end\nend\n", sets),
-                  "%s", tr.msg ? tr.msg : "");
-    const SimStats *st = tr_stats(&tr);
-    int64_t end = (int64_t) st->cycles - (int64_t) st->warp_state[0 * WS__COUNT + WS_EXITED];
-    test_run_clear(&tr);
-    return end;
+    int64_t ends[8];
+    warp_ends("smpipe 1\nblock 256\nif warp_id < 4\n    compute(imad, 128)\nelse\n"
+              "    for (var i = 0; i < 40; ++i)\n        compute(ffma, 4, 4)\n    end\nend\n",
+              policy, ends);
+    return ends[0];
 }
 
 START_TEST(greedy_gives_the_slot_up_at_control)
