@@ -1071,96 +1071,6 @@ void sm_free(Sm *sm)
 
 /* --------------------------------------------------------------- running */
 
-static const char *status_word(SplitStatus st)
-{
-    switch (st) {
-    case SPLIT_RUNNABLE: return "runnable";
-    case SPLIT_BLOCKED: return "blocked";
-    case SPLIT_PARKED: return "waiting at reconvergence";
-    case SPLIT_FREE: return "free";
-    }
-    return "?";
-}
-
-/* What a blocked split waits for, in words. */
-static char *describe_wait(Sm *sm, Warp *w, Split *s)
-{
-    Block *b = &sm->blocks[w->block];
-    switch (s->wait) {
-    case WAIT_MBAR: {
-        MBarrier *m = &b->mbars[s->wait_obj];
-        g_autofree char *what = sm_describe_mbar(sm, w->block, s->wait_obj);
-        if (!m->valid) {
-            return g_strdup_printf("%s, which is not initialised", what);
-        }
-        return g_strdup_printf("%s to complete phase %" G_GUINT64_FORMAT " (%s %" G_GUINT64_FORMAT "): %"
-                               G_GINT64_FORMAT " of %" G_GINT64_FORMAT " arrivals still missing%s", what, m->phase,
-                               s->wait_token ? "token of phase" : "parity", s->wait_value, m->pending, m->expected,
-                               m->tx != 0 ? ", transaction bytes outstanding" : "");
-    }
-    case WAIT_BLOCK_BAR:
-        return g_strdup_printf("__syncthreads: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " live threads arrived",
-                               b->bar.arrived, b->bar.expected);
-    case WAIT_COLLECTIVE: {
-        Pipe *p = &b->pipes[s->wait_obj];
-        return g_strdup_printf("make_pipeline's group sync: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
-                               " live threads arrived", p->arrived, b->live_threads);
-    }
-    case WAIT_SYNCWARP:
-        return g_strdup_printf("__syncwarp: lanes arrived 0x%08x of 0x%08x", w->syncwarp_arrived, w->live);
-    case WAIT_CL_GROUP:
-        return g_strdup_printf("the work-group pipe function: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
-                               " work-items arrived", b->cl_arrived, b->threads);
-    case WAIT_NONE:
-        break;
-    }
-    return g_strdup("nothing");
-}
-
-static void deadlock_error(Sm *sm, GError **error)
-{
-    GString *s = g_string_new(NULL);
-    g_string_append_printf(s, "deadlock at cycle %" G_GUINT64_FORMAT ": %" G_GINT64_FORMAT
-                           " warp(s) still have live threads and nothing pending can wake them",
-                           sm->engine.now, sm->live_warps);
-    const Trace *t = sm->prog->trace;
-    int shown = 0;
-    for (int32_t i = 0; i < sm->nwarps && shown < 24; i++) {
-        Warp *w = &sm->warps[i];
-        if (w->live == 0) {
-            continue;
-        }
-        for (int k = 0; k < MAX_SPLITS; k++) {
-            Split *sp = &w->split[k];
-            if (sp->status == SPLIT_FREE) {
-                continue;
-            }
-            /* A thread in make_pipeline's group sync has moved past the
-             * call (it resumes after it): name the make_pipeline. */
-            int32_t pc = sp->status == SPLIT_BLOCKED && sp->wait == WAIT_COLLECTIVE
-                             ? sm->blocks[w->block].pipes[sp->wait_obj].make_op
-                             : sp->pc;
-            const Op *op = &g_array_index(sm->prog->ops, Op, pc);
-            g_autofree char *lanes = sm_describe_lanes(w, sp->mask);
-            g_autofree char *wait = sp->status == SPLIT_BLOCKED ? describe_wait(sm, w, sp) : NULL;
-            const char *line = op->loc.line >= 1 && op->loc.line <= t->lines->len
-                                   ? g_ptr_array_index(t->lines, op->loc.line - 1) : "";
-            g_autofree char *text = g_strstrip(g_strdup(line));
-            g_string_append_printf(s, "\n  %s: %s at %s:%u (%s): %s\n      %s", lanes, status_word(sp->status),
-                                   t->path, op->loc.line, op_code_name(op->code),
-                                   wait ? wait : sp->status == SPLIT_PARKED ? "waits for the other side of its branch"
-                                                                           : "ready",
-                                   text);
-            shown++;
-        }
-    }
-    if (shown >= 24) {
-        g_string_append(s, "\n  ...");
-    }
-    g_set_error_literal(error, SIM_ERROR, SIM_ERROR_PROGRAM, s->str);
-    g_string_free(s, TRUE);
-}
-
 /* Closes every warp's accounting at cycle end: its cycles by role and
  * state reach the statistics. */
 static void close_accounting(Sm *sm, SimCycle end)
@@ -1247,7 +1157,7 @@ bool sm_run(Sm *sm, GError **error)
     GError *err = NULL;
     bool ok = sim_engine_run(&sm->engine, &err);
     if (ok && sm->live_warps > 0) {
-        deadlock_error(sm, &err);
+        sm_deadlock_error(sm, &err);
         ok = false;
     }
     SimCycle end = ok ? sm->end_cycle : sm->engine.now;

@@ -234,6 +234,9 @@ void sm_schedule_action(Sm *sm, SimCycle at, ActionKind kind, int32_t block, int
 void sm_warn(Sm *sm, const char *key, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 char *sm_describe_lanes(const Warp *w, LaneMask m);
 char *sm_describe_mbar(const Sm *sm, int32_t block, int32_t mbar);
+/* Sets *error to the deadlock at the clock: every path of the warps still
+ * live, where it is and what it waits for (the first 24). */
+void sm_deadlock_error(Sm *sm, GError **error);
 SimRole sm_split_role(Sm *sm, Warp *w, Split *s);
 
 /* The role sm_account charges w's cycles to: its focus path's, the
