@@ -195,22 +195,20 @@ static bool run_event(SimEngine *e, GError **error)
     while (!e->stop && sim_event_queue_len(&e->queue) > 0) {
         /* A bound timer's (a scheduler's next decision), nearly every time:
          * no copy, no call. */
-        const SimEvent *slot = sim_event_queue_pop_slot(&e->queue, limit);
-        if (slot != NULL) {
-            SimEventFn fn = slot->fn;
-            void *target = slot->target;
-            uint64_t arg = slot->arg;
-            e->now = slot->cycle;
-            e->dispatched++;
-            fn(target, arg, e->now);
-            continue;
+        const SimEvent *next = sim_event_queue_pop_slot(&e->queue, limit);
+        if (next == NULL) {
+            if (!sim_event_queue_pop_later(&e->queue, limit, &ev)) {
+                return watchdog(e, sim_event_queue_peek_cycle(&e->queue), error);
+            }
+            next = &ev;
         }
-        if (!sim_event_queue_pop_until(&e->queue, limit, &ev)) {
-            return watchdog(e, sim_event_queue_peek_cycle(&e->queue), error);
-        }
-        e->now = ev.cycle;
+        /* Read before the handler runs: it may arm a slot's timer again. */
+        SimEventFn fn = next->fn;
+        void *target = next->target;
+        uint64_t arg = next->arg;
+        e->now = next->cycle;
         e->dispatched++;
-        ev.fn(ev.target, ev.arg, e->now);
+        fn(target, arg, e->now);
     }
     return run_out(e, error);
 }

@@ -134,14 +134,6 @@ bool sim_event_queue_bind_slot(SimEventQueue *q, SimTimer *t)
     return true;
 }
 
-/* Takes armed slot timer t's entry out. */
-static inline void slot_remove(SimEventQueue *q, SimTimer *t)
-{
-    t->armed = false;
-    q->slot_armed &= ~(UINT32_C(1) << t->pos);
-    sim_event_queue_slot_unlist(q, (int32_t) t->pos);
-}
-
 /* ----------------------------------------------------------------- heap */
 
 /* Writes ev at index i and tells its timer, if any, where it now is. */
@@ -293,7 +285,7 @@ void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t)
         return;
     }
     if (t->in_slot) {
-        slot_remove(q, t);
+        sim_event_queue_slot_remove(q, (int32_t) t->pos);
         return;
     }
     t->armed = false;
@@ -311,18 +303,18 @@ bool sim_event_queue_pop(SimEventQueue *q, SimEvent *out)
 
 bool sim_event_queue_pop_until(SimEventQueue *q, SimCycle limit, SimEvent *out)
 {
-    int32_t n = sim_event_queue_wheel_first(q);
-    int32_t k = q->slot_first;
-    if (k >= 0 && (n < 0 || sim_event_before(&q->slot[k], &q->nodes[n].ev)) &&
-        (q->len == 0 || sim_event_before(&q->slot[k], &q->heap[0]))) {
-        if (q->slot[k].cycle > limit) {
-            return false;
-        }
-        *out = q->slot[k];
-        slot_remove(q, out->timer);
-        q->base = MAX(q->base, out->cycle);
+    const SimEvent *slot = sim_event_queue_pop_slot(q, limit);
+    if (slot != NULL) {
+        *out = *slot;
         return true;
-    } else if (n >= 0 && (q->len == 0 || sim_event_before(&q->nodes[n].ev, &q->heap[0]))) {
+    }
+    return sim_event_queue_pop_later(q, limit, out);
+}
+
+bool sim_event_queue_pop_later(SimEventQueue *q, SimCycle limit, SimEvent *out)
+{
+    int32_t n = sim_event_queue_wheel_first(q);
+    if (n >= 0 && (q->len == 0 || sim_event_before(&q->nodes[n].ev, &q->heap[0]))) {
         if (q->nodes[n].ev.cycle > limit) {
             return false;
         }

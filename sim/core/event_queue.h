@@ -143,6 +143,11 @@ bool sim_event_queue_pop(SimEventQueue *q, SimEvent *out);
 /* sim_event_queue_pop when the earliest event is due no later than limit;
  * otherwise (or when empty) returns false and leaves the queue alone. */
 bool sim_event_queue_pop_until(SimEventQueue *q, SimCycle limit, SimEvent *out);
+/* The rest of sim_event_queue_pop_until, for a caller whose
+ * sim_event_queue_pop_slot has just returned NULL: the earliest event of
+ * the wheel and the heap, if due no later than limit (an earlier slot's
+ * entry is then due after limit, so nothing due by it is passed over). */
+bool sim_event_queue_pop_later(SimEventQueue *q, SimCycle limit, SimEvent *out);
 /* Cycle of the earliest event, or SIM_CYCLE_NEVER when empty. */
 SimCycle sim_event_queue_peek_cycle(const SimEventQueue *q);
 /* The invariant above: NULL when it holds, else a static description of
@@ -167,7 +172,7 @@ static inline int32_t sim_event_queue_slot_at(const SimEventQueue *q, size_t i)
 }
 
 /* Takes armed slot k out of slot_order (for sim_event_queue_slot_arm and
- * the pops): the first, usually, is a shift. */
+ * sim_event_queue_slot_remove): the first, usually, is a shift. */
 static inline void sim_event_queue_slot_unlist(SimEventQueue *q, int32_t k)
 {
     if (q->slot_first == k) {
@@ -182,6 +187,14 @@ static inline void sim_event_queue_slot_unlist(SimEventQueue *q, int32_t k)
     }
     q->slot_len--;
     q->slot_first = q->slot_len > 0 ? (int32_t) (q->slot_order & 0xff) : -1;
+}
+
+/* Takes armed slot k's entry out, leaving its timer idle. */
+static inline void sim_event_queue_slot_remove(SimEventQueue *q, int32_t k)
+{
+    q->slot_timer[k]->armed = false;
+    q->slot_armed &= ~(UINT32_C(1) << k);
+    sim_event_queue_slot_unlist(q, k);
 }
 
 /* sim_event_queue_arm_seq for a timer bound to a slot (t->in_slot), or,
@@ -240,7 +253,7 @@ static inline int32_t sim_event_queue_wheel_first(const SimEventQueue *q)
  * limit, takes it out, leaving its timer idle, and returns it; it stays
  * readable, owned by the queue, until that timer is armed again (so a
  * caller reads it before running its handler).  Otherwise returns NULL
- * and leaves the queue alone: sim_event_queue_pop_until decides. */
+ * and leaves the queue alone: sim_event_queue_pop_later decides. */
 static inline const SimEvent *sim_event_queue_pop_slot(SimEventQueue *q, SimCycle limit)
 {
     int32_t k = q->slot_first;
@@ -255,9 +268,7 @@ static inline const SimEvent *sim_event_queue_pop_slot(SimEventQueue *q, SimCycl
     if ((n >= 0 && !sim_event_before(ev, &q->nodes[n].ev)) || (q->len > 0 && !sim_event_before(ev, &q->heap[0]))) {
         return NULL;
     }
-    ev->timer->armed = false;
-    q->slot_armed &= ~(UINT32_C(1) << k);
-    sim_event_queue_slot_unlist(q, k);
+    sim_event_queue_slot_remove(q, k);
     q->base = MAX(q->base, ev->cycle);
     return ev;
 }
