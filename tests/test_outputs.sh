@@ -52,7 +52,7 @@ ls "$tmp" | grep -q '\.tmp' && fail "a failed run left a temporary file: $(ls "$
 
 # An interrupted run (SIGTERM, SIGHUP; SIGINT likewise, but a background
 # job of a script ignores it) removes its temporary timeline file.  The run
-# has no limits: it is killed after 20 s whatever happens.
+# has no limits: it is killed after 60 s whatever happens.
 printf 'smpipe 1\nblock 256\nvar i = 0\nwhile true\n    compute(imad, 4)\n    i += 1\nend\n' >"$tmp/forever.trace"
 # A signal this script inherited as ignored (nohup: SIGHUP) stays ignored
 # in smpipe, as it should; the run gets the default action back through
@@ -61,15 +61,20 @@ reset=
 env --default-signal=HUP true 2>/dev/null && reset="env --default-signal=TERM,HUP"
 for sig in TERM HUP; do
     $reset "$smpipe" run "$tmp/forever.trace" --max-cycles 0 --max-ops 0 --json "$tmp/i.json" \
-        --timeline "$tmp/i.timeline.json" >/dev/null 2>&1 &
+        --timeline "$tmp/i.timeline.json" >/dev/null 2>"$tmp/i.err" &
     pid=$!
-    (sleep 20; kill -s KILL "$pid") >/dev/null 2>&1 &
+    (sleep 60; kill -s KILL "$pid") >/dev/null 2>&1 &
     guard=$!
     n=0
-    while [ "$n" -lt 100 ] && ! ls "$tmp" | grep -q 'i\.timeline\.json\.tmp'; do
+    while [ "$n" -lt 300 ] && ! ls "$tmp" | grep -q 'i\.timeline\.json\.tmp'; do
         sleep 0.1; n=$((n + 1))
     done
-    ls "$tmp" | grep -q 'i\.timeline\.json\.tmp' && ok || fail "SIG$sig: the run never opened its timeline"
+    if ls "$tmp" | grep -q 'i\.timeline\.json\.tmp'; then
+        ok
+    else
+        alive=exited; kill -0 "$pid" 2>/dev/null && alive=running
+        fail "SIG$sig: the run never opened its timeline ($alive after $n polls; stderr: $(cat "$tmp/i.err"))"
+    fi
     kill -s "$sig" "$pid"
     wait "$pid"
     rc=$?

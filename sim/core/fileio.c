@@ -151,6 +151,16 @@ void sim_temp_install_cleanup(void)
     }
 }
 
+static void output_free(SimOutput *o)
+{
+    if (o->tmp != NULL) {
+        sim_temp_remove(o->tmp);
+    }
+    g_free(o->path);
+    g_free(o->tmp);
+    memset(o, 0, sizeof o[0]);
+}
+
 bool sim_output_open(SimOutput *o, const char *path, GError **error)
 {
     memset(o, 0, sizeof o[0]);
@@ -164,29 +174,18 @@ bool sim_output_open(SimOutput *o, const char *path, GError **error)
         o->path = g_strdup(target != NULL ? target : path);
         free(target);
         o->tmp = g_strdup_printf("%s.tmp%d", o->path, (int) getpid());
+        /* Registered before it exists: a signal between creating and
+         * registering the file would leave it behind. */
+        sim_temp_add(o->tmp);
         o->f = fopen(o->tmp, "wb");
     }
     if (o->f == NULL) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: cannot write: %s", path, g_strerror(errno));
-        g_free(o->path);
-        g_free(o->tmp);
-        memset(o, 0, sizeof o[0]);
+        int saved = errno;
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: cannot write: %s", path, g_strerror(saved));
+        output_free(o);
         return false;
     }
-    if (o->tmp != NULL) {
-        sim_temp_add(o->tmp);
-    }
     return true;
-}
-
-static void output_free(SimOutput *o)
-{
-    if (o->tmp != NULL) {
-        sim_temp_remove(o->tmp);
-    }
-    g_free(o->path);
-    g_free(o->tmp);
-    memset(o, 0, sizeof o[0]);
 }
 
 bool sim_output_close(SimOutput *o, GError **error)
