@@ -238,12 +238,72 @@ const char *line_set_check(const LineSet *s)
 
 /* ------------------------------------------------------------- servers */
 
-static void server_init(BwServer *s, double bytes_per_clk)
+static uint64_t per_byte_of(double bytes_per_clk)
 {
-    s->free_fp = 0;
-    double per = MEM_FP / bytes_per_clk;
-    s->per_byte_fp = (uint64_t) MAX(1.0, ceil(per));
-    s->busy_fp = 0;
+    return (uint64_t) MAX(1.0, ceil(MEM_FP / bytes_per_clk));
+}
+
+/* A server of chip_rate bytes a cycle shared by `sharers` busy SMs (1: the
+ * SM's own). */
+static void server_init(BwServer *s, double chip_rate, int64_t sharers)
+{
+    memset(s, 0, sizeof s[0]);
+    s->chip_rate = chip_rate;
+    s->sharers = MAX(sharers, (int64_t) 1);
+    s->per_byte_fp = per_byte_of(chip_rate / (double) s->sharers);
+    s->fair_per_byte_fp = s->per_byte_fp;
+    s->fair_ratio = 1.0;
+}
+
+/* Traffic is measured over windows of this many cycles (the shared
+ * servers' utilisation and the loaded latency's rates): long enough to
+ * average a stage's burst of copies, short enough to follow a phase. */
+#define TRAFFIC_WINDOW 1024
+
+/* A shared server's rate for a request arriving at at_fp.  The other SMs
+ * run the same program, each at its own phase, so on average each uses
+ * what this SM used in the last window: the fraction u of the fair share
+ * (chip_rate / sharers) its requests would have kept busy.  While this SM
+ * sends, the chip's bandwidth is divided among it and (sharers - 1) x u
+ * others.  An SM that streams (u = 1) gets the fair share, as before; one
+ * whose copies come in bursts between compute or waits gets more while it
+ * bursts, up to the whole chip's when the others are idle (the SM's link
+ * and its copies in flight then limit it).  But never more than the fair
+ * share in the long run: an SM whose requests since its first would have
+ * kept the fair share busy all along counts as streaming (without this, a
+ * burst longer than a window followed by an idle window would get the
+ * whole chip at every other burst).  The rate follows every TRAFFIC_WINDOW
+ * cycles; the first window runs at the fair share.  Measured by
+ * scripts/calib/burst.cu (replayed by scripts/calib/replay.py): on the
+ * H200 a 64 KiB burst every 10,000 cycles from every SM takes 1,828 cycles
+ * where alone it takes 1,453, not the 3,800 of the fair share; with no gap
+ * the SMs reach the fair share on average although each waits out its
+ * burst's latency between bursts. */
+static void server_share(BwServer *s, uint64_t at_fp)
+{
+    const uint64_t win = (uint64_t) TRAFFIC_WINDOW * MEM_FP;
+    if (s->sharers <= 1) {
+        return;
+    }
+    if (!s->started) {
+        s->started = true;
+        s->first_fp = at_fp;
+        s->next_fp = at_fp + win;
+        s->then_fp = at_fp;
+        return;
+    }
+    if (at_fp < s->next_fp) {
+        return;
+    }
+    double u = at_fp < s->next_fp + win ? MIN(1.0, s->used_then / (double) (at_fp - s->then_fp)) : 0.0;
+    if (s->used >= (double) (at_fp - s->first_fp)) {
+        u = 1.0;
+    }
+    s->per_byte_fp = per_byte_of(s->chip_rate / (1.0 + (double) (s->sharers - 1) * u));
+    s->fair_ratio = (double) s->fair_per_byte_fp / (double) s->per_byte_fp;
+    s->next_fp = at_fp + win;
+    s->then_fp = at_fp;
+    s->used_then = 0.0;
 }
 
 /* Serves a request arriving at fixed-point time at_fp that holds the
@@ -255,12 +315,18 @@ static uint64_t server_occupy(BwServer *s, uint64_t at_fp, uint64_t occupy)
     uint64_t start = MAX(at_fp, s->free_fp);
     s->free_fp = start + occupy;
     s->busy_fp += occupy;
+    if (s->sharers > 1) {
+        double at_fair = (double) occupy * s->fair_ratio;
+        s->used += at_fair;
+        s->used_then += at_fair;
+    }
     return start;
 }
 
 /* Serves `bytes` at the server's rate (see server_occupy). */
 static uint64_t server_take(BwServer *s, uint64_t at_fp, int64_t bytes)
 {
+    server_share(s, at_fp);
     return server_occupy(s, at_fp, (uint64_t) bytes * s->per_byte_fp);
 }
 
@@ -290,21 +356,17 @@ void mem_path_stats_merge(const MemPath *m, SimStats *st)
 
 /* ------------------------------------------------------ loaded latency */
 
-/* Rates are measured over windows of this many cycles: long enough to
- * average a stage's burst of copies, short enough to follow a phase. */
-#define DRAM_WINDOW 1024
-
 /* Moves the traffic window up to cycle t (requests arrive nearly in time
  * order; one from before the window's start counts in it). */
 static void window_to(MemPath *m, SimCycle t)
 {
-    if (t < m->win_start + DRAM_WINDOW) {
+    if (t < m->win_start + TRAFFIC_WINDOW) {
         return;
     }
-    bool adjacent = t < m->win_start + 2 * DRAM_WINDOW;
-    m->read_rate = adjacent ? (double) m->win_read / DRAM_WINDOW : 0.0;
-    m->write_rate = adjacent ? (double) m->win_written / DRAM_WINDOW : 0.0;
-    m->win_start = t - (t - m->win_start) % DRAM_WINDOW;
+    bool adjacent = t < m->win_start + 2 * TRAFFIC_WINDOW;
+    m->read_rate = adjacent ? (double) m->win_read / TRAFFIC_WINDOW : 0.0;
+    m->write_rate = adjacent ? (double) m->win_written / TRAFFIC_WINDOW : 0.0;
+    m->win_start = t - (t - m->win_start) % TRAFFIC_WINDOW;
     m->win_read = 0;
     m->win_written = 0;
 }
@@ -393,7 +455,8 @@ static uint64_t dirty_bytes(const MemPath *m, unsigned mask)
  * window. */
 static void dram_write_back(MemPath *m, uint64_t at_fp, SimCycle t, uint64_t bytes)
 {
-    server_occupy(&m->dram, at_fp, bytes * m->write_per_byte_fp);
+    server_share(&m->dram, at_fp);
+    server_occupy(&m->dram, at_fp, bytes * (uint64_t) llround((double) m->dram.per_byte_fp * m->write_cost));
     window_to(m, t);
     m->win_written += bytes;
     m->bytes_written_back += bytes;
@@ -465,12 +528,11 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
     m->write_on_evict = cold && a->flushed;
     m->write_back = cold ? !a->flushed : !fits;
     m->dirty_unit = MAX(a->sector_bytes, (a->line_bytes + LINE_DIRTY_BITS - 1) / LINE_DIRTY_BITS);
-    server_init(&m->link, a->l2_bytes_per_clk_sm);
-    server_init(&m->l2, a->l2_bytes_per_clk / (double) a->active_sms);
-    server_init(&m->dram, a->dram_bytes_per_clk / (double) a->active_sms);
+    server_init(&m->link, a->l2_bytes_per_clk_sm, 1);
+    server_init(&m->l2, a->l2_bytes_per_clk, a->active_sms);
+    server_init(&m->dram, a->dram_bytes_per_clk, a->active_sms);
     m->dram_share = a->dram_bytes_per_clk / (double) a->active_sms;
     m->write_cost = a->dram_write_cost;
-    m->write_per_byte_fp = (uint64_t) llround((double) m->dram.per_byte_fp * a->dram_write_cost);
     m->queue_cycles = a->dram_queue_cycles;
     m->write_queue = a->dram_write_queue;
     spread_init(m, a);

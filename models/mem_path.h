@@ -5,13 +5,25 @@
  * sectors) first looks in L1 when it is allowed to allocate there (ld.ca,
  * cp.async.ca); otherwise, or on a miss, it crosses the SM's link to L2
  * (bandwidth l2.bytes_per_clk_sm), is served by L2 (whole-chip bandwidth
- * l2.bytes_per_clk divided among mem.active_sms SMs) and, when the line is
- * not resident, by DRAM (dram.bytes_per_clk / mem.active_sms).  Each of the
- * three is a first-come first-served server: a request waits until the
- * server is free, then occupies it for bytes / bandwidth cycles, which is how
- * queueing appears when requests exceed bandwidth.  Latencies are the
- * unloaded round trips measured by pointer chasing.  A request for a line
- * already on its way from DRAM completes with it (miss merging).
+ * l2.bytes_per_clk shared with the other mem.active_sms - 1 busy SMs) and,
+ * when the line is not resident, by DRAM (dram.bytes_per_clk, shared the
+ * same way).  Each of the three is a first-come first-served server: a
+ * request waits until the server is free, then occupies it for bytes /
+ * bandwidth cycles, which is how queueing appears when requests exceed
+ * bandwidth.  Latencies are the unloaded round trips measured by pointer
+ * chasing.  A request for a line already on its way from DRAM completes
+ * with it (miss merging).
+ *
+ * Sharing: the other SMs run the same program at their own phases, so on
+ * average each uses what this SM uses.  A shared server's rate is the
+ * chip's divided among this SM and (mem.active_sms - 1) x u others, u the
+ * fraction of its fair share (chip / mem.active_sms) this SM's requests
+ * took in the last 1024 cycles, and never above the fair share in the long
+ * run.  A streaming SM gets the fair share; a loop whose copies come
+ * in bursts between compute or waits gets more while it bursts.  Measured
+ * by scripts/calib/burst.cu (replayed by scripts/calib/replay.py): every SM
+ * copying a burst, waiting for it and spinning; the fair share alone made
+ * those batches 27% too slow on the H200 (MAPE), sharing 4.4%.
  *
  * Loaded latency: below the peak rate a DRAM read still queues among the
  * whole chip's requests, dram.queue_cycles x rho / (1 - rho) at utilisation
@@ -134,10 +146,25 @@ typedef struct {
     size_t len;          /* lines in the array */
 } LineSet;
 
+/* A first-come first-served bandwidth server.  One the SM shares with the
+ * other busy SMs (sharers > 1: L2 and DRAM) serves at chip_rate / (1 +
+ * (sharers - 1) x u), u the fraction of the fair share its requests took
+ * in the last window, and never above the fair share in the long run (see
+ * mem_path.c). */
 typedef struct {
     uint64_t free_fp;    /* fixed-point cycle the server is next free */
     uint64_t per_byte_fp;/* fixed-point cycles per byte (at least 1) */
     uint64_t busy_fp;    /* total occupied time */
+    double chip_rate;    /* bytes a cycle of the whole chip (sharers > 1) */
+    int64_t sharers;     /* SMs sharing chip_rate; 0 or 1: a fixed rate */
+    uint64_t fair_per_byte_fp; /* per_byte_fp at the fair share, chip_rate / sharers */
+    double fair_ratio;   /* fair_per_byte_fp / per_byte_fp */
+    bool started;        /* a request came */
+    uint64_t first_fp;   /* when the first came */
+    uint64_t then_fp;    /* when the rate last followed the utilisation */
+    uint64_t next_fp;    /* when it next does */
+    double used;         /* fixed-point time all requests take at the fair share */
+    double used_then;    /* fixed-point time the requests since then_fp take at the fair share */
 } BwServer;
 
 typedef struct {
@@ -151,7 +178,6 @@ typedef struct {
                           * flushed and over the share */
     BwServer link, l2, dram;
     double write_cost;          /* dram.write_cost */
-    uint64_t write_per_byte_fp; /* the DRAM server's time for a written-back byte */
     /* Loaded latency: DRAM bytes read and written back in the window from
      * win_start, and the rates (bytes a cycle) of the last complete one. */
     SimCycle win_start;

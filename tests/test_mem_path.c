@@ -582,6 +582,57 @@ START_TEST(loaded_latency_follows_the_last_window)
 }
 END_TEST
 
+/* Sharing DRAM with the other busy SMs: 4 SMs share 32 B/cycle (a fair
+ * share of 8, a line every 16 cycles).  An SM whose requests took its fair
+ * share all through the last window gets the fair share.  One that sent 2
+ * lines at cycle 0 (32 of the 1100 cycles to its next request at the fair
+ * share) gets 32 / (1 + 3 x 32 / 1100) = 29.4 B/cycle while it bursts:
+ * lines 4.35 cycles apart.  And never more than the fair share in the long
+ * run (the third case). */
+START_TEST(a_bursting_sm_gets_what_the_others_leave)
+{
+    ArchParams a = arch();
+    a.active_sms = 4;
+    MemPath m;
+    mem_path_init(&m, &a, 0);
+    for (int i = 0; i < 128; i++) {
+        mem_path_read(&m, (SimCycle) (8 * i), 128 * (uint64_t) i, 128, false);
+    }
+    SimCycle s0 = mem_path_read(&m, 1100, 128 * 1000, 128, false);
+    SimCycle s1 = mem_path_read(&m, 1100, 128 * 1001, 128, false);
+    ck_assert_uint_eq(s1 - s0, 16);
+    mem_path_clear(&m);
+
+    MemPath b;
+    mem_path_init(&b, &a, 0);
+    mem_path_read(&b, 0, 0, 128, false);
+    mem_path_read(&b, 0, 128, 128, false);
+    SimCycle b0 = mem_path_read(&b, 1100, 128 * 1000, 128, false);
+    SimCycle b1 = mem_path_read(&b, 1100, 128 * 1001, 128, false);
+    SimCycle b2 = mem_path_read(&b, 1100, 128 * 1002, 128, false);
+    ck_assert_uint_eq(b1 - b0, 5);   /* 4.35 cycles, rounded up at each end */
+    ck_assert_uint_eq(b2 - b0, 9);   /* 8.70 */
+    mem_path_clear(&b);
+
+    /* 256 lines at cycle 0 (4096 cycles at the fair share), one at 1100,
+     * then two at 2200: the window before asked only 16 cycles of the
+     * fair share, which alone would give 31.6 B/cycle, but the SM has
+     * asked 4112 cycles' worth in the 2200 since its first request: the
+     * fair share (the queue is still busy, so the two are a service time
+     * apart). */
+    MemPath c;
+    mem_path_init(&c, &a, 0);
+    for (int i = 0; i < 256; i++) {
+        mem_path_read(&c, 0, 128 * (uint64_t) i, 128, false);
+    }
+    mem_path_read(&c, 1100, 128 * 1000, 128, false);
+    SimCycle c0 = mem_path_read(&c, 2200, 128 * 2000, 128, false);
+    SimCycle c1 = mem_path_read(&c, 2200, 128 * 2001, 128, false);
+    ck_assert_uint_eq(c1 - c0, 16);
+    mem_path_clear(&c);
+}
+END_TEST
+
 /* The latency spread (dram.latency_p10 ... latency_p99, dram.spread_bytes):
  * a read's DRAM latency is dram.latency plus a draw from the quantiles'
  * piecewise-linear distribution less its mean, one draw an aligned
@@ -650,6 +701,7 @@ int main(void)
     tcase_add_test(tc, line_set_returns_the_dirty_sectors_it_evicts);
     tcase_add_test(tc, write_back_costs_more_dram_time_than_reads);
     tcase_add_test(tc, loaded_latency_follows_the_last_window);
+    tcase_add_test(tc, a_bursting_sm_gets_what_the_others_leave);
     tcase_add_test(tc, latency_spread_keeps_the_mean_and_shares_a_draw);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -29,6 +29,9 @@ stream.cu: cp.async streaming from DRAM, one block alone or B on every SM,
 E bytes a thread a chunk through an S-stage ring (replay/stream.trace).
 wback.cu: loaded.cu's stream with stores, N copies a warp, after an
 L2 flush or launched back to back (replay/loaded.trace, mem.flushed).
+burst.cu (H200): one block of 128 threads alone or on every SM copying a
+burst of K x 2 KiB, waiting for it and spinning Z cycles (replay/burst.trace,
+n IMADs where the GPU spins, n chosen on the block alone).
 """
 import argparse
 import csv
@@ -539,6 +542,43 @@ def wback(smpipe, gpu, extra):
     return errs
 
 
+def burst(smpipe, gpu, extra):
+    """burst.cu: one block of 128 threads on every SM (and alone) copying a
+    burst of K x 2 KiB, waiting for it and spinning Z cycles.  The replay
+    computes n IMADs where the CUDA program spins: n is chosen so that the
+    block alone takes the measured time (the alone runs are the fit, the
+    whole-GPU runs what is compared).  Cycles a batch."""
+    if not os.path.exists(os.path.join(MICRO, "burst_%s.txt" % gpu)):
+        return
+    meas = measured(gpu, "burst")
+    print("| case | alone measured / simulated | every SM measured | simulated | error |")
+    print("| --- | --- | --- | --- | --- |")
+    errs = []
+    for src in ("dram", "l2"):
+        for k in (2, 8, 32):
+            def run(n, grid):
+                sets = ["K=%d" % k, "n=%d" % n, "sm.blocks=1", "launch.grid=%d" % grid, "mem.source=%s" % src]
+                if src == "l2":
+                    sets.append("window=16777216")  # burst.cu's 16 MiB window
+                return cycles(smpipe, gpu, "burst.trace", sets, extra) / 64.0
+            base = run(0, 1)
+            slope = (run(1000, 1) - base) / 1000.0
+            for z in (0, 250, 500, 1000, 2000, 4000, 8000):
+                key = "burst.%s.K%d.Z%d" % (src, k, z)
+                if key + ".gpu1.batch" not in meas:
+                    continue
+                alone = meas[key + ".alone.batch"]
+                n = max(0, int(round((alone - base) / slope)))
+                m = meas[key + ".gpu1.batch"]
+                sim = run(n, SMS)
+                err = 100.0 * (sim - m) / m
+                errs.append(err)
+                print("| `%s` | %.0f / %.0f | %.0f | %.0f | %+.1f%% |" % (key, alone, run(n, 1), m, sim, err))
+    print()
+    print("%s burst: %s" % (gpu.upper(), mape(errs)))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
@@ -557,6 +597,7 @@ def main():
     if os.path.exists(os.path.join(MICRO, "wback_%s.txt" % a.gpu)):
         wback(a.smpipe, a.gpu, a.extra)
     loaded_l2(a.smpipe, a.gpu, a.extra)
+    burst(a.smpipe, a.gpu, a.extra)
     sched(a.smpipe, a.gpu, a.extra)
     schedmix(a.smpipe, a.gpu, a.extra)
     branch(a.smpipe, a.gpu, a.extra)
