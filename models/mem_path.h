@@ -23,7 +23,7 @@
  * in bursts between compute or waits gets more while it bursts.  Measured
  * by scripts/calib/burst.cu (replayed by scripts/calib/replay.py): every SM
  * copying a burst, waiting for it and spinning; the fair share alone made
- * those batches 27% too slow on the H200 (MAPE), sharing 4.4%.
+ * those batches 21% too slow on the H200 (MAPE), sharing 3.6%.
  *
  * Loaded latency: below the peak rate a DRAM read still queues among the
  * whole chip's requests, dram.queue_cycles x rho / (1 - rho) at utilisation
