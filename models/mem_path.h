@@ -23,7 +23,8 @@
  * in bursts between compute or waits gets more while it bursts.  Measured
  * by scripts/calib/burst.cu (replayed by scripts/calib/replay.py): every SM
  * copying a burst, waiting for it and spinning; the fair share alone made
- * those batches 21% too slow on the H200 (MAPE), sharing 3.6%.
+ * those batches 21% too slow on the H200 (MAPE), sharing 3.7%; with 2 and 4
+ * blocks on every SM 17% and 4.5%.
  *
  * Loaded latency: below the peak rate a DRAM read still queues among the
  * whole chip's requests, dram.queue_cycles x rho / (1 - rho) at utilisation

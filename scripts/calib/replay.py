@@ -31,7 +31,8 @@ wback.cu: loaded.cu's stream with stores, N copies a warp, after an
 L2 flush or launched back to back (replay/loaded.trace, mem.flushed).
 burst.cu (H200): one block of 128 threads alone or on every SM copying a
 burst of K x 2 KiB, waiting for it and spinning Z cycles (replay/burst.trace,
-n IMADs where the GPU spins, n chosen on the block alone).
+n IMADs where the GPU spins, n chosen on the block alone); `burst occ`, 1, 2
+or 4 blocks on every SM (n from the IMAD's simulated cycles).
 """
 import argparse
 import csv
@@ -579,6 +580,40 @@ def burst(smpipe, gpu, extra):
     print()
 
 
+def burst_occ(smpipe, gpu, extra):
+    """`burst occ`: B = 1, 2 or 4 blocks on every SM, each copying a burst,
+    waiting and spinning Z cycles; n IMADs where the GPU spins, n = Z over
+    the IMAD's simulated cycles (one block alone).  Cycles a batch."""
+    if not os.path.exists(os.path.join(MICRO, "burst_occ_%s.txt" % gpu)):
+        return
+    meas = measured(gpu, "burst_occ")
+    print("| case | measured cycles a batch | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    for src in ("dram", "l2"):
+        for k in (8, 32):
+            def run(n, b):
+                sets = ["K=%d" % k, "n=%d" % n, "sm.blocks=%d" % b, "launch.grid=%d" % (b * SMS), "mem.source=%s" % src]
+                if src == "l2":
+                    sets.append("window=16777216")
+                return cycles(smpipe, gpu, "burst.trace", sets, extra) / 64.0
+            per_imad = (cycles(smpipe, gpu, "burst.trace", ["K=%d" % k, "n=1000", "launch.grid=1"], extra)
+                        - cycles(smpipe, gpu, "burst.trace", ["K=%d" % k, "n=0", "launch.grid=1"], extra)) / 64000.0
+            for b in (1, 2, 4):
+                for z in (0, 1000, 1500, 2000, 2500, 3000, 4000, 6000):
+                    key = "burst.occ.%s.K%d.Z%d.B%d" % (src, k, z, b)
+                    if key + ".batch" not in meas:
+                        continue
+                    m = meas[key + ".batch"]
+                    sim = run(int(round(z / per_imad)), b)
+                    err = 100.0 * (sim - m) / m
+                    errs.append(err)
+                    print("| `%s` | %.0f | %.0f | %+.1f%% |" % (key, m, sim, err))
+    print()
+    print("%s burst, several blocks an SM: %s" % (gpu.upper(), mape(errs)))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
@@ -598,6 +633,7 @@ def main():
         wback(a.smpipe, a.gpu, a.extra)
     loaded_l2(a.smpipe, a.gpu, a.extra)
     burst(a.smpipe, a.gpu, a.extra)
+    burst_occ(a.smpipe, a.gpu, a.extra)
     sched(a.smpipe, a.gpu, a.extra)
     schedmix(a.smpipe, a.gpu, a.extra)
     branch(a.smpipe, a.gpu, a.extra)
