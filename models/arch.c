@@ -94,6 +94,12 @@ static const KeyDef keys[] = {
     { "dram", "latency_p90", K_INT, F(dram_quantile[4]), 1, 100000, "the same at the 90th percentile" },
     { "dram", "latency_p99", K_INT, F(dram_quantile[5]), 1, 100000, "the same at the 99th percentile (and above)" },
     { "dram", "spread_bytes", K_INT, F(dram_spread_bytes), 1, 1 << 30, "aligned bytes of memory whose DRAM reads share one draw of the latency spread (a power of two)" },
+    { "dram", "queue_p10", K_DOUBLE, F(dram_queue_quantile[0]), 0, 100, "the factor a DRAM read's queueing delay (its wait for the bandwidth servers and the loaded latency) is scaled by, at its 10th percentile: with the other quantiles, the spread of the delay under load, normalised to a mean of 1 (all equal: none)" },
+    { "dram", "queue_p25", K_DOUBLE, F(dram_queue_quantile[1]), 0, 100, "the same at the 25th percentile" },
+    { "dram", "queue_p50", K_DOUBLE, F(dram_queue_quantile[2]), 0, 100, "the same at the median" },
+    { "dram", "queue_p75", K_DOUBLE, F(dram_queue_quantile[3]), 0, 100, "the same at the 75th percentile" },
+    { "dram", "queue_p90", K_DOUBLE, F(dram_queue_quantile[4]), 0, 100, "the same at the 90th percentile" },
+    { "dram", "queue_p99", K_DOUBLE, F(dram_queue_quantile[5]), 0, 100, "the same at the 99th percentile (and above)" },
     { "mem", "source", K_SOURCE, F(source), 0, 0, "where source data lives at start: dram or l2 (run option)" },
     { "mem", "active_sms", K_INT, F(active_sms), 1, 1024, "SMs sharing L2 and DRAM bandwidth (run option)" },
     { "mem", "flushed", K_BOOL, F(flushed), 0, 0, "the L2 was written back and emptied before a cold launch (true), or the launch follows others that left dirty lines behind (run option)" },
@@ -503,6 +509,17 @@ static bool validate(const ArchParams *a, const char *where, GError **error)
                         " each must be at least the one before", where);
             return false;
         }
+    }
+    for (int q = 1; q < ARCH_DRAM_QUANTILES; q++) {
+        if (a->dram_queue_quantile[q] < a->dram_queue_quantile[q - 1]) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: dram.queue_p10 ... dram.queue_p99 are quantiles:"
+                        " each must be at least the one before", where);
+            return false;
+        }
+    }
+    if (a->dram_queue_quantile[ARCH_DRAM_QUANTILES - 1] <= 0.0) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: dram.queue_p99 must be above 0", where);
+        return false;
     }
     if ((a->dram_spread_bytes & (a->dram_spread_bytes - 1)) != 0) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: dram.spread_bytes must be a power of two, not %"

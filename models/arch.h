@@ -96,6 +96,10 @@ typedef struct {
      * spread around dram.latency; all equal, no spread. */
     int64_t dram_quantile[ARCH_DRAM_QUANTILES];
     int64_t dram_spread_bytes;    /* aligned bytes that share one draw of the spread */
+    /* The factor a read's queueing delay is scaled by, at the same
+     * quantiles (dram.queue_p10 ... queue_p99; mean 1 once normalised):
+     * the spread of the delay under load; all equal, none. */
+    double dram_queue_quantile[ARCH_DRAM_QUANTILES];
 
     MemSource source;
     int64_t active_sms;

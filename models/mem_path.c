@@ -387,25 +387,36 @@ static SimCycle loaded_latency(const MemPath *m)
 
 /* ------------------------------------------------------- latency spread */
 
-/* The quantiles at which spread_offset is given: 0 and 1 take the nearest
- * measured one (p10 below, p99 above: latdist.cu's extremes are single
- * samples). */
+/* The quantiles at which spread_offset and queue_factor are given: 0 and 1
+ * take the nearest measured one (p10 below, p99 above: latdist.cu's and
+ * loadlat.cu's extremes are single samples). */
 static const double spread_at[8] = { 0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0 };
 
-/* spread_offset from the architecture's quantiles: the piecewise-linear
- * quantile function less its mean. */
-static void spread_init(MemPath *m, const ArchParams *a)
+/* The piecewise-linear quantile function of six quantiles q (at 0.10 ...
+ * 0.99) at spread_at's eight points into v; returns its mean. */
+static double quantile_table(const double *q, double *v)
 {
-    double v[8];
-    v[0] = (double) a->dram_quantile[0];
-    for (int q = 0; q < ARCH_DRAM_QUANTILES; q++) {
-        v[q + 1] = (double) a->dram_quantile[q];
+    v[0] = q[0];
+    for (int k = 0; k < ARCH_DRAM_QUANTILES; k++) {
+        v[k + 1] = q[k];
     }
     v[7] = v[6];
     double mean = 0.0;
     for (int k = 0; k < 7; k++) {
         mean += (spread_at[k + 1] - spread_at[k]) * (v[k] + v[k + 1]) / 2.0;
     }
+    return mean;
+}
+
+/* spread_offset from the architecture's quantiles: the quantile function
+ * less its mean. */
+static void spread_init(MemPath *m, const ArchParams *a)
+{
+    double q[ARCH_DRAM_QUANTILES], v[8];
+    for (int k = 0; k < ARCH_DRAM_QUANTILES; k++) {
+        q[k] = (double) a->dram_quantile[k];
+    }
+    double mean = quantile_table(q, v);
     m->spread_on = v[7] > v[0];
     m->spread_shift = a->dram_spread_bytes > 0 ? __builtin_ctzll((unsigned long long) a->dram_spread_bytes) : 0;
     for (int k = 0; k < 8; k++) {
@@ -413,20 +424,48 @@ static void spread_init(MemPath *m, const ArchParams *a)
     }
 }
 
-/* This read's draw from the spread (cycles, may be negative): the
- * quantile function at a uniform number hashed from its aligned block. */
-static int64_t spread_of(const MemPath *m, uint64_t addr)
+/* queue_factor from the architecture's quantiles (dram.queue_p10 ...):
+ * the quantile function divided by its mean, so that the spread moves no
+ * read's expected delay. */
+static void queue_spread_init(MemPath *m, const ArchParams *a)
+{
+    double v[8];
+    double mean = quantile_table(a->dram_queue_quantile, v);
+    m->queue_spread_on = v[7] > v[0];
+    for (int k = 0; k < 8; k++) {
+        m->queue_factor[k] = m->queue_spread_on ? v[k] / mean : 1.0;
+    }
+}
+
+/* The piecewise-linear quantile function v (given at spread_at) at a
+ * uniform number hashed from key. */
+static double quantile_draw(const double *v, uint64_t key)
 {
     /* 53 bits of the hash: a double in [0, 1).  The set index hashes the
      * same 2 KiB blocks with mix64 too, but takes its remainder modulo the
      * sets, which the top bits used here do not follow. */
-    double u = (double) (mix64(addr >> m->spread_shift) >> 11) * 0x1.0p-53;
+    double u = (double) (mix64(key) >> 11) * 0x1.0p-53;
     int k = 0;
     while (k < 6 && u >= spread_at[k + 1]) {
         k++;
     }
     double t = (u - spread_at[k]) / (spread_at[k + 1] - spread_at[k]);
-    return (int64_t) llround(m->spread_offset[k] + t * (m->spread_offset[k + 1] - m->spread_offset[k]));
+    return v[k] + t * (v[k + 1] - v[k]);
+}
+
+/* This read's draw from the spread (cycles, may be negative): the
+ * quantile function at a uniform number hashed from its aligned block. */
+static int64_t spread_of(const MemPath *m, uint64_t addr)
+{
+    return (int64_t) llround(quantile_draw(m->spread_offset, addr >> m->spread_shift));
+}
+
+/* The factor this read's queueing delay is scaled by: a draw, independent
+ * of spread_of's (another key), that neighbouring lines share as they share
+ * that one. */
+static double queue_factor_of(const MemPath *m, uint64_t addr)
+{
+    return quantile_draw(m->queue_factor, (addr >> m->spread_shift) ^ UINT64_C(0x9e3779b97f4a7c15));
 }
 
 /* ------------------------------------------------------------ write-back */
@@ -536,6 +575,7 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
     m->queue_cycles = a->dram_queue_cycles;
     m->write_queue = a->dram_write_queue;
     spread_init(m, a);
+    queue_spread_init(m, a);
     line_set_init(&m->l2_lines, (size_t) (share / a->line_bytes), (size_t) a->l2_assoc);
     m->max_dirty = (size_t) ((double) (share / a->line_bytes) * a->l2_dirty_fraction);
     m->l1_nlines = a->l1_lines;
@@ -588,7 +628,14 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
             /* At least a cycle, whatever a user's quantiles. */
             latency = MAX(latency + spread_of(m, addr), (int64_t) 1);
         }
-        ready = fp_ceil(dstart) + (SimCycle) latency + loaded_latency(m);
+        if (m->queue_spread_on) {
+            /* Its delay beyond the latency, scaled by its draw (mem_path.h:
+             * queueing spread); the servers keep the occupancy they gave. */
+            double wait = (double) (dstart - (uint64_t) t * MEM_FP) / MEM_FP + (double) loaded_latency(m);
+            ready = t + (SimCycle) latency + (SimCycle) llround(wait * queue_factor_of(m, addr));
+        } else {
+            ready = fp_ceil(dstart) + (SimCycle) latency + loaded_latency(m);
+        }
         evicted(m, put_in(&m->l2_lines, set, line, ready, 0, NULL), start, t);
         m->l2_misses++;
         m->bytes_dram += (uint64_t) m->line_bytes;

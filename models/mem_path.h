@@ -52,6 +52,26 @@
  * 2048 bytes was chosen among 512-4096 on the replays of loaded.cu,
  * stream.cu and tiles.cu and the campaign's training part.
  *
+ * Queueing spread: under load a read's wait is not one number either.  A
+ * busy DRAM's queues are many (channels, banks), so a read may find a short
+ * one or a long one.  scripts/calib/loadlat.cu (H200) times a probe warp's
+ * 512-byte copy on every SM while other warps of its block stream past the
+ * peak rate: with 24 and 31 streaming warps its mean latency is 2,373 and
+ * 2,893 cycles (679 unloaded), the 10th percentile 1,308 and 1,335, the 99th
+ * 6,149 and 7,586.  Divided by the mean delay, (quantile - the quantile
+ * unloaded) / (mean - the mean unloaded) is about the same at both loads:
+ * 0.49, 0.70, 0.89, 1.18, 1.62, 2.81 at the 10th ... 99th percentile
+ * (dram.queue_p10 ... queue_p99).  A DRAM read's delay beyond its latency
+ * (its wait for the link's, L2's and DRAM's servers plus the loaded latency
+ * above) is scaled by a draw from that distribution, normalised to mean 1,
+ * shared by the reads of one aligned dram.spread_bytes as the latency
+ * spread's draw is (another hash).  The servers' occupancy is untouched, so
+ * the bandwidth stays what it was; only when each read lands spreads.  Why
+ * it matters: a busy GPU's stage lands with its slowest lines, and a loop
+ * with few stages waits for them where more stages hide them, so the stage
+ * count at which the loop reaches its floor moves up.  Measured on the H200
+ * and taken for the H100 and the A100.
+ *
  * Capacity: the SM's blocks get an equal share of L2, l2.bytes /
  * mem.active_sms (every busy SM runs the same kernel on its own data), kept
  * as a set-associative tag array: l2.assoc ways a set (Accel-Sim's public
@@ -192,6 +212,12 @@ typedef struct {
     bool spread_on;
     int spread_shift;
     double spread_offset[8];
+    /* The queueing delay's spread (dram.queue_p10 ... queue_p99): the
+     * quantile function of the factor a read's queueing delay is scaled by,
+     * mean 1, at spread_at's quantiles; no spread when queue_spread_on is
+     * false. */
+    bool queue_spread_on;
+    double queue_factor[8];
     LineSet l2_lines;
     /* Dirty lines of l2_lines in the order they became dirty (a ring of
      * dirty_slots from dirty_head; entries whose line has been evicted or

@@ -678,6 +678,57 @@ START_TEST(latency_spread_keeps_the_mean_and_shares_a_draw)
 }
 END_TEST
 
+/* The queueing delay's spread (dram.queue_p10 ... queue_p99): a DRAM read's
+ * wait for the bandwidth servers (and the loaded latency) is scaled by a
+ * draw of mean 1, one draw an aligned spread_bytes (loadlat.cu).  A
+ * backlog of 1024 lines asked at cycle 0, one in each 2 KiB block, on two
+ * paths, one without the spread: the same bandwidth (the servers are not
+ * touched), about the same mean delay, but single reads from about half to
+ * about three times their wait; the second line of a block is scaled as the
+ * first; a read that waits for nothing is not delayed. */
+START_TEST(a_reads_queueing_delay_spreads_around_its_mean)
+{
+    ArchParams a = arch();
+    a.dram_spread_bytes = 2048;
+    ArchParams flat = a;
+    const double q[ARCH_DRAM_QUANTILES] = { 0.5, 0.7, 0.9, 1.2, 1.6, 2.9 };
+    memcpy(a.dram_queue_quantile, q, sizeof q);
+    /* The quantile function's mean, flat below p10 and above p99. */
+    const double mean = 0.1 * 0.5 + 0.15 * 0.6 + 0.25 * 0.8 + 0.25 * 1.05 + 0.15 * 1.4 + 0.09 * 2.25 + 0.01 * 2.9;
+    MemPath m, twin;
+    mem_path_init(&m, &a, 0);
+    mem_path_init(&twin, &flat, 0);
+    double sum = 0.0, sum_flat = 0.0, lo = 10.0, hi = 0.0;
+    for (int i = 0; i < 1024; i++) {
+        uint64_t block = (uint64_t) i * 2048;
+        double d = (double) (mem_path_read(&m, 0, block, 128, false) - 500);
+        double wait = (double) (mem_path_read(&twin, 0, block, 128, false) - 500);
+        double d2 = (double) (mem_path_read(&m, 0, block + 128, 128, false) - 500);
+        double wait2 = (double) (mem_path_read(&twin, 0, block + 128, 128, false) - 500);
+        sum += d + d2;
+        sum_flat += wait + wait2;
+        if (i >= 64) {
+            double f = d / wait;
+            lo = MIN(lo, f);
+            hi = MAX(hi, f);
+            ck_assert_double_eq_tol(d2 / wait2, f, 2.0 / wait);
+        }
+    }
+    /* The servers ran the same: the last line of both paths started at the
+     * same cycle. */
+    ck_assert_uint_eq(m.dram.free_fp, twin.dram.free_fp);
+    ck_assert_double_eq_tol(sum / sum_flat, 1.0, 0.06);
+    ck_assert_double_le(lo, 0.7 / mean);
+    ck_assert_double_ge(lo, 0.5 / mean - 0.01);
+    ck_assert_double_ge(hi, 2.0 / mean);
+    ck_assert_double_le(hi, 2.9 / mean + 0.01);
+    SimCycle later = 10000000;
+    ck_assert_uint_eq(mem_path_read(&m, later, UINT64_C(1) << 30, 128, false), later + 500);
+    mem_path_clear(&m);
+    mem_path_clear(&twin);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mem_path");
@@ -703,6 +754,7 @@ int main(void)
     tcase_add_test(tc, loaded_latency_follows_the_last_window);
     tcase_add_test(tc, a_bursting_sm_gets_what_the_others_leave);
     tcase_add_test(tc, latency_spread_keeps_the_mean_and_shares_a_draw);
+    tcase_add_test(tc, a_reads_queueing_delay_spreads_around_its_mean);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -222,11 +222,13 @@ static int64_t unified_cycles(const char *const *sets, int *status)
     return run_cycles("traces/with_staging_unified.trace", text, sets, status);
 }
 
-/* The DRAM latency spread draws by address, and a launch's grid moves its
- * blocks' addresses (gridDim.x sizes and strides the arrays): without the
- * spread, the two ways of saying how many SMs are busy agree to the cycle. */
+/* The DRAM latency and queueing spreads draw by address, and a launch's
+ * grid moves its blocks' addresses (gridDim.x sizes and strides the
+ * arrays): without the spreads, the two ways of saying how many SMs are
+ * busy agree to the cycle. */
 #define NO_SPREAD "dram.latency_p10=686", "dram.latency_p25=686", "dram.latency_p50=686", "dram.latency_p75=686", \
-    "dram.latency_p90=686", "dram.latency_p99=686"
+    "dram.latency_p90=686", "dram.latency_p99=686", "dram.queue_p10=1", "dram.queue_p25=1", "dram.queue_p50=1", \
+    "dram.queue_p75=1", "dram.queue_p90=1", "dram.queue_p99=1"
 
 START_TEST(whole_gpu_launch_shares_the_memory_system)
 {

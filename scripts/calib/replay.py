@@ -614,6 +614,98 @@ def burst_occ(smpipe, gpu, extra):
     print()
 
 
+LOADLAT_QUANTILES = ("p10", "p25", "p50", "p75", "p90", "p99")
+
+
+def loadlat(gpu):
+    """loadlat.cu: a probe warp's copy latency on every SM while W other warps
+    a block stream from DRAM, at its quantiles, and the factor of the
+    queueing delay each quantile gives, (latency - the quantile unloaded) /
+    (mean - mean unloaded).  The architecture's dram.queue_p10 ... queue_p99
+    are the last line: the mean factor of the two loads past the knee
+    (W = 24 and 31), where the queue's delay dominates.  Nothing is
+    simulated: the model's side is tests/test_mem_path.c's
+    a_reads_queueing_delay_spreads_around_its_mean and the campaign."""
+    if not os.path.exists(os.path.join(MICRO, "loadlat_%s.txt" % gpu)):
+        return
+    meas = measured(gpu, "loadlat")
+    print("| streaming warps | B/cycle an SM | mean | " + " | ".join(LOADLAT_QUANTILES) + " | factor at "
+          + ", ".join(LOADLAT_QUANTILES) + " |")
+    print("| --- " * (4 + len(LOADLAT_QUANTILES)) + "|")
+    base = "loadlat.W0."
+    factors = {}
+    for w in (0, 1, 2, 4, 8, 12, 16, 24, 31):
+        k = "loadlat.W%d." % w
+        extra = meas[k + "mean"] - meas[base + "mean"]
+        f = [(meas[k + q] - meas[base + q]) / extra for q in LOADLAT_QUANTILES] if extra > 100 else None
+        factors[w] = f
+        print("| %d | %.2f | %.0f | %s | %s |" % (w, meas[k + "rate"], meas[k + "mean"],
+                                                 " | ".join("%.0f" % meas[k + q] for q in LOADLAT_QUANTILES),
+                                                 ", ".join("%.2f" % x for x in f) if f else "(no delay)"))
+    print()
+    print("%s dram.queue_p10 ... queue_p99: %s" % (gpu.upper(), ", ".join(
+        "%.3f" % ((a + b) / 2) for a, b in zip(factors[24], factors[31]))))
+    print()
+    if not os.path.exists(os.path.join(MICRO, "loadlat_burst_%s.txt" % gpu)):
+        return
+    # `loadlat burst`: the probe's group is K x 512 bytes; its delay under
+    # load (mean less the same K's unloaded mean) against K = 1's.
+    meas = measured(gpu, "loadlat_burst")
+    print("| probe group | streaming warps | mean | p10 | p50 | p90 | p99 | delay (mean - unloaded) | against 512 B |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for w in (8, 16, 24, 31):
+        for k in (1, 4, 16, 64):
+            key = "loadlat.burst.K%d." % k
+            delay = meas[key + "W%d.mean" % w] - meas[key + "W0.mean"]
+            one = meas["loadlat.burst.K1.W%d.mean" % w] - meas["loadlat.burst.K1.W0.mean"]
+            print("| %d B | %d | %.0f | %s | %.0f | %.2f |" % (
+                512 * k, w, meas[key + "W%d.mean" % w],
+                " | ".join("%.0f" % meas[key + "W%d.%s" % (w, q)] for q in ("p10", "p50", "p90", "p99")), delay,
+                delay / one))
+    print()
+
+
+def probe_latencies(smpipe, gpu, w, k, extra, samples=256):
+    """replay/loadlat.trace's probe: the cycles of each of its copies, from
+    one wait's end to the next's (the timeline's consumer_wait of warp 0)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "timeline.json")
+        run_doc(smpipe, gpu, "loadlat.trace", ["W=%d" % w, "K=%d" % k, "samples=%d" % samples, "iters=4000",
+                                              "launch.grid=%d" % SMS, "mem.source=dram"], extra,
+                ("--timeline", path))
+        with open(path) as fh:
+            events = json.load(fh)["traceEvents"]
+    ends = sorted(e["args"]["cycle"] + e["args"]["cycles"] for e in events
+                  if e.get("ph") == "X" and e.get("cat") == "warp" and e["tid"] == 1 and e["name"] == "consumer_wait")
+    return [b - a for a, b in zip([0] + ends[:-1], ends)]
+
+
+def loadlat_replay(smpipe, gpu, extra):
+    """`loadlat burst` replayed: the probe's latency at its mean and
+    quantiles, GPU against trace, K x 512 bytes a copy, W streaming warps;
+    the summary is over the loaded rows' p10, p50, p90 and p99."""
+    if not os.path.exists(os.path.join(MICRO, "loadlat_burst_%s.txt" % gpu)):
+        return
+    meas = measured(gpu, "loadlat_burst")
+    qs = (("p10", 0.10), ("p50", 0.50), ("p90", 0.90), ("p99", 0.99))
+    print("| probe group | streaming warps | measured mean, " + ", ".join(q for q, _ in qs) + " | simulated |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    for k in (1, 4, 16, 64):
+        for w in (0, 8, 16, 24, 31):
+            lat = sorted(probe_latencies(smpipe, gpu, w, k, extra))
+            sim = [sum(lat) / len(lat)] + [lat[min(len(lat) - 1, int(x * (len(lat) - 1) + 0.5))] for _, x in qs]
+            key = "loadlat.burst.K%d.W%d." % (k, w)
+            m = [meas[key + "mean"]] + [meas[key + q] for q, _ in qs]
+            if w > 0:
+                errs += [100.0 * (a - b) / b for a, b in zip(sim[1:], m[1:])]
+            print("| %d B | %d | %s | %s |" % (512 * k, w, ", ".join("%.0f" % x for x in m),
+                                              ", ".join("%.0f" % x for x in sim)))
+    print()
+    print("%s loaded probe's quantiles: %s" % (gpu.upper(), mape(errs)))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
@@ -634,6 +726,8 @@ def main():
     loaded_l2(a.smpipe, a.gpu, a.extra)
     burst(a.smpipe, a.gpu, a.extra)
     burst_occ(a.smpipe, a.gpu, a.extra)
+    loadlat(a.gpu)
+    loadlat_replay(a.smpipe, a.gpu, a.extra)
     sched(a.smpipe, a.gpu, a.extra)
     schedmix(a.smpipe, a.gpu, a.extra)
     branch(a.smpipe, a.gpu, a.extra)
