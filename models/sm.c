@@ -537,6 +537,32 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
     end_decision(sm, smsp);
 }
 
+/* Decisions in a row: smsp's at cycle now, then, while the next event
+ * the engine would dispatch is a bound timer's (sim_engine_take_bound),
+ * that one, which is nearly always another sub-partition's decision, run
+ * here without a return to the engine's loop.  The events, their order
+ * and the clock are the loop's. */
+G_ALWAYS_INLINE static inline void arbitrate_run(Sm *sm, int32_t smsp, SimCycle now, bool checks)
+{
+    for (;;) {
+        arbitrate(sm, smsp, now, checks);
+        const SimEvent *ev = sim_engine_take_bound(&sm->engine);
+        if (ev == NULL) {
+            return;
+        }
+        if (G_UNLIKELY(ev->fn != ev_arbitrate || ev->target != sm)) {
+            /* Read before the handler runs: it may arm the timer again. */
+            SimEventFn fn = ev->fn;
+            void *target = ev->target;
+            uint64_t arg = ev->arg;
+            fn(target, arg, sm->engine.now);
+            return;
+        }
+        smsp = (int32_t) ev->arg;
+        now = sm->engine.now;
+    }
+}
+
 /* The sub-partition's arbitration timer fired (it is idle again). */
 static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
 {
@@ -545,9 +571,9 @@ static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
         return;
     }
     if (G_UNLIKELY(sm->opt.check_invariants)) {
-        arbitrate(sm, (int32_t) smsp, now, true);
+        arbitrate_run(sm, (int32_t) smsp, now, true);
     } else {
-        arbitrate(sm, (int32_t) smsp, now, false);
+        arbitrate_run(sm, (int32_t) smsp, now, false);
     }
 }
 
