@@ -598,7 +598,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
             return -1;
         }
         int64_t cost = 0;
-        if (compute_exec(sm, w, w->focus, sm_op(sm, f->pc), now, &cost) == STEP_STOP) {
+        if (compute_exec_chain(sm, w, w->focus, sm_op(sm, f->pc), now, &cost) == STEP_STOP) {
             return -1;
         }
         return issue_end(sm, w, now, cost);
