@@ -23,7 +23,12 @@ void scheduler_use_mask(Scheduler *s, int32_t first, int32_t stride, int32_t cou
     s->stride_shift = (stride & (stride - 1)) == 0 ? __builtin_ctz((unsigned) stride) : -1;
     for (int32_t j = 0; j < 64; j++) {
         s->slot_warp[j] = first + j * stride;
+        s->slot_cls[j] = 0;
     }
+    /* Every bit starts in class 0 (class_slots' invariant). */
+    memset(s->class_slots, 0, sizeof s->class_slots);
+    s->class_slots[0] = ~UINT64_C(0);
+    s->classes = 1;
 }
 
 void scheduler_clear(Scheduler *s)

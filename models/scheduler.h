@@ -47,6 +47,14 @@ typedef struct {
     SimCycle slot_base[64]; /* mask mode: Sm.ready_base of each bit's warp, by bit,
                           * for the scans of a decision (sm.c's cache_ready) */
     int32_t slot_cls[64];  /* mask mode: Sm.ready_cls of each bit's warp, by bit */
+    /* Mask mode: the bits by class, so that a decision's scan for the next
+     * ready time reads each class's pipe once and stops at it.  Bit j is
+     * set in entry slot_cls[j] and in no other, whether or not j is in
+     * `mask` (so it is read ANDed with mask; every bit starts in class 0);
+     * `classes` has bit c set once entry c had a bit (nclasses + 1 entries,
+     * pipe_free's). */
+    uint64_t class_slots[ARCH_MAX_CLASSES + 1];
+    uint32_t classes;
     SimCycle next_free;  /* first cycle the scheduler can issue again */
     int32_t last;        /* warp issued last, -1 at start */
     SimCycle last_end;   /* the cycle its issue ended (next_free when it issued)
@@ -95,6 +103,20 @@ static inline void scheduler_enqueue(Scheduler *s, int32_t warp)
         return;
     }
     scheduler_enqueue_list(s, warp);
+}
+
+/* Mask mode: notes the instruction class (pipe_free's index) that the
+ * warp of bit `slot` waits for as it joins (slot_cls, class_slots). */
+static inline void scheduler_slot_class(Scheduler *s, int32_t slot, int32_t cls)
+{
+    /* A warp usually joins with the class it had: nothing to move. */
+    if (s->slot_cls[slot] != cls) {
+        uint64_t bit = UINT64_C(1) << slot;
+        s->class_slots[s->slot_cls[slot]] &= ~bit;
+        s->class_slots[cls] |= bit;
+        s->slot_cls[slot] = cls;
+        s->classes |= UINT32_C(1) << cls;
+    }
 }
 
 /* Mask mode: removes the warp of bit `slot` and records it as issued

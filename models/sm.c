@@ -188,7 +188,7 @@ static SimCycle ready_time_of(Sm *sm, Warp *w, SimCycle now)
  * is *slot); cached_ready_time adds its sub-partition's pipe.  It mirrors
  * warp_issue_time.  Returns the warp's issue time without the clock,
  * MAX(ready_base, pipe_free[ready_cls]). */
-static inline SimCycle cache_ready(Sm *sm, Scheduler *sched, Warp *w, int32_t *slot)
+G_ALWAYS_INLINE static inline SimCycle cache_ready(Sm *sm, Scheduler *sched, Warp *w, int32_t *slot)
 {
     const Split *s = &w->split[w->focus];
     const Op *op = sm_op(sm, s->pc);
@@ -207,7 +207,7 @@ static inline SimCycle cache_ready(Sm *sm, Scheduler *sched, Warp *w, int32_t *s
     if (sched->by_mask) {
         *slot = scheduler_slot(sched, w->id);
         sched->slot_base[*slot] = base;
-        sched->slot_cls[*slot] = cls;
+        scheduler_slot_class(sched, *slot, cls);
     }
     return MAX(base, sched->pipe_free[cls]);
 }
@@ -295,7 +295,7 @@ static inline void warp_schedule(Sm *sm, Warp *w, bool deciding);
 /* Issues visited warp w, already taken from s's ready warps: 1 when it
  * issued (s is busy until then), 0 when it issued nothing (the decision
  * tries the next warp), -1 when the run stopped. */
-static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, SimCycle now)
+G_ALWAYS_INLINE static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, SimCycle now)
 {
     w->queued = false;
     int64_t k = warp_issue(sm, w, now);
@@ -471,18 +471,45 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
                 int32_t id = scheduler_slot_warp(s, slot);
                 g_assert(sm->warps[id].queued);
                 g_assert(s->slot_base[slot] == base[id] && s->slot_cls[slot] == cls[id]);
+                g_assert(s->class_slots[cls[id]] & (UINT64_C(1) << slot));
+                g_assert(s->classes & (UINT32_C(1) << cls[id]));
                 (void) cached_ready_time(sm, s, id, now);
             }
         }
-        for (uint64_t m = scan ? s->mask : 0; m != 0; m &= m - 1) {
-            /* The bit's copy of the cache (cache_ready). */
-            int32_t slot = __builtin_ctzll(m);
-            SimCycle t = MAX(s->slot_base[slot], pipe_free[s->slot_cls[slot]]);
-            if (t < next) {
-                next = t;
-                if (next <= floor) {
-                    break;
+        /* Class by class (class_slots): a warp of class c is ready no
+         * earlier than its pipe, pipe_free[c], so the class's scan stops
+         * once it finds a warp ready by then (or by floor), and a class
+         * whose pipe is free no earlier than the best found so far is
+         * skipped.  Only MAX(next, floor) is used, which this gives as the
+         * scan of every bit would.  A warp or two are read bit by bit: the
+         * classes' loop costs more than it spares there. */
+        uint32_t classes = scan ? s->classes : 0;
+        if (scan && s->nready <= 2) {
+            classes = 0;
+            for (uint64_t m = s->mask; m != 0; m &= m - 1) {
+                int32_t slot = __builtin_ctzll(m);
+                next = MIN(next, MAX(s->slot_base[slot], pipe_free[s->slot_cls[slot]]));
+            }
+        }
+        for (uint32_t cs = classes; cs != 0; cs &= cs - 1) {
+            int32_t c = __builtin_ctz(cs);
+            SimCycle pipe = pipe_free[c];
+            SimCycle bound = MAX(pipe, floor);
+            if (bound >= next) {
+                continue;
+            }
+            for (uint64_t m = s->class_slots[c] & s->mask; m != 0; m &= m - 1) {
+                /* The bit's copy of the cache (cache_ready). */
+                SimCycle t = MAX(s->slot_base[__builtin_ctzll(m)], pipe);
+                if (t < next) {
+                    next = t;
+                    if (next <= bound) {
+                        break;
+                    }
                 }
+            }
+            if (next <= floor) {
+                break;
             }
         }
     } else {
@@ -510,6 +537,32 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
     end_decision(sm, smsp);
 }
 
+/* Decisions in a row: smsp's at cycle now, then, while the next event
+ * the engine would dispatch is a bound timer's (sim_engine_take_bound),
+ * that one, which is nearly always another sub-partition's decision, run
+ * here without a return to the engine's loop.  The events, their order
+ * and the clock are the loop's. */
+G_ALWAYS_INLINE static inline void arbitrate_run(Sm *sm, int32_t smsp, SimCycle now, bool checks)
+{
+    for (;;) {
+        arbitrate(sm, smsp, now, checks);
+        const SimEvent *ev = sim_engine_take_bound(&sm->engine);
+        if (ev == NULL) {
+            return;
+        }
+        if (G_UNLIKELY(ev->fn != ev_arbitrate || ev->target != sm)) {
+            /* Read before the handler runs: it may arm the timer again. */
+            SimEventFn fn = ev->fn;
+            void *target = ev->target;
+            uint64_t arg = ev->arg;
+            fn(target, arg, sm->engine.now);
+            return;
+        }
+        smsp = (int32_t) ev->arg;
+        now = sm->engine.now;
+    }
+}
+
 /* The sub-partition's arbitration timer fired (it is idle again). */
 static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
 {
@@ -518,16 +571,16 @@ static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
         return;
     }
     if (G_UNLIKELY(sm->opt.check_invariants)) {
-        arbitrate(sm, (int32_t) smsp, now, true);
+        arbitrate_run(sm, (int32_t) smsp, now, true);
     } else {
-        arbitrate(sm, (int32_t) smsp, now, false);
+        arbitrate_run(sm, (int32_t) smsp, now, false);
     }
 }
 
 /* sm_warp_schedule's body, inline in the decision that issued w, where
  * `deciding` (a constant) says so: its sub-partition's decision runs, at
  * the clock, with next_free no later. */
-static inline void warp_schedule(Sm *sm, Warp *w, bool deciding)
+G_ALWAYS_INLINE static inline void warp_schedule(Sm *sm, Warp *w, bool deciding)
 {
     if (w->queued || w->live == 0) {
         return;

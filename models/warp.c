@@ -560,8 +560,61 @@ static bool is_control(OpCode code)
     return code == OP_ASSIGN || code == OP_JUMP || code == OP_BRANCH || code == OP_LOOP || code == OP_ASSERT;
 }
 
+/* The end of warp_issue's every issue: `used` cycles issued from now on.
+ * `chain`: a chain's step, which kept the warp's role w->role. */
+static inline int64_t issue_end(Sm *sm, Warp *w, SimCycle now, int64_t used, bool chain)
+{
+    if (w->live != 0 && used == 0 && w->split[w->focus].status == SPLIT_RUNNABLE &&
+        w->split[w->focus].ready_at <= now) {
+        /* A run of free operations hit the guard: charge one cycle so that
+         * a loop of them still advances time. */
+        used = 1;
+        w->split[w->focus].ready_at = now + 1;
+        w->split[w->focus].wait_state = WS_DEPENDENCY;
+    }
+    simt_refocus(w);
+    if (sm->opt.check_invariants) {
+        const char *broken = simt_check(w);
+        if (broken != NULL) {
+            g_error("SIMT invariant broken in warp %d at cycle %" G_GUINT64_FORMAT ": %s", w->id, now, broken);
+        }
+    }
+    w->busy_until = now + (SimCycle) used;
+    if (chain) {
+        sm_account_as(w, idle_state(w, w->busy_until), w->busy_until, w->role);
+    } else {
+        sm_account(w, idle_state(w, w->busy_until), w->busy_until);
+    }
+    return used;
+}
+
 int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
 {
+    Split *f = &w->split[w->focus];
+    if (f->step != 0 && f->status == SPLIT_RUNNABLE && f->ready_at <= now && w->live != 0 &&
+        sm_op(sm, f->pc)->code == OP_COMPUTE) {
+        /* A chain under way, the commonest issue: the loop below's one
+         * pass (step's first case; a chain's step issues or waits, which
+         * ends the run), without the loop. */
+        if (sm->opt.max_ops != 0 && ++sm->ops_executed > sm->opt.max_ops) {
+            warp_fail(sm, w, f->mask, sm_op(sm, f->pc)->loc, SIM_ERROR_LIMIT,
+                      "the program executed more than --max-ops=%" G_GUINT64_FORMAT " operations",
+                      sm->opt.max_ops);
+            return -1;
+        }
+        if (G_UNLIKELY(sm->opt.check_invariants) && !sm->account_place && w->role != sm_warp_role(w)) {
+            g_error("warp %d issues at cycle %" G_GUINT64_FORMAT " with its role not accounted", w->id, now);
+        }
+        int64_t cost = 0;
+        if (compute_exec_chain(sm, w, w->focus, sm_op(sm, f->pc), now, &cost) == STEP_STOP) {
+            return -1;
+        }
+        /* A chain's step changes neither the warp's path nor its lanes:
+         * its role is the one the caller's accounting (catch_up) charged
+         * the issue to, w->role (without account_place, which asks
+         * itself). */
+        return issue_end(sm, w, now, cost, true);
+    }
     int64_t used = 0;
     /* Issuing from now on (the caller's sm_account); a batched chain
      * records its own later states. */
@@ -606,23 +659,6 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         }
         simt_refocus(w);
     }
-    if (w->live != 0 && used == 0 && w->split[w->focus].status == SPLIT_RUNNABLE &&
-        w->split[w->focus].ready_at <= now) {
-        /* A run of free operations hit the guard: charge one cycle so that
-         * a loop of them still advances time. */
-        used = 1;
-        w->split[w->focus].ready_at = now + 1;
-        w->split[w->focus].wait_state = WS_DEPENDENCY;
-    }
-    simt_refocus(w);
-    if (sm->opt.check_invariants) {
-        const char *broken = simt_check(w);
-        if (broken != NULL) {
-            g_error("SIMT invariant broken in warp %d at cycle %" G_GUINT64_FORMAT ": %s", w->id, now, broken);
-        }
-    }
-    w->busy_until = now + (SimCycle) used;
-    sm_account(w, idle_state(w, w->busy_until), w->busy_until);
-    return used;
+    return issue_end(sm, w, now, used, false);
 }
 

@@ -106,6 +106,30 @@ static inline void sim_engine_count_superseded(SimEngine *e, SimCycle cycle)
     e->superseded_until = MAX(e->superseded_until, cycle);
 }
 
+/* The event loop's next step, for a handler that ends where the loop
+ * would dispatch a bound timer's event next (sim_engine_timer_bind_slot):
+ * when the run goes on and the earliest pending event is a bound timer's,
+ * due within the watchdog's limit, takes it out (its timer idle), moves
+ * the clock to it and counts it as handled, as the loop would before
+ * calling its handler, and returns it, readable until its timer is armed
+ * again; otherwise returns NULL and leaves everything as it was.  The
+ * caller must then run the event's handler at once: a scheduler's next
+ * decision is taken without the return to the loop and the call.  The
+ * stepped engine binds no timer, so it always returns NULL there. */
+static inline const SimEvent *sim_engine_take_bound(SimEngine *e)
+{
+    if (e->kind != SIM_ENGINE_EVENT || e->stop) {
+        return NULL;
+    }
+    SimCycle limit = e->max_cycles != 0 ? e->max_cycles : SIM_CYCLE_NEVER;
+    const SimEvent *ev = sim_event_queue_pop_slot(&e->queue, limit);
+    if (ev != NULL) {
+        e->now = ev->cycle;
+        e->dispatched++;
+    }
+    return ev;
+}
+
 /* Records err (taking ownership) as the run's error unless one is already
  * recorded, and stops the run. */
 void sim_engine_fail(SimEngine *e, GError *err);
