@@ -173,19 +173,6 @@ static bool compute_start(Sm *sm, Warp *w, Split *s, const Op *op)
     return true;
 }
 
-/* When chain c's next instruction may issue.  In order, once its operand
- * (the chain's previous instruction or its input) is ready.  With
- * sched.chain_overlap the warp does not wait: ptxas unrolls and interleaves
- * the independent chains of a straight-line region, so one warp issues them
- * back to back (scripts/calib/contend.cu ilp.ffma.C*.W1: 4.9 cycles a link
- * for one chain, 2.5, 1.5 and 1.25 for 2, 4 and 8 chains), and each chain
- * still completes a latency per link after its input (chain[c]); the warp
- * waits for them where the region ends (chains_drain). */
-static SimCycle link_dep(const Sm *sm, const Warp *w, int64_t c)
-{
-    return sm->arch.chain_overlap ? 0 : w->chain[c];
-}
-
 /* A batched chain's accounting (compute_exec): the warp's state and the
  * cycles each state gathered since the chain started, charged at the end
  * (charge_end); or, with `direct`, sm_account_as at each change. */
@@ -238,7 +225,7 @@ static void charge_end(ChainCharge *c, Warp *w, SimRole role)
 
 /* compute_exec's loop over the rest of a chain batched for a warp alone,
  * for sched.chain_overlap (no instruction waits for its chain's previous
- * one: link_dep is 0) with the stretches summed in `charge`: the same
+ * one: compute_link_dep is 0) with the stretches summed in `charge`: the same
  * instructions at the same cycles, the same states charged at the same
  * cycles and the same compute marks noted in the same order, with the
  * pipe's next free cycle, the chain index, the charge and the instruction
@@ -370,20 +357,14 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
         }
     }
     int32_t c = s->chain_next;
-    SimCycle earliest = MAX(link_dep(sm, w, c), *pipe_free);
+    SimCycle earliest = MAX(compute_link_dep(sm, w, c), *pipe_free);
     if (earliest > t) {
         s->ready_at = earliest;
         s->wait_state = w->chain[c] >= *pipe_free ? (w->chain[c] > t + 100 ? WS_MEMORY : WS_DEPENDENCY)
                                                   : WS_MATH_THROTTLE;
         return STEP_WAIT;
     }
-    w->chain[c] = MAX(w->chain[c], t) + (SimCycle) ic->latency;
-    *pipe_free = t + (SimCycle) ic->interval;
-    s->chain_next = c + 1 == s->aux ? 0 : c + 1;
-    s->remaining--;
-    sm->stats.instructions++;
-    sm->stats.compute_instructions++;
-    sm_note_compute(sm, w->smsp, t);
+    compute_issue_link(sm, w, s, ic, pipe_free, t);
     *cost = 1;
     if (s->remaining == 0) {
         compute_done(sm, w, s, m);
@@ -391,10 +372,7 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
         s->wait_state = WS_DEPENDENCY;
         return STEP_ISSUED;
     }
-    int32_t next_c = s->chain_next;
-    SimCycle next = MAX(t + 1, MAX(link_dep(sm, w, next_c), *pipe_free));
-    s->ready_at = next;
-    s->wait_state = w->chain[next_c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE;
+    compute_next_ready(sm, w, s, *pipe_free, t);
     if (sm_warp_alone(sm, w)) {
         /* Alone on its scheduler, nothing can take these issue slots: issue
          * the rest of the chain now, at the cycles it would issue anyway. */
@@ -411,18 +389,12 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
         }
         while (s->remaining > 0) {
             c = s->chain_next;
-            SimCycle at = MAX(last + 1, MAX(link_dep(sm, w, c), *pipe_free));
+            SimCycle at = MAX(last + 1, MAX(compute_link_dep(sm, w, c), *pipe_free));
             if (at > last + 1) {
                 charge_state(&charge, w, w->chain[c] >= *pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE, last + 1, role);
             }
             charge_state(&charge, w, WS_ISSUING, at, role);
-            w->chain[c] = MAX(w->chain[c], at) + (SimCycle) ic->latency;
-            *pipe_free = at + (SimCycle) ic->interval;
-            s->chain_next = c + 1 == s->aux ? 0 : c + 1;
-            s->remaining--;
-            sm->stats.instructions++;
-            sm->stats.compute_instructions++;
-            sm_note_compute(sm, w->smsp, at);
+            compute_issue_link(sm, w, s, ic, pipe_free, at);
             last = at;
         }
         charge_end(&charge, w, role);

@@ -6,6 +6,46 @@
 
 StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost);
 
+/* When chain c's next instruction may issue (its dependency; the pipe is
+ * the caller's).  In order, once its operand (the chain's previous
+ * instruction or its input) is ready.  With
+ * sched.chain_overlap the warp does not wait: ptxas unrolls and interleaves
+ * the independent chains of a straight-line region, so one warp issues them
+ * back to back (scripts/calib/contend.cu ilp.ffma.C*.W1: 4.9 cycles a link
+ * for one chain, 2.5, 1.5 and 1.25 for 2, 4 and 8 chains), and each chain
+ * still completes a latency per link after its input (chain[c]); the warp
+ * waits for them where the region ends (chains_drain). */
+static inline SimCycle compute_link_dep(const Sm *sm, const Warp *w, int64_t c)
+{
+    return sm->arch.chain_overlap ? 0 : w->chain[c];
+}
+
+/* Issues split s's next chain instruction (of class ic, on the pipe whose
+ * next free cycle is *pipe_free) at cycle at: its chain's result, the
+ * pipe, the chain index, the count left, the statistics and the compute
+ * mark. */
+static inline void compute_issue_link(Sm *sm, Warp *w, Split *s, const InstClass *ic, SimCycle *pipe_free,
+                                      SimCycle at)
+{
+    int32_t c = s->chain_next;
+    w->chain[c] = MAX(w->chain[c], at) + (SimCycle) ic->latency;
+    *pipe_free = at + (SimCycle) ic->interval;
+    s->chain_next = c + 1 == s->aux ? 0 : c + 1;
+    s->remaining--;
+    sm->stats.instructions++;
+    sm->stats.compute_instructions++;
+    sm_note_compute(sm, w->smsp, at);
+}
+
+/* After an issue at t that left instructions in s's chain: when the next
+ * can issue and what the warp waits for until then. */
+static inline void compute_next_ready(const Sm *sm, const Warp *w, Split *s, SimCycle pipe_free, SimCycle t)
+{
+    int32_t c = s->chain_next;
+    s->ready_at = MAX(t + 1, MAX(compute_link_dep(sm, w, c), pipe_free));
+    s->wait_state = w->chain[c] >= pipe_free ? WS_DEPENDENCY : WS_MATH_THROTTLE;
+}
+
 /* compute_exec for the usual step of a chain under way (split si of w,
  * the focus, at its statement op, s->step != 0): the next instruction
  * issues at t and neither ends the chain nor finds the warp alone (whose
@@ -14,28 +54,14 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
 static inline StepResult compute_exec_chain(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
-    int32_t c = s->chain_next;
     int32_t cls = sm->class_map[op->value];
     SimCycle *pipe_free = &sm->smsp[w->smsp].pipe_free[cls];
-    SimCycle input = w->chain[c];
-    SimCycle link = sm->arch.chain_overlap ? 0 : input;
-    if (G_UNLIKELY(MAX(link, *pipe_free) > t || s->remaining <= 1 || sm_warp_alone(sm, w))) {
+    if (G_UNLIKELY(MAX(compute_link_dep(sm, w, s->chain_next), *pipe_free) > t || s->remaining <= 1 ||
+                   sm_warp_alone(sm, w))) {
         return compute_exec(sm, w, si, op, t, cost);
     }
-    const InstClass *ic = &sm->arch.classes[cls];
-    w->chain[c] = MAX(input, t) + (SimCycle) ic->latency;
-    SimCycle pf = t + (SimCycle) ic->interval;
-    *pipe_free = pf;
-    int32_t next_c = c + 1 == s->aux ? 0 : c + 1;
-    s->chain_next = next_c;
-    s->remaining--;
-    sm->stats.instructions++;
-    sm->stats.compute_instructions++;
-    sm_note_compute(sm, w->smsp, t);
+    compute_issue_link(sm, w, s, &sm->arch.classes[cls], pipe_free, t);
     *cost = 1;
-    SimCycle next_input = w->chain[next_c];
-    SimCycle next_link = sm->arch.chain_overlap ? 0 : next_input;
-    s->ready_at = MAX(t + 1, MAX(next_link, pf));
-    s->wait_state = next_input >= pf ? WS_DEPENDENCY : WS_MATH_THROTTLE;
+    compute_next_ready(sm, w, s, *pipe_free, t);
     return STEP_ISSUED;
 }
