@@ -349,13 +349,9 @@ def loaded_l2(smpipe, gpu, extra):
     return errs
 
 
-def warp_ends(smpipe, gpu, trace, sets, extra):
-    """Each warp's end in a run of scripts/calib/replay/TRACE, from its
-    timeline: the cycle it exits, or, when it waited for an issue slot just
-    before (`not_selected`: another warp held the scheduler), the cycle that
-    wait began.  The GPU's clock read right after a warp's last instruction
-    is the end the microbenchmarks time; the warp's exit, which needs a slot
-    of its own, comes later."""
+def timeline_warps(smpipe, gpu, trace, sets, extra):
+    """The warp slices of run_doc's run's timeline, by warp (the
+    timeline's tid): (cycle, cycles, state) in the timeline's order."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "timeline.json")
         run_doc(smpipe, gpu, trace, sets, extra, ("--timeline", path))
@@ -365,12 +361,22 @@ def warp_ends(smpipe, gpu, trace, sets, extra):
     for e in events:
         if e.get("ph") == "X" and e.get("cat") == "warp":
             by.setdefault(e["tid"], []).append((e["args"]["cycle"], e["args"]["cycles"], e["name"]))
+    return by
+
+
+def warp_ends(smpipe, gpu, trace, sets, extra):
+    """Each warp's end in a run of scripts/calib/replay/TRACE, from its
+    timeline: the cycle it exits, or, when it waited for an issue slot just
+    before (`not_selected`: another warp held the scheduler), the cycle that
+    wait began.  The GPU's clock read right after a warp's last instruction
+    is the end the microbenchmarks time; the warp's exit, which needs a slot
+    of its own, comes later."""
+    by = timeline_warps(smpipe, gpu, trace, sets, extra)
     ends = []
     for tid in sorted(by):
         start, length, name = max(ev for ev in by[tid] if ev[2] != "exited")
         ends.append(start if name == "not_selected" else start + length)
     return ends
-
 
 def sched(smpipe, gpu, extra):
     """sched.cu: W warps a sub-partition run K independent FFMAs (or, dep,
@@ -624,8 +630,7 @@ def loadlat(gpu):
     (mean - mean unloaded).  The architecture's dram.queue_p10 ... queue_p99
     are the last line: the mean factor of the two loads past the knee
     (W = 24 and 31), where the queue's delay dominates.  Nothing is
-    simulated: the model's side is tests/test_mem_path.c's
-    a_reads_queueing_delay_spreads_around_its_mean and the campaign."""
+    simulated here: loadlat_replay replays the probe."""
     if not os.path.exists(os.path.join(MICRO, "loadlat_%s.txt" % gpu)):
         return
     meas = measured(gpu, "loadlat")
@@ -668,17 +673,11 @@ def loadlat(gpu):
 def probe_latencies(smpipe, gpu, w, k, extra, samples=256):
     """replay/loadlat.trace's probe: the cycles of each of its copies, from
     one wait's end to the next's (the timeline's consumer_wait of warp 0)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "timeline.json")
-        run_doc(smpipe, gpu, "loadlat.trace", ["W=%d" % w, "K=%d" % k, "samples=%d" % samples, "iters=4000",
-                                              "launch.grid=%d" % SMS, "mem.source=dram"], extra,
-                ("--timeline", path))
-        with open(path) as fh:
-            events = json.load(fh)["traceEvents"]
-    ends = sorted(e["args"]["cycle"] + e["args"]["cycles"] for e in events
-                  if e.get("ph") == "X" and e.get("cat") == "warp" and e["tid"] == 1 and e["name"] == "consumer_wait")
+    by = timeline_warps(smpipe, gpu, "loadlat.trace", ["W=%d" % w, "K=%d" % k, "samples=%d" % samples,
+                                                       "iters=4000", "launch.grid=%d" % SMS, "mem.source=dram"],
+                        extra)
+    ends = sorted(cycle + cycles for cycle, cycles, state in by[1] if state == "consumer_wait")
     return [b - a for a, b in zip([0] + ends[:-1], ends)]
-
 
 def loadlat_replay(smpipe, gpu, extra):
     """`loadlat burst` replayed: the probe's latency at its mean and
