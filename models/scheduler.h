@@ -119,6 +119,51 @@ static inline void scheduler_slot_class(Scheduler *s, int32_t slot, int32_t cls)
     }
 }
 
+/* Mask mode: the earliest cycle a queued warp can issue (its cached ready
+ * time, slot_base, or its class's pipe), read only as MAX(result, floor):
+ * the scan may stop at the first warp ready by floor.  SIM_CYCLE_NEVER
+ * when `scan` is false or no warp is queued.  Class by class
+ * (class_slots): a warp of class c is ready no earlier than its pipe,
+ * pipe_free[c], so the class's scan stops once it finds a warp ready by
+ * then (or by floor), and a class whose pipe is free no earlier than the
+ * best found so far is skipped.  A warp or two are read bit by bit: the
+ * classes' loop costs more than it spares there. */
+G_ALWAYS_INLINE static inline SimCycle scheduler_next_ready(const Scheduler *s, bool scan, SimCycle floor)
+{
+    const SimCycle *pipe_free = s->pipe_free;
+    SimCycle next = SIM_CYCLE_NEVER;
+    uint32_t classes = scan ? s->classes : 0;
+    if (scan && s->nready <= 2) {
+        classes = 0;
+        for (uint64_t m = s->mask; m != 0; m &= m - 1) {
+            int32_t slot = __builtin_ctzll(m);
+            next = MIN(next, MAX(s->slot_base[slot], pipe_free[s->slot_cls[slot]]));
+        }
+    }
+    for (uint32_t cs = classes; cs != 0; cs &= cs - 1) {
+        int32_t c = __builtin_ctz(cs);
+        SimCycle pipe = pipe_free[c];
+        SimCycle bound = MAX(pipe, floor);
+        if (bound >= next) {
+            continue;
+        }
+        for (uint64_t m = s->class_slots[c] & s->mask; m != 0; m &= m - 1) {
+            /* The bit's copy of the cache (sm.c's cache_ready). */
+            SimCycle t = MAX(s->slot_base[__builtin_ctzll(m)], pipe);
+            if (t < next) {
+                next = t;
+                if (next <= bound) {
+                    break;
+                }
+            }
+        }
+        if (next <= floor) {
+            break;
+        }
+    }
+    return next;
+}
+
 /* Mask mode: removes the warp of bit `slot` and records it as issued
  * last. */
 static inline void scheduler_take_slot(Scheduler *s, int32_t slot)

@@ -476,42 +476,7 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
                 (void) cached_ready_time(sm, s, id, now);
             }
         }
-        /* Class by class (class_slots): a warp of class c is ready no
-         * earlier than its pipe, pipe_free[c], so the class's scan stops
-         * once it finds a warp ready by then (or by floor), and a class
-         * whose pipe is free no earlier than the best found so far is
-         * skipped.  Only MAX(next, floor) is used, which this gives as the
-         * scan of every bit would.  A warp or two are read bit by bit: the
-         * classes' loop costs more than it spares there. */
-        uint32_t classes = scan ? s->classes : 0;
-        if (scan && s->nready <= 2) {
-            classes = 0;
-            for (uint64_t m = s->mask; m != 0; m &= m - 1) {
-                int32_t slot = __builtin_ctzll(m);
-                next = MIN(next, MAX(s->slot_base[slot], pipe_free[s->slot_cls[slot]]));
-            }
-        }
-        for (uint32_t cs = classes; cs != 0; cs &= cs - 1) {
-            int32_t c = __builtin_ctz(cs);
-            SimCycle pipe = pipe_free[c];
-            SimCycle bound = MAX(pipe, floor);
-            if (bound >= next) {
-                continue;
-            }
-            for (uint64_t m = s->class_slots[c] & s->mask; m != 0; m &= m - 1) {
-                /* The bit's copy of the cache (cache_ready). */
-                SimCycle t = MAX(s->slot_base[__builtin_ctzll(m)], pipe);
-                if (t < next) {
-                    next = t;
-                    if (next <= bound) {
-                        break;
-                    }
-                }
-            }
-            if (next <= floor) {
-                break;
-            }
-        }
+        next = scheduler_next_ready(s, scan, floor);
     } else {
         if (G_UNLIKELY(checks)) {
             for (int32_t i = 0; i < s->nready; i++) {
