@@ -100,6 +100,7 @@ static const KeyDef keys[] = {
     { "dram", "queue_p75", K_DOUBLE, F(dram_queue_quantile[3]), 0, 100, "the same at the 75th percentile" },
     { "dram", "queue_p90", K_DOUBLE, F(dram_queue_quantile[4]), 0, 100, "the same at the 90th percentile" },
     { "dram", "queue_p99", K_DOUBLE, F(dram_queue_quantile[5]), 0, 100, "the same at the 99th percentile (and above)" },
+    { "dram", "queue_spread_bytes", K_INT, F(dram_queue_spread_bytes), 1, 1 << 30, "aligned bytes of memory whose DRAM reads share one draw of the queueing spread (a power of two)" },
     { "mem", "source", K_SOURCE, F(source), 0, 0, "where source data lives at start: dram or l2 (run option)" },
     { "mem", "active_sms", K_INT, F(active_sms), 1, 1024, "SMs sharing L2 and DRAM bandwidth (run option)" },
     { "mem", "flushed", K_BOOL, F(flushed), 0, 0, "the L2 was written back and emptied before a cold launch (true), or the launch follows others that left dirty lines behind (run option)" },
@@ -521,10 +522,16 @@ static bool validate(const ArchParams *a, const char *where, GError **error)
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: dram.queue_p99 must be above 0", where);
         return false;
     }
-    if ((a->dram_spread_bytes & (a->dram_spread_bytes - 1)) != 0) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: dram.spread_bytes must be a power of two, not %"
-                    G_GINT64_FORMAT, where, a->dram_spread_bytes);
-        return false;
+    const struct {
+        const char *key;
+        int64_t value;
+    } blocks[] = { { "spread_bytes", a->dram_spread_bytes }, { "queue_spread_bytes", a->dram_queue_spread_bytes } };
+    for (size_t k = 0; k < G_N_ELEMENTS(blocks); k++) {
+        if ((blocks[k].value & (blocks[k].value - 1)) != 0) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: dram.%s must be a power of two, not %" G_GINT64_FORMAT,
+                        where, blocks[k].key, blocks[k].value);
+            return false;
+        }
     }
     if (a->smem_banks * a->smem_bank_bytes > 4096) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_INPUT, "%s: smem.banks x smem.bank_bytes too large", where);

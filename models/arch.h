@@ -100,6 +100,7 @@ typedef struct {
      * quantiles (dram.queue_p10 ... queue_p99; mean 1 once normalised):
      * the spread of the delay under load; all equal, none. */
     double dram_queue_quantile[ARCH_DRAM_QUANTILES];
+    int64_t dram_queue_spread_bytes; /* aligned bytes that share one draw of it */
 
     MemSource source;
     int64_t active_sms;

@@ -371,18 +371,28 @@ static void window_to(MemPath *m, SimCycle t)
     m->win_written = 0;
 }
 
-/* What a DRAM read waits beyond dram.latency at the recent traffic:
- * queueing below the peak rate (rho / (1 - rho) at the utilisation rho of
- * the SM's share, a written-back byte counting dram.write_cost read bytes,
- * capped at rho = 0.95, beyond which the bandwidth server's own queue takes
- * over) and the write-back traffic it queues behind.  Measured by
- * scripts/calib/loaded.cu (replayed by scripts/calib/replay.py). */
-static SimCycle loaded_latency(const MemPath *m)
+/* What a DRAM read waits beyond dram.latency at the recent traffic, in two
+ * parts: queueing below the peak rate (queue_latency: rho / (1 - rho) at
+ * the utilisation rho of the SM's share, a written-back byte counting
+ * dram.write_cost read bytes, capped at rho = 0.95, beyond which the
+ * bandwidth server's own queue takes over) and the write-back traffic it
+ * queues behind (write_latency).  Measured by scripts/calib/loaded.cu
+ * (replayed by scripts/calib/replay.py); loaded_latency is their sum. */
+static double queue_latency(const MemPath *m)
 {
     double rho = m->dram_share > 0 ? (m->read_rate + m->write_rate * m->write_cost) / m->dram_share : 0.0;
     rho = MIN(rho, 0.95);
-    double extra = m->queue_cycles * rho / (1.0 - rho) + m->write_queue * m->write_rate / m->dram_share;
-    return (SimCycle) llround(extra);
+    return m->queue_cycles * rho / (1.0 - rho);
+}
+
+static double write_latency(const MemPath *m)
+{
+    return m->write_queue * m->write_rate / m->dram_share;
+}
+
+static SimCycle loaded_latency(const MemPath *m)
+{
+    return (SimCycle) llround(queue_latency(m) + write_latency(m));
 }
 
 /* ------------------------------------------------------- latency spread */
@@ -432,6 +442,7 @@ static void queue_spread_init(MemPath *m, const ArchParams *a)
     double v[8];
     double mean = quantile_table(a->dram_queue_quantile, v);
     m->queue_spread_on = v[7] > v[0];
+    m->queue_shift = a->dram_queue_spread_bytes > 0 ? __builtin_ctzll((unsigned long long) a->dram_queue_spread_bytes) : 0;
     for (int k = 0; k < 8; k++) {
         m->queue_factor[k] = m->queue_spread_on ? v[k] / mean : 1.0;
     }
@@ -461,11 +472,11 @@ static int64_t spread_of(const MemPath *m, uint64_t addr)
 }
 
 /* The factor this read's queueing delay is scaled by: a draw, independent
- * of spread_of's (another key), that neighbouring lines share as they share
- * that one. */
+ * of spread_of's (another key), shared by the lines of one aligned
+ * dram.queue_spread_bytes. */
 static double queue_factor_of(const MemPath *m, uint64_t addr)
 {
-    return quantile_draw(m->queue_factor, (addr >> m->spread_shift) ^ UINT64_C(0x9e3779b97f4a7c15));
+    return quantile_draw(m->queue_factor, (addr >> m->queue_shift) ^ UINT64_C(0x9e3779b97f4a7c15));
 }
 
 /* ------------------------------------------------------------ write-back */
@@ -629,10 +640,11 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
             latency = MAX(latency + spread_of(m, addr), (int64_t) 1);
         }
         if (m->queue_spread_on) {
-            /* Its delay beyond the latency, scaled by its draw (mem_path.h:
-             * queueing spread); the servers keep the occupancy they gave. */
-            double wait = (double) (dstart - (uint64_t) t * MEM_FP) / MEM_FP + (double) loaded_latency(m);
-            ready = t + (SimCycle) latency + (SimCycle) llround(wait * queue_factor_of(m, addr));
+            /* Its queueing delay beyond the latency, scaled by its draw
+             * (mem_path.h: queueing spread); the servers keep the occupancy
+             * they gave, and the wait behind write-back is not scaled. */
+            double wait = (double) (dstart - (uint64_t) t * MEM_FP) / MEM_FP + queue_latency(m);
+            ready = t + (SimCycle) latency + (SimCycle) llround(wait * queue_factor_of(m, addr) + write_latency(m));
         } else {
             ready = fp_ceil(dstart) + (SimCycle) latency + loaded_latency(m);
         }

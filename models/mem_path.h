@@ -62,15 +62,27 @@
  * unloaded) / (mean - the mean unloaded) is about the same at both loads:
  * 0.49, 0.70, 0.89, 1.18, 1.62, 2.81 at the 10th ... 99th percentile
  * (dram.queue_p10 ... queue_p99).  A DRAM read's delay beyond its latency
- * (its wait for the link's, L2's and DRAM's servers plus the loaded latency
- * above) is scaled by a draw from that distribution, normalised to mean 1,
- * shared by the reads of one aligned dram.spread_bytes as the latency
- * spread's draw is (another hash).  The servers' occupancy is untouched, so
- * the bandwidth stays what it was; only when each read lands spreads.  Why
- * it matters: a busy GPU's stage lands with its slowest lines, and a loop
- * with few stages waits for them where more stages hide them, so the stage
- * count at which the loop reaches its floor moves up.  Measured on the H200
- * and taken for the H100 and the A100.
+ * (its wait for the link's, L2's and DRAM's servers plus the loaded
+ * latency's queueing term above) is scaled by a draw from that
+ * distribution, normalised to mean 1, shared by the reads of one aligned
+ * dram.queue_spread_bytes (another hash than the latency spread's).  How far
+ * lines issued together share it: loadlat.cu's `together` mode has G warps
+ * of a block copy 512 bytes each at once while others stream; the share of
+ * the latencies' variance between rounds is 0.5-0.8 at G = 4 and 0.2-0.4 at
+ * 16, so different warps' lines hardly share a delay (a draw a 2 KiB left
+ * those rounds 17% too short, a draw a 512 bytes 9%), while one warp's group
+ * of up to 32 KiB (`loadlat burst`) waits as if its lines shared more (a
+ * draw a 512 bytes makes it 22% too slow, 2 KiB 17%).  What the GPU shows
+ * is lines sharing a delay by the warp that issued them; by address, 1 KiB
+ * serves both best.
+ * The wait behind write-back is added unscaled: a write drain holds every
+ * read issued during it alike, so the lines of a burst wait it together
+ * (loaded.cu measures only its mean).  The servers' occupancy is untouched,
+ * so the bandwidth stays what it was; only when each read lands spreads.
+ * Why it matters: a busy GPU's stage lands with its slowest lines, and a
+ * loop with few stages waits for them where more stages hide them, so the
+ * stage count at which the loop reaches its floor moves up.  Measured on
+ * the H200 and taken for the H100 and the A100.
  *
  * Capacity: the SM's blocks get an equal share of L2, l2.bytes /
  * mem.active_sms (every busy SM runs the same kernel on its own data), kept
@@ -215,8 +227,9 @@ typedef struct {
     /* The queueing delay's spread (dram.queue_p10 ... queue_p99): the
      * quantile function of the factor a read's queueing delay is scaled by,
      * mean 1, at spread_at's quantiles; no spread when queue_spread_on is
-     * false. */
+     * false; queue_shift = log2 of dram.queue_spread_bytes. */
     bool queue_spread_on;
+    int queue_shift;
     double queue_factor[8];
     LineSet l2_lines;
     /* Dirty lines of l2_lines in the order they became dirty (a ring of

@@ -680,7 +680,7 @@ END_TEST
 
 /* The queueing delay's spread (dram.queue_p10 ... queue_p99): a DRAM read's
  * wait for the bandwidth servers (and the loaded latency) is scaled by a
- * draw of mean 1, one draw an aligned spread_bytes (loadlat.cu).  A
+ * draw of mean 1, one draw an aligned queue_spread_bytes (loadlat.cu).  A
  * backlog of 1024 lines asked at cycle 0, one in each 2 KiB block, on two
  * paths, one without the spread: the same bandwidth (the servers are not
  * touched), about the same mean delay, but single reads from about half to
@@ -689,7 +689,7 @@ END_TEST
 START_TEST(a_reads_queueing_delay_spreads_around_its_mean)
 {
     ArchParams a = arch();
-    a.dram_spread_bytes = 2048;
+    a.dram_queue_spread_bytes = 2048;
     ArchParams flat = a;
     const double q[ARCH_DRAM_QUANTILES] = { 0.5, 0.7, 0.9, 1.2, 1.6, 2.9 };
     memcpy(a.dram_queue_quantile, q, sizeof q);
@@ -729,6 +729,48 @@ START_TEST(a_reads_queueing_delay_spreads_around_its_mean)
 }
 END_TEST
 
+/* The wait behind write-back is not spread: a write drain holds every read
+ * issued during it alike (mem_path.h).  With the queue's own term off
+ * (dram.queue_cycles = 0) and a window that wrote back 1 B/cycle of the
+ * share's 32 (100 cycles at dram.write_queue_cycles = 3200), reads of 64
+ * blocks, far enough apart not to queue at the servers, all wait the
+ * latency and those 100 cycles, whatever their draw; with the queue's term
+ * on, the same reads spread. */
+START_TEST(the_wait_behind_write_back_is_not_spread)
+{
+    ArchParams a = arch();
+    a.dram_write_queue = 3200;
+    a.dram_queue_spread_bytes = 512;
+    a.source = MEM_SOURCE_L2;   /* over the share: written back as written */
+    const double q[ARCH_DRAM_QUANTILES] = { 0.5, 0.7, 0.9, 1.2, 1.6, 2.9 };
+    memcpy(a.dram_queue_quantile, q, sizeof q);
+    for (int queue = 0; queue < 2; queue++) {
+        a.dram_queue_cycles = queue ? 4000 : 0;
+        MemPath m;
+        mem_path_init(&m, &a, (1 << 20) + 1);
+        for (int i = 0; i < 8; i++) {
+            mem_path_write(&m, (SimCycle) (100 * i), (uint64_t) (1 << 16) + (uint64_t) i * 128, 128);
+        }
+        mem_path_read(&m, 900, 0, 128, false);   /* closes the first window */
+        SimCycle lo = UINT64_MAX, hi = 0;
+        for (int i = 0; i < 64; i++) {
+            SimCycle t = 1030 + (SimCycle) i * 8;
+            SimCycle d = mem_path_read(&m, t, (uint64_t) (1 << 24) + (uint64_t) i * 512, 128, false) - t;
+            lo = MIN(lo, d);
+            hi = MAX(hi, d);
+        }
+        if (queue) {
+            ck_assert_uint_ge(lo, 500 + 100);
+            ck_assert_uint_gt(hi - lo, 100);
+        } else {
+            ck_assert_uint_eq(lo, 500 + 100);
+            ck_assert_uint_eq(hi, 500 + 100);
+        }
+        mem_path_clear(&m);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mem_path");
@@ -755,6 +797,7 @@ int main(void)
     tcase_add_test(tc, a_bursting_sm_gets_what_the_others_leave);
     tcase_add_test(tc, latency_spread_keeps_the_mean_and_shares_a_draw);
     tcase_add_test(tc, a_reads_queueing_delay_spreads_around_its_mean);
+    tcase_add_test(tc, the_wait_behind_write_back_is_not_spread);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

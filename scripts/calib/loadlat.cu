@@ -18,6 +18,24 @@
 // see whether a group's lines wait independently (the group waits for the
 // slowest of many draws) or together (one draw):
 //   loadlat.burst.K*.W*.pNN / .mean   as above, the whole group's latency
+// `loadlat together` has G probe warps copy 512 bytes each at once (a
+// named barrier among them, then one 16-byte copy a lane, consecutive
+// lines: a G x 512-byte tile issued by G warps, as a block's k-tile is;
+// rows G*K*: K copies a lane, K x G x 512 bytes; `loadlat.togl.*`: every
+// SM's rounds, and every streaming warp's copies, in one contiguous run, as
+// a mainloop's k-tiles are, where the other rows scatter them over SMs),
+// while W other warps stream with S groups in flight, to see how far the
+// delays of lines issued together are one draw: each warp times its own
+// copy, so a round gives G latencies.
+//   loadlat.tog.G*[K*].W*.S*.pNN / .mean  one warp's copy latency (all rounds)
+//   loadlat.tog.G*.W*.S*.round_mean   the round's span, first issue to last
+//                                     arrival (what a tile waits for)
+//   loadlat.tog.G*.W*.S*.round_p50 / round_p90
+//   loadlat.tog.G*.W*.S*.icc          the share of the latencies' variance
+//                                     between rounds: 1 - mean variance
+//                                     within a round / total variance
+//   loadlat.tog.G*.W*.S*.lag1         the correlation of a round's mean
+//                                     latency with the next round's
 // Every copy reads lines no copy of the run read before (a 1 GiB window for
 // the streams, another for the probes, each launch further on), so every
 // copy misses the L2.
@@ -28,6 +46,7 @@ constexpr int kS = 4;                   // groups in flight a streaming warp
 constexpr int kSamples = 64;            // probe copies a block
 constexpr int kMaxIters = 1 << 16;      // a streaming warp's bound (never reached)
 constexpr size_t kWindow = 1ull << 30;  // bytes of each window
+constexpr size_t kLocalWindow = 4ull << 30;  // `together`'s contiguous streams: 132 x 16 MiB and more
 
 __global__ void k_loadlat(const char *stream, const char *probe, size_t base, int k_copies, unsigned *lat,
                           unsigned long long *bytes_span)
@@ -92,6 +111,75 @@ __global__ void k_loadlat(const char *stream, const char *probe, size_t base, in
     }
 }
 
+// `loadlat together`: warps 0 .. G-1 probe in rounds (see the header);
+// warps G .. G+W-1 stream with S groups in flight until the probes are done.
+// lat[(block * rounds + r) * G + g] and issue[...] are warp g's copy latency
+// and its issue time from the block's start.
+constexpr int kRounds = 128;
+
+template <int S>
+__global__ void k_together(const char *stream, const char *probe, size_t base, int g_warps, int k_copies,
+                           int local, unsigned *lat, unsigned *issue)
+{
+    extern __shared__ __align__(16) char smem[];
+    __shared__ volatile int stop;
+    __shared__ unsigned long long t_start;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int streams = blockDim.x / 32 - g_warps;
+    if (threadIdx.x == 0) {
+        stop = 0;
+        t_start = clk();
+    }
+    __syncthreads();
+    if (warp < g_warps) {
+        for (int r = 0; r < kRounds; ++r) {
+            asm volatile("bar.sync 1, %0;" ::"r"(g_warps * 32) : "memory");
+            unsigned long long t0 = clk();
+            for (int c = 0; c < k_copies; ++c) {
+                // copy c of warp g is 512-byte chunk c * G + g of the round's
+                // tile, as a CUTLASS-style mainloop's instruction c covers
+                const size_t round = local ? (size_t) blockIdx.x * kRounds + r : (size_t) r * gridDim.x + blockIdx.x;
+                const size_t chunk = round * g_warps * k_copies + c * g_warps + warp;
+                cpa_cg16(smem_u32(smem + (c * g_warps + warp) * 512 + lane * 16),
+                         probe + (base + chunk * 512 + lane * 16) % kWindow);
+            }
+            cpa_commit();
+            cpa_wait<0>();
+            __syncwarp();
+            unsigned long long t1 = clk();
+            if (lane == 0) {
+                size_t i = ((size_t) blockIdx.x * kRounds + r) * g_warps + warp;
+                lat[i] = (unsigned) (t1 - t0);
+                issue[i] = (unsigned) (t0 - t_start);
+            }
+        }
+        asm volatile("bar.sync 1, %0;" ::"r"(g_warps * 32) : "memory");
+        if (threadIdx.x == 0) {
+            stop = 1;
+        }
+    } else {
+        const int j = warp - g_warps;
+        const uint32_t ring = smem_u32(smem + 512 * g_warps * k_copies + (j * S) * 512 + lane * 16);
+        auto src = [&](int i) {
+            // local: each warp reads its own 1 MiB run, wrapping (132 x 16
+            // warps' runs are 40 L2s: gone by the time it wraps)
+            const size_t chunk = local ? ((size_t) blockIdx.x * streams + j) * 2048 + i % 2048
+                                       : ((size_t) i * gridDim.x + blockIdx.x) * streams + j;
+            return stream + (base + chunk * 512 + lane * 16) % (local ? kLocalWindow : kWindow);
+        };
+        for (int i = 0; i < S; ++i) {
+            cpa_cg16(ring + (i % S) * 512, src(i));
+            cpa_commit();
+        }
+        for (int i = S; i < kMaxIters && !stop; ++i) {
+            cpa_wait<S - 1>();
+            cpa_cg16(ring + (i % S) * 512, src(i));
+            cpa_commit();
+        }
+        cpa_wait<0>();
+    }
+}
+
 static double quantile(std::vector<double> v, double q)
 {
     std::sort(v.begin(), v.end());
@@ -150,16 +238,105 @@ static void rows(const char *prefix, int k_copies, const std::vector<int> &ws, b
     }
 }
 
+// `loadlat together`'s rows for G probe warps and W warps streaming with S
+// groups in flight (W = 0: the probes alone), every SM, 5 runs after a
+// warm-up launch.
+static void together_rows(int g, int k_copies, int w, int s, int local, const char *d_stream, const char *d_probe, unsigned *d_lat,
+                          unsigned *d_issue, int sms, size_t *base)
+{
+    const size_t n = (size_t) sms * kRounds * g;
+    std::vector<unsigned> lat(n), issue(n);
+    std::vector<double> all, spans, round_means;
+    double within = 0.0;
+    for (int run = 0; run < 6; ++run) {
+        const size_t shmem = 512 * g * k_copies + (size_t) w * 512 * s;
+        const dim3 grid(sms), block(32 * (g + w));
+        switch (s) {
+        case 4:
+            k_together<4><<<grid, block, shmem>>>(d_stream, d_probe, *base, g, k_copies, local, d_lat, d_issue);
+            break;
+        default:
+            k_together<8><<<grid, block, shmem>>>(d_stream, d_probe, *base, g, k_copies, local, d_lat, d_issue);
+            break;
+        }
+        CKL();
+        *base = (*base + ((size_t) 256 << 20)) % kWindow;
+        if (run == 0) {
+            continue;  // warm-up launch (TLB)
+        }
+        CK(cudaMemcpy(lat.data(), d_lat, sizeof(unsigned) * n, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(issue.data(), d_issue, sizeof(unsigned) * n, cudaMemcpyDeviceToHost));
+        for (int b = 0; b < sms; ++b) {
+            for (int r = 0; r < kRounds; ++r) {
+                const size_t i0 = ((size_t) b * kRounds + r) * g;
+                double first = 1e30, last = 0.0, sum = 0.0;
+                for (int k = 0; k < g; ++k) {
+                    first = std::min(first, (double) issue[i0 + k]);
+                    last = std::max(last, (double) issue[i0 + k] + lat[i0 + k]);
+                    sum += lat[i0 + k];
+                    all.push_back(lat[i0 + k]);
+                }
+                const double mean = sum / g;
+                for (int k = 0; k < g; ++k) {
+                    within += (lat[i0 + k] - mean) * (lat[i0 + k] - mean);
+                }
+                spans.push_back(last - first);
+                round_means.push_back(mean);
+            }
+        }
+    }
+    const double mean = std::accumulate(all.begin(), all.end(), 0.0) / (double) all.size();
+    double total = 0.0;
+    for (double x : all) {
+        total += (x - mean) * (x - mean);
+    }
+    // lag-1 correlation of consecutive rounds' means, within each block's run
+    double num = 0.0, den = 0.0;
+    const double rm = std::accumulate(round_means.begin(), round_means.end(), 0.0) / (double) round_means.size();
+    for (size_t i = 0; i < round_means.size(); ++i) {
+        den += (round_means[i] - rm) * (round_means[i] - rm);
+        if (i % kRounds != kRounds - 1) {
+            num += (round_means[i] - rm) * (round_means[i + 1] - rm);
+        }
+    }
+    char key[64];
+    const char *mode = local ? "togl" : "tog";
+    if (k_copies == 1) {
+        snprintf(key, sizeof key, "loadlat.%s.G%d.W%d.S%d.", mode, g, w, s);
+    } else {
+        snprintf(key, sizeof key, "loadlat.%s.G%dK%d.W%d.S%d.", mode, g, k_copies, w, s);
+    }
+    const std::string k(key);
+    static const double qs[] = { 0.10, 0.25, 0.50, 0.75, 0.90, 0.99 };
+    static const char *qn[] = { "p10", "p25", "p50", "p75", "p90", "p99" };
+    for (int q = 0; q < 6; ++q) {
+        result(k + qn[q], quantile(all, qs[q]), "cycles",
+               "one block on every SM: %d probe warps copy %d B each at once (%d rounds), %d warps stream with %d "
+               "groups of 512 B in flight%s; one warp's copy latency, %s of %zu", g, 512 * k_copies, kRounds, w, s,
+               local ? ", every SM's probe rounds and every warp's stream each in a contiguous run" : "", qn[q],
+               all.size());
+    }
+    result(k + "mean", mean, "cycles", "the same: the mean");
+    result(k + "round_mean", std::accumulate(spans.begin(), spans.end(), 0.0) / (double) spans.size(), "cycles",
+           "the same: a round's span, first issue to last arrival, mean");
+    result(k + "round_p50", quantile(spans, 0.5), "cycles", "the same: its median");
+    result(k + "round_p90", quantile(spans, 0.9), "cycles", "the same: its 90th percentile");
+    result(k + "icc", g > 1 && total > 0.0 ? 1.0 - within / total : 1.0, "fraction",
+           "the same: 1 - (variance within a round) / (total variance)");
+    result(k + "lag1", den > 0.0 ? num / den : 0.0, "correlation", "the same: consecutive rounds' mean latencies");
+}
+
 int main(int argc, char **argv)
 {
     const bool burst = argc > 1 && std::string(argv[1]) == "burst";
+    const bool together = argc > 1 && std::string(argv[1]) == "together";
     int dev = 0, sms = 0;
     CK(cudaGetDevice(&dev));
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     char *d_stream, *d_probe;
-    CK(cudaMalloc(&d_stream, kWindow));
+    CK(cudaMalloc(&d_stream, kLocalWindow));
     CK(cudaMalloc(&d_probe, kWindow));
-    CK(cudaMemset(d_stream, 1, kWindow));
+    CK(cudaMemset(d_stream, 1, kLocalWindow));
     CK(cudaMemset(d_probe, 1, kWindow));
     unsigned *d_lat;
     unsigned long long *d_bs;
@@ -167,7 +344,43 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&d_bs, sizeof(unsigned long long) * 2 * sms));
     CK(cudaFuncSetAttribute(k_loadlat, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
     size_t base = 0;
-    if (burst) {
+    if (together) {
+        unsigned *d_issue;
+        CK(cudaMalloc(&d_issue, sizeof(unsigned) * sms * kRounds * 32));
+        CK(cudaFree(d_lat));
+        CK(cudaMalloc(&d_lat, sizeof(unsigned) * sms * kRounds * 32));
+        CK(cudaFuncSetAttribute(k_together<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+        CK(cudaFuncSetAttribute(k_together<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+        // (W, S): none; 16 and 32 KiB in flight an SM (below and at loadlat's
+        // knee); 48 and 64 KiB (past it, as loadlat's W24 and W31)
+        static const int loads[][2] = { { 0, 4 }, { 8, 4 }, { 16, 4 }, { 12, 8 }, { 16, 8 } };
+        for (int g : { 1, 4, 8, 16 }) {
+            for (const auto &l : loads) {
+                together_rows(g, 1, l[0], l[1], 0, d_stream, d_probe, d_lat, d_issue, sms, &base);
+            }
+        }
+        together_rows(32, 1, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base);  // a 16 KiB tile, unloaded
+        // K copies a warp, as a CUTLASS-style mainloop's four warps issue a
+        // k-tile (replay/loadtog.trace's K): 4-16 KiB by 4 warps, 16 KiB by 8
+        for (int gk : { 402, 404, 408, 804, 1602 }) {
+            for (int l = 0; l < 3; ++l) {
+                together_rows(gk / 100, gk % 100, loads[l][0], loads[l][1], 0, d_stream, d_probe, d_lat, d_issue, sms,
+                              &base);
+            }
+        }
+        // `loadlat.togl`: the same with every SM's rounds contiguous, as a
+        // mainloop's k-tiles are (DRAM pages opened once for several
+        // lines), and every streaming warp reading a contiguous run
+        for (int gk : { 101, 401, 1601, 3201, 408 }) {
+            for (int l = 0; l < 5; ++l) {
+                if (gk / 100 + loads[l][0] <= 32) {
+                    together_rows(gk / 100, gk % 100, loads[l][0], loads[l][1], 1, d_stream, d_probe, d_lat, d_issue,
+                                  sms, &base);
+                }
+            }
+        }
+        CK(cudaFree(d_issue));
+    } else if (burst) {
         for (int k : { 1, 4, 16, 64 }) {
             std::string prefix = "loadlat.burst.K" + std::to_string(k) + ".";
             rows(prefix.c_str(), k, { 0, 8, 16, 24, 31 }, false, d_stream, d_probe, d_lat, d_bs, sms, &base);

@@ -705,6 +705,75 @@ def loadlat_replay(smpipe, gpu, extra):
     print()
 
 
+TOGETHER_LOADS = ((0, 4), (8, 4), (16, 4), (12, 8), (16, 8))
+
+
+def together_latencies(smpipe, gpu, g, k, w, s, extra, rounds=64):
+    """replay/loadtog.trace's probes: for each round, each probe warp's
+    latency, from the end of its wait at the barrier (the issue) to the end
+    of its consumer_wait; and the round's span, first issue to last
+    arrival."""
+    by = timeline_warps(smpipe, gpu, "loadtog.trace", ["G=%d" % g, "K=%d" % k, "W=%d" % w, "S=%d" % s,
+                                                       "rounds=%d" % rounds,
+                                                       "iters=%d" % (rounds * 40), "launch.grid=%d" % SMS,
+                                                       "mem.source=dram"], extra)
+    per_warp = []
+    for tid in range(1, g + 1):
+        issue, lats = None, []
+        for cycle, length, state in by[tid]:
+            if state == "mbarrier":
+                issue = cycle + length
+            elif state == "consumer_wait":
+                lats.append((issue, cycle + length))
+        per_warp.append(lats)
+    rounds_out = []
+    for r in range(rounds):
+        pairs = [lats[r] for lats in per_warp]
+        rounds_out.append(([b - a for a, b in pairs], max(b for _, b in pairs) - min(a for a, _ in pairs)))
+    return rounds_out
+
+
+def together_stats(rounds):
+    """Mean, p50, p90 of a warp's latency; the round span's mean; and the
+    share of the latencies' variance between rounds (loadlat.cu's icc)."""
+    lat = sorted(x for r, _ in rounds for x in r)
+    mean = sum(lat) / len(lat)
+    q = lambda v, f: v[min(len(v) - 1, int(f * (len(v) - 1) + 0.5))]
+    total = sum((x - mean) ** 2 for x in lat)
+    within = sum((x - sum(r) / len(r)) ** 2 for r, _ in rounds for x in r)
+    span = sum(sp for _, sp in rounds) / len(rounds)
+    return mean, q(lat, 0.5), q(lat, 0.9), span, (1.0 - within / total) if total > 0 and len(rounds[0][0]) > 1 else 1.0
+
+
+def together(smpipe, gpu, extra):
+    """`loadlat together` replayed: G probe warps copy K x 512 bytes each at
+    once while W warps stream with S groups in flight; a warp's latency
+    (mean, p50, p90), the round's span (first issue to last arrival: what a
+    tile waits for) and the share of variance between rounds.  The summary
+    is over the loaded rows' spans, the figure a k-tile's wait depends on.
+    (`loadlat.togl`, the same with contiguous runs, is a control of the GPU
+    only: it differs from these rows by under 10%.)"""
+    if not os.path.exists(os.path.join(MICRO, "loadlat_together_%s.txt" % gpu)):
+        return
+    meas = measured(gpu, "loadlat_together")
+    print("| probe warps x copies | streaming warps x groups | measured mean, p50, p90, span, icc | simulated |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    rows = [(g, 1, w, s) for g in (1, 4, 8, 16) for w, s in TOGETHER_LOADS] + [(32, 1, 0, 4)]
+    rows += [(g, k, w, s) for g, k in ((4, 2), (4, 4), (4, 8), (8, 4), (16, 2)) for w, s in TOGETHER_LOADS[:3]]
+    for g, k, w, s in rows:
+        key = "loadlat.tog.G%d%s.W%d.S%d." % (g, "K%d" % k if k > 1 else "", w, s)
+        m = [meas[key + q] for q in ("mean", "p50", "p90", "round_mean", "icc")]
+        sim = together_stats(together_latencies(smpipe, gpu, g, k, w, s, extra))
+        if w > 0:
+            errs.append(100.0 * (sim[3] - m[3]) / m[3])
+        print("| %d x %d | %d x %d | %s, %.2f | %s, %.2f |" % (g, k, w, s, ", ".join("%.0f" % x for x in m[:4]), m[4],
+                                                            ", ".join("%.0f" % x for x in sim[:4]), sim[4]))
+    print()
+    print("%s together, loaded rounds' spans: %s" % (gpu.upper(), mape(errs)))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
@@ -727,6 +796,7 @@ def main():
     burst_occ(a.smpipe, a.gpu, a.extra)
     loadlat(a.gpu)
     loadlat_replay(a.smpipe, a.gpu, a.extra)
+    together(a.smpipe, a.gpu, a.extra)
     sched(a.smpipe, a.gpu, a.extra)
     schedmix(a.smpipe, a.gpu, a.extra)
     branch(a.smpipe, a.gpu, a.extra)
