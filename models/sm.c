@@ -469,75 +469,67 @@ static bool warp_roles_fixed(const Sm *sm, const Warp *w)
     return true;
 }
 
+/* The cycles a closed batch needs before the first warp at another
+ * statement than a chain is ready, to be worth its set-up (batch_closed;
+ * tried 0, 4, 8 and 16: 8 and 4 best by a little, 16 fewer batches). */
+#define SM_BATCH_GAP 8
+
 /* Sub-partition smsp's decisions ahead of the clock, while it is closed:
- * every warp of it with live threads is queued, converged (one path, so no
- * timer armed), at a compute chain under way on one instruction class, with
- * its role cached and fixed.  Nothing another unit does then reaches it: a
- * wake-up needs a warp that is not queued, its pipes and marks are its
- * own, and an event that clears a cached role leaves the same one to find
- * again.  Its decisions issue chain steps only, whose effects (its warps,
- * pipe, marks and their accounting; the statistics are sums) no other
- * event reads, so they are taken now, each as arbitrate would take it at
- * its cycle (below), until one is not such a step (it ends its chain).
- * What the order of events still needs is replayed: each decision's event
- * fires at its cycle (the one the decision before it armed: `events`
- * counts them) and arms the next with the sequence number that decision
- * would have reserved then (replay_next), so the first decision after the
- * batch, taken as usual, orders among its cycle's events as before.  The
- * timer is armed for the first (the decision that just ended armed it).
+ * every warp of it with live threads is queued and converged (one path, so
+ * no timer armed).  Nothing another unit does then reaches it: a wake-up
+ * needs a warp that is not queued, and a queued warp changes only when it
+ * issues.  A decision that issues a compute chain's step (under way, not
+ * its last) touches nothing another event reads (its warp, pipe and marks,
+ * their accounting; the statistics are sums), so such decisions are taken
+ * now, each as arbitrate would take it at its cycle (below), until a
+ * decision would pick a warp at another statement or at its chain's last
+ * step.  The warps at a chain must be on one instruction class, with their
+ * roles cached and fixed (an event that clears a cached role leaves the
+ * same one to find again).  What the order of events still needs is
+ * replayed: each decision's event fires at its cycle (the one the decision
+ * before it armed: `events` counts them) and arms the next with the
+ * sequence number that decision would have reserved then (replay_next), so
+ * the first decision after the batch, taken as usual, orders among its
+ * cycle's events as before.  The timer is armed for the first (the
+ * decision that just ended armed it).
  *
- * Every warp stays queued (each issue returns it) and waits for the one
- * pipe, free at `pipe`, so a decision at t is the first warp in policy
- * order whose own ready time (slot_base) is by t (the pipe is free by
- * then: t is no earlier), and the next decision is at MAX(the earliest
- * slot_base, pipe, t + 1): arbitrate's scan from floor t + 1, which
- * supersedes the issued warp's request when earlier. */
+ * Every warp stays queued (each issue returns it, with its class and bit).
+ * The warps at a chain wait for the one pipe, the others for none, and no
+ * decision is taken before the pipe is free, so a decision at t picks the
+ * first warp in policy order whose own ready time (slot_base) is by t, and
+ * the next is at arbitrate's scan from floor t + 1 (the earliest chain's
+ * ready time and the pipe, or another warp's, if before the issued warp's
+ * own request, which it then supersedes). */
 static G_GNUC_NO_INLINE void batch_closed(Sm *sm, Scheduler *s, int32_t smsp, bool checks)
 {
     SimTimer *timer = &sm->arbitration[smsp];
-    if (!sim_timer_is_armed(timer)) {
+    /* The next decision must find the scheduler free (else it only asks
+     * for one when it is: a visit that issued nothing can hold a request
+     * before the issue that followed it ends). */
+    if (!sim_timer_is_armed(timer) || sim_timer_cycle(timer) < s->next_free) {
         return;
     }
     uint64_t mask = s->mask;
-    int32_t cls = s->slot_cls[__builtin_ctzll(mask)];
-    for (uint64_t m = mask; m != 0; m &= m - 1) {
-        int32_t j = __builtin_ctzll(m);
-        const Warp *w = &sm->warps[scheduler_slot_warp(s, j)];
-        const Split *f = &w->split[w->focus];
-        if (s->slot_cls[j] != cls || w->nsplits != 1 || f->step == 0 || f->role < 0 || f->mask != ~(LaneMask) 0 ||
-            sm->class_map[sm_op(sm, f->pc)->value] != cls || !warp_roles_fixed(sm, w)) {
-            return;
-        }
-    }
-    DecisionReplay *r = &sm->replay[smsp];
-    /* Nothing past the watchdog's limit: the run stops there. */
-    SimCycle limit = sm->engine.max_cycles != 0 ? sm->engine.max_cycles : SIM_CYCLE_NEVER;
-    /* --max-ops: the batch's steps count now, ahead of the other warps'
-     * operations until its last cycle, so it stops while even the most
-     * those could run meanwhile (every warp's longest run, each cycle)
-     * and its own steps keep the count below the limit, where no operation
-     * fails. */
-    uint64_t max_ops = sm->opt.max_ops;
-    if (max_ops != 0) {
-        uint64_t per_cycle = (uint64_t) sm->nwarps * WARP_MAX_CONTROL_RUN;
-        uint64_t mine = SM_REPLAY_MAX + 1;
-        if (sm->ops_executed >= max_ops || max_ops - sm->ops_executed <= mine + per_cycle) {
-            return;
-        }
-        SimCycle cycles = (max_ops - sm->ops_executed - mine) / per_cycle;
-        limit = MIN(limit, sm->engine.now + cycles - 1);
-    }
-    SchedPolicy policy = sm->arch.policy;
-    const InstClass *ic = &sm->arch.classes[cls];
-    SimCycle *pipe_free = &s->pipe_free[cls];
     SimCycle *slot_base = s->slot_base;
+    /* The warps at another statement than a chain (they wait for no
+     * pipe): the batch ends before a decision would pick one. */
+    uint64_t other = mask & s->class_slots[sm->arch.nclasses];
+    uint64_t chains = mask & ~other;
+    SchedPolicy policy = sm->arch.policy;
     int32_t last_slot = s->last_slot;
     SimCycle last_end = s->last_end;
-    int32_t n = 0;
     SimCycle t = sim_timer_cycle(timer);
-    while (n < SM_REPLAY_MAX && t <= limit && *pipe_free <= t) {
+    SimCycle limit = SIM_CYCLE_NEVER;
+    SimCycle other_ready = SIM_CYCLE_NEVER;
+    const InstClass *ic = NULL;
+    SimCycle *pipe_free = NULL;
+    DecisionReplay *r = &sm->replay[smsp];
+    uint64_t max_ops = sm->opt.max_ops;
+    int32_t n = 0;
+    while (n < SM_REPLAY_MAX) {
         /* visit_mask's order at t (scheduler_keeps_last: greedy keeps
-         * the last warp while it issues back to back). */
+         * the last warp while it issues back to back); a warp at a chain
+         * waits for the one pipe too, free by t (checked below). */
         int32_t split = policy == SCHED_OLDEST ? 0 : last_slot + 1;
         if (policy == SCHED_GREEDY && last_slot >= 0 && last_end == t) {
             split = last_slot;
@@ -558,9 +550,56 @@ static G_GNUC_NO_INLINE void batch_closed(Sm *sm, Scheduler *s, int32_t smsp, bo
         int32_t slot = __builtin_ctzll(bits);
         Warp *w = &sm->warps[scheduler_slot_warp(s, slot)];
         Split *f = &w->split[w->focus];
-        /* A step that ends the chain is compute_exec's: the next decision
-         * takes it as usual. */
-        if (f->remaining <= 1) {
+        /* Another statement, or a step that ends the chain
+         * (compute_exec's): the next decision takes it as usual. */
+        if ((other & (UINT64_C(1) << slot)) != 0 || f->remaining <= 1) {
+            break;
+        }
+        if (n == 0) {
+            /* The batch has a decision to take: is the sub-partition
+             * closed, each chain on the one class, and the other warps
+             * not ready soon (else the batch is too short for its
+             * set-up)? */
+            for (uint64_t m = other; m != 0; m &= m - 1) {
+                other_ready = MIN(other_ready, slot_base[__builtin_ctzll(m)]);
+            }
+            if (other_ready < t + SM_BATCH_GAP) {
+                return;
+            }
+            int32_t cls = s->slot_cls[slot];
+            for (uint64_t m = mask; m != 0; m &= m - 1) {
+                int32_t j = __builtin_ctzll(m);
+                const Warp *o = &sm->warps[scheduler_slot_warp(s, j)];
+                const Split *of = &o->split[o->focus];
+                if (o->nsplits != 1) {
+                    return;
+                }
+                if ((other & (UINT64_C(1) << j)) == 0 &&
+                    (s->slot_cls[j] != cls || of->step == 0 || of->role < 0 || of->mask != ~(LaneMask) 0 ||
+                     sm->class_map[sm_op(sm, of->pc)->value] != cls || !warp_roles_fixed(sm, o))) {
+                    return;
+                }
+            }
+            ic = &sm->arch.classes[cls];
+            pipe_free = &s->pipe_free[cls];
+            /* Nothing past the watchdog's limit: the run stops there. */
+            limit = sm->engine.max_cycles != 0 ? sm->engine.max_cycles : SIM_CYCLE_NEVER;
+            /* --max-ops: the batch's steps count now, ahead of the other
+             * warps' operations until its last cycle, so it stops while
+             * even the most those could run meanwhile (every warp's
+             * longest run, each cycle) and its own steps keep the count
+             * below the limit, where no operation fails. */
+            if (max_ops != 0) {
+                uint64_t per_cycle = (uint64_t) sm->nwarps * WARP_MAX_CONTROL_RUN;
+                uint64_t mine = SM_REPLAY_MAX + 1;
+                if (sm->ops_executed >= max_ops || max_ops - sm->ops_executed <= mine + per_cycle) {
+                    return;
+                }
+                SimCycle cycles = (max_ops - sm->ops_executed - mine) / per_cycle;
+                limit = MIN(limit, sm->engine.now + cycles - 1);
+            }
+        }
+        if (t > limit || *pipe_free > t) {
             break;
         }
         /* The visit's catch_up, with the issue time it read. */
@@ -590,14 +629,15 @@ static G_GNUC_NO_INLINE void batch_closed(Sm *sm, Scheduler *s, int32_t smsp, bo
         /* issue_taken: one cycle, and the next operation is math. */
         last_slot = slot;
         last_end = t + 1;
-        /* The warp's request, and the scan's from floor t + 1. */
+        /* The warp's request, and the scan's from floor t + 1: the
+         * earliest chain's (its pipe's) or other warp's. */
         SimCycle held = MAX(base, *pipe_free);
         SimCycle bound = MAX(*pipe_free, t + 1);
         SimCycle next = held;
-        for (uint64_t m = mask; m != 0 && next > bound; m &= m - 1) {
+        for (uint64_t m = chains; m != 0 && next > bound; m &= m - 1) {
             next = MIN(next, slot_base[__builtin_ctzll(m)]);
         }
-        next = MAX(next, bound);
+        next = MAX(MIN(MAX(next, bound), other_ready), t + 1);
         if (next < held) {
             sim_engine_count_superseded(&sm->engine, held);
         }
@@ -691,10 +731,15 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
     }
     end_decision(sm, smsp);
     /* A closed sub-partition (batch_closed): every warp with live threads
-     * queued, each at a compute statement (none waits for no pipe). */
-    if ((s->class_slots[sm->arch.nclasses] & s->mask) == 0 && s->nready >= 2 && s->nready == sm->smsp_live[smsp] &&
-        sm->batch_ok && s->by_mask) {
-        batch_closed(sm, s, smsp, checks);
+     * queued. */
+    if (s->nready >= 2 && s->nready == sm->smsp_live[smsp] && sm->batch_ok && s->by_mask) {
+        /* At most one of them at another statement than a compute chain:
+         * with more, a batch rarely gets far enough to repay its set-up
+         * (tried: with any number, the guide kernel +4%). */
+        uint64_t other = s->class_slots[sm->arch.nclasses] & s->mask;
+        if ((other & (other - 1)) == 0) {
+            batch_closed(sm, s, smsp, checks);
+        }
     }
 }
 
