@@ -469,6 +469,20 @@ static bool warp_roles_fixed(const Sm *sm, const Warp *w)
     return true;
 }
 
+/* sm_account_as without account_place (batch_ok), for batch_closed. */
+static inline void batch_account(Warp *w, SimWarpState st, SimCycle at, SimRole role)
+{
+    if (st == w->state && role == w->role) {
+        return;
+    }
+    if (at > w->since) {
+        w->state_cycles[w->role][w->state] += at - w->since;
+        w->since = at;
+    }
+    w->state = st;
+    w->role = role;
+}
+
 /* The cycles a closed batch needs before the first warp at another
  * statement than a chain is ready, to be worth its set-up (batch_closed;
  * tried 0, 4, 8 and 16: 8 and 4 best by a little, 16 fewer batches). */
@@ -602,8 +616,24 @@ static G_GNUC_NO_INLINE void batch_closed(Sm *sm, Scheduler *s, int32_t smsp, bo
         if (t > limit || *pipe_free > t) {
             break;
         }
-        /* The visit's catch_up, with the issue time it read. */
-        catch_up(sm, w, t, MAX(slot_base[slot], *pipe_free), checks);
+        /* The visit's catch_up, with the issue time it read, and the
+         * role the warp keeps (without account_place, batch_ok). */
+        SimRole role = (SimRole) f->role;
+        SimCycle pipe = MAX(slot_base[slot], *pipe_free);
+        SimCycle eligible = MAX(f->ready_at, w->busy_until);
+        if (eligible < t) {
+            if (G_UNLIKELY(checks)) {
+                check_issue_cache(sm, w, eligible, pipe);
+            }
+            if (pipe > eligible) {
+                batch_account(w, WS_MATH_THROTTLE, eligible, role);
+                eligible = pipe;
+            }
+            if (eligible < t) {
+                batch_account(w, WS_NOT_SELECTED, eligible, role);
+            }
+        }
+        batch_account(w, WS_ISSUING, t, role);
         /* warp_issue's chain step (compute_exec_chain) and issue_end: the
          * focus stays runnable, so simt_refocus has nothing to do. */
         compute_issue_link(sm, w, f, ic, pipe_free, t);
@@ -615,7 +645,7 @@ static G_GNUC_NO_INLINE void batch_closed(Sm *sm, Scheduler *s, int32_t smsp, bo
             }
         }
         w->busy_until = t + 1;
-        sm_account_as(w, f->ready_at > t + 1 ? f->wait_state : WS_NOT_SELECTED, t + 1, w->role);
+        batch_account(w, f->ready_at > t + 1 ? f->wait_state : WS_NOT_SELECTED, t + 1, role);
         /* Back to the scheduler (warp_schedule, cache_ready): its class
          * and bit stay. */
         SimCycle base = MAX(MAX(f->ready_at, t + 1), w->chain[f->chain_next]);
