@@ -99,6 +99,20 @@ typedef struct {
     guint cap;
 } CycleQueue;
 
+/* Decisions a closed sub-partition's batch may take ahead of the clock
+ * (sm.c's batch_closed). */
+#define SM_REPLAY_MAX 256
+
+/* A sub-partition's decisions taken ahead of the clock whose events are
+ * still to come: at[head .. head + len) are the cycles of the decisions
+ * after each of them, in order (sm.c's replay_next arms the next one when
+ * one of them fires). */
+typedef struct {
+    SimCycle at[SM_REPLAY_MAX];
+    int32_t head;
+    int32_t len;
+} DecisionReplay;
+
 /* Instruction counts whose issue cycles Sm.int_cycles holds. */
 #define SM_INT_CYCLES 64
 
@@ -120,6 +134,12 @@ struct Sm {
     SimCycle decision_at;
     uint64_t decision_seq;
     int32_t *order;          /* scratch: the ready list as a decision read it, once a visit changed it */
+    /* [subpartition] the decisions a closed batch took ahead of the clock
+     * (batch_closed), replayed as events in cycle order; batch_ok: the run
+     * allows such batches (the event engine, no timeline, no per-line
+     * accounting, no --max-ops, no OpenCL pipes: set by sm_run). */
+    DecisionReplay *replay;
+    bool batch_ok;
     /* [warp id] while the warp is queued: the part of its ready time that
      * only its own issue changes (its split's ready_at, its busy_until and
      * a started chain's input) and the instruction class whose pipe it

@@ -552,8 +552,6 @@ SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now)
     return MAX(now, MAX(pipe_free[s->cls], w->chain[s->chain_next]));
 }
 
-#define MAX_CONTROL_RUN 512
-
 /* The operations charged sched.control_issue (step_op). */
 static bool is_control(OpCode code)
 {
@@ -618,7 +616,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
     int64_t used = 0;
     /* Issuing from now on (the caller's sm_account); a batched chain
      * records its own later states. */
-    for (int guard = 0; guard < MAX_CONTROL_RUN && w->live != 0; guard++) {
+    for (int guard = 0; guard < WARP_MAX_CONTROL_RUN && w->live != 0; guard++) {
         int32_t si = w->focus;
         Split *s = &w->split[si];
         if (s->status != SPLIT_RUNNABLE || s->ready_at > now + (SimCycle) used) {

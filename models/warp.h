@@ -30,6 +30,10 @@ typedef struct Warp Warp;
 
 #define MAX_SPLITS 40
 #define MAX_CHAINS 64
+/* The operations one warp_issue interprets at most (a run of control
+ * statements that issue nothing): the --max-ops count grows by no more
+ * a call (sm.c's batch_closed bounds it so). */
+#define WARP_MAX_CONTROL_RUN 512
 
 typedef enum {
     SPLIT_FREE,

@@ -726,6 +726,53 @@ START_TEST(superseded_requests_count_and_hold_the_clock)
 }
 END_TEST
 
+static void record_other(void *target, uint64_t arg, SimCycle now)
+{
+    record(target, arg + 1000, now);
+}
+
+/* Timers armed at cycle 7 (near: the wheel) and 500 (far: the heap), one
+ * of each bound to a slot with `slots`, each second one given another
+ * handler once armed (sim_engine_timer_retarget): the log of (cycle,
+ * tag). */
+static GArray *run_retarget(SimEngineKind kind, bool slots)
+{
+    SimEngine e;
+    Log l;
+    engine_with_log(&e, kind, &l);
+    SimTimer t[6] = { 0 };
+    if (slots) {
+        sim_engine_timer_bind_slot(&e, &t[1]);
+        sim_engine_timer_bind_slot(&e, &t[4]);
+    }
+    for (int k = 0; k < 6; k++) {
+        sim_engine_timer_arm(&e, &t[k], k < 3 ? 7 : 500, record, &l, (uint64_t) k);
+    }
+    for (int k = 1; k < 6; k += 2) {
+        sim_engine_timer_retarget(&e, &t[k], record_other);
+    }
+    GError *err = NULL;
+    ck_assert(sim_engine_run(&e, &err));
+    sim_engine_clear(&e);
+    return l.log;
+}
+
+/* A retargeted timer fires where it was armed to, with its new handler. */
+START_TEST(retarget_keeps_the_order)
+{
+    GArray *a = run_retarget(SIM_ENGINE_EVENT, false);
+    assert_engines_agree(a, run_retarget(SIM_ENGINE_STEPPED, false));
+    assert_engines_agree(a, run_retarget(SIM_ENGINE_EVENT, true));
+    assert_engines_agree(a, run_retarget(SIM_ENGINE_STEPPED, true));
+    const uint64_t want[][2] = {
+        { 7, 0 }, { 7, 1001 }, { 7, 2 }, { 500, 1003 }, { 500, 4 }, { 500, 1005 },
+    };
+    ck_assert_uint_eq(a->len, G_N_ELEMENTS(want));
+    ck_assert_int_eq(memcmp(a->data, want, sizeof want), 0);
+    g_array_free(a, TRUE);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("event_queue");
@@ -753,6 +800,7 @@ int main(void)
     tcase_add_test(te, engines_agree_on_random_timers_in_slots);
     tcase_add_test(te, superseded_requests_count_and_hold_the_clock);
     tcase_add_test(te, reserved_sequence_number_orders_the_arming);
+    tcase_add_test(te, retarget_keeps_the_order);
     suite_add_tcase(s, te);
     return run_suite(s);
 }

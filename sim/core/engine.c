@@ -90,6 +90,17 @@ void sim_engine_timer_cancel(SimEngine *e, SimTimer *t)
     check_pending(e);
 }
 
+void sim_engine_timer_retarget(SimEngine *e, SimTimer *t, SimEventFn fn)
+{
+    g_assert(t->armed);
+    if (e->kind == SIM_ENGINE_EVENT) {
+        sim_event_queue_retarget(&e->queue, t, fn);
+    } else {
+        g_array_index(e->stepped, SimEvent, t->pos).fn = fn;
+    }
+    check_pending(e);
+}
+
 void sim_engine_timer_bind_slot(SimEngine *e, SimTimer *t)
 {
     if (e->kind == SIM_ENGINE_EVENT) {

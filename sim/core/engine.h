@@ -63,6 +63,11 @@ void sim_engine_timer_cancel(SimEngine *e, SimTimer *t);
  * its slots are taken. */
 void sim_engine_timer_bind_slot(SimEngine *e, SimTimer *t);
 
+/* Gives armed t (owned by the caller) the handler fn: its event keeps its
+ * cycle and its order among the pending events.  For an owner whose next
+ * event, already armed, turns out to need other work. */
+void sim_engine_timer_retarget(SimEngine *e, SimTimer *t, SimEventFn fn);
+
 /* Takes the sequence number that a schedule or an arming would take at
  * this point, for sim_engine_timer_arm_reserved: an owner that may move
  * its timer several times before it settles arms it once, in the order

@@ -273,6 +273,19 @@ static inline const SimEvent *sim_event_queue_pop_slot(SimEventQueue *q, SimCycl
     return ev;
 }
 
+/* Gives armed t's entry the handler fn: it keeps its cycle, its sequence
+ * number and its place. */
+static inline void sim_event_queue_retarget(SimEventQueue *q, SimTimer *t, SimEventFn fn)
+{
+    if (t->in_slot) {
+        q->slot[t->pos].fn = fn;
+    } else if (t->in_wheel) {
+        q->nodes[t->pos].ev.fn = fn;
+    } else {
+        q->heap[t->pos].fn = fn;
+    }
+}
+
 static inline bool sim_timer_is_armed(const SimTimer *t)
 {
     return t->armed;
