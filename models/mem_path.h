@@ -72,9 +72,12 @@
  * 16, so different warps' lines hardly share a delay (a draw a 2 KiB left
  * those rounds 17% too short, a draw a 512 bytes 9%), while one warp's group
  * of up to 32 KiB (`loadlat burst`) waits as if its lines shared more (a
- * draw a 512 bytes makes it 22% too slow, 2 KiB 17%).  What the GPU shows
- * is lines sharing a delay by the warp that issued them; by address, 1 KiB
- * serves both best.
+ * draw a 512 bytes makes it 22% too slow, 2 KiB 17%); by address, 1 KiB
+ * serves both best.  With no other warp of the SM streaming, the GPU's
+ * lines keep closer still (a round's span 7% over its warps' mean latency,
+ * 15% with 16 warps streaming), where the model scales a burst's own wait
+ * at the servers too: a 16 KiB k-tile of four warps waits longer than the
+ * GPU's (docs/validation.md, twenty-sixth round).
  * The wait behind write-back is added unscaled: a write drain holds every
  * read issued during it alike, so the lines of a burst wait it together
  * (loaded.cu measures only its mean).  The servers' occupancy is untouched,

@@ -670,6 +670,12 @@ def loadlat(gpu):
     print()
 
 
+def quantile(v, f):
+    """The f-quantile of the sorted list v, as loadlat.cu takes it (the
+    nearest rank)."""
+    return v[min(len(v) - 1, int(f * (len(v) - 1) + 0.5))]
+
+
 def probe_latencies(smpipe, gpu, w, k, extra, samples=256):
     """replay/loadlat.trace's probe: the cycles of each of its copies, from
     one wait's end to the next's (the timeline's consumer_wait of warp 0)."""
@@ -693,7 +699,7 @@ def loadlat_replay(smpipe, gpu, extra):
     for k in (1, 4, 16, 64):
         for w in (0, 8, 16, 24, 31):
             lat = sorted(probe_latencies(smpipe, gpu, w, k, extra))
-            sim = [sum(lat) / len(lat)] + [lat[min(len(lat) - 1, int(x * (len(lat) - 1) + 0.5))] for _, x in qs]
+            sim = [sum(lat) / len(lat)] + [quantile(lat, x) for _, x in qs]
             key = "loadlat.burst.K%d.W%d." % (k, w)
             m = [meas[key + "mean"]] + [meas[key + q] for q, _ in qs]
             if w > 0:
@@ -738,11 +744,10 @@ def together_stats(rounds):
     share of the latencies' variance between rounds (loadlat.cu's icc)."""
     lat = sorted(x for r, _ in rounds for x in r)
     mean = sum(lat) / len(lat)
-    q = lambda v, f: v[min(len(v) - 1, int(f * (len(v) - 1) + 0.5))]
     total = sum((x - mean) ** 2 for x in lat)
     within = sum((x - sum(r) / len(r)) ** 2 for r, _ in rounds for x in r)
     span = sum(sp for _, sp in rounds) / len(rounds)
-    return mean, q(lat, 0.5), q(lat, 0.9), span, (1.0 - within / total) if total > 0 and len(rounds[0][0]) > 1 else 1.0
+    return mean, quantile(lat, 0.5), quantile(lat, 0.9), span, (1.0 - within / total) if total > 0 and len(rounds[0][0]) > 1 else 1.0
 
 
 def together(smpipe, gpu, extra):
