@@ -65,11 +65,14 @@ for sig in TERM HUP; do
     pid=$!
     (sleep 60; kill -s KILL "$pid") >/dev/null 2>&1 &
     guard=$!
+    # Non-empty: the start-up check of the outputs creates the same name
+    # empty and removes it at once (cli_common.c), which a poll on a loaded
+    # machine can catch before the real timeline opens.
     n=0
-    while [ "$n" -lt 300 ] && ! ls "$tmp" | grep -q 'i\.timeline\.json\.tmp'; do
+    while [ "$n" -lt 300 ] && [ -z "$(find "$tmp" -name 'i.timeline.json.tmp*' -size +0)" ]; do
         sleep 0.1; n=$((n + 1))
     done
-    if ls "$tmp" | grep -q 'i\.timeline\.json\.tmp'; then
+    if [ -n "$(find "$tmp" -name 'i.timeline.json.tmp*' -size +0)" ]; then
         ok
     else
         alive=exited; kill -0 "$pid" 2>/dev/null && alive=running
