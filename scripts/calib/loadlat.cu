@@ -21,12 +21,13 @@
 // `loadlat together` has G probe warps copy 512 bytes each at once (a
 // named barrier among them, then one 16-byte copy a lane, consecutive
 // lines: a G x 512-byte tile issued by G warps, as a block's k-tile is;
-// rows G*K*: K copies a lane, K x G x 512 bytes; `loadlat.togl.*`: every
-// SM's rounds, and every streaming warp's copies, in one contiguous run, as
-// a mainloop's k-tiles are, where the other rows scatter them over SMs),
-// while W other warps stream with S groups in flight, to see how far the
-// delays of lines issued together are one draw: each warp times its own
-// copy, so a round gives G latencies.
+// rows G*K*: K copies a lane, K x G x 512 bytes) while W other warps
+// stream with S groups in flight, to see how far the delays of lines
+// issued together are one draw: each warp times its own copy, so a round
+// gives G latencies.  Rows `loadlat.togl.*`: every SM's rounds, and every
+// streaming warp's copies, in one contiguous run, as a mainloop's k-tiles
+// are, where the other rows scatter them over SMs.  `loadlat togb` (rows
+// `loadlat.togbB.*`): 16 KiB rounds on B SMs only, no streaming warps.
 //   loadlat.tog.G*[K*].W*.S*.pNN / .mean  one warp's copy latency (all rounds)
 //   loadlat.tog.G*.W*.S*.round_mean   the round's span, first issue to last
 //                                     arrival (what a tile waits for)
@@ -242,15 +243,16 @@ static void rows(const char *prefix, int k_copies, const std::vector<int> &ws, b
 // groups in flight (W = 0: the probes alone), every SM, 5 runs after a
 // warm-up launch.
 static void together_rows(int g, int k_copies, int w, int s, int local, const char *d_stream, const char *d_probe, unsigned *d_lat,
-                          unsigned *d_issue, int sms, size_t *base)
+                          unsigned *d_issue, int sms, size_t *base, int blocks = 0)
 {
-    const size_t n = (size_t) sms * kRounds * g;
+    const int grid_blocks = blocks > 0 ? blocks : sms;
+    const size_t n = (size_t) grid_blocks * kRounds * g;
     std::vector<unsigned> lat(n), issue(n);
     std::vector<double> all, spans, round_means;
     double within = 0.0;
     for (int run = 0; run < 6; ++run) {
         const size_t shmem = 512 * g * k_copies + (size_t) w * 512 * s;
-        const dim3 grid(sms), block(32 * (g + w));
+        const dim3 grid(grid_blocks), block(32 * (g + w));
         switch (s) {
         case 4:
             k_together<4><<<grid, block, shmem>>>(d_stream, d_probe, *base, g, k_copies, local, d_lat, d_issue);
@@ -266,7 +268,7 @@ static void together_rows(int g, int k_copies, int w, int s, int local, const ch
         }
         CK(cudaMemcpy(lat.data(), d_lat, sizeof(unsigned) * n, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(issue.data(), d_issue, sizeof(unsigned) * n, cudaMemcpyDeviceToHost));
-        for (int b = 0; b < sms; ++b) {
+        for (int b = 0; b < grid_blocks; ++b) {
             for (int r = 0; r < kRounds; ++r) {
                 const size_t i0 = ((size_t) b * kRounds + r) * g;
                 double first = 1e30, last = 0.0, sum = 0.0;
@@ -300,7 +302,12 @@ static void together_rows(int g, int k_copies, int w, int s, int local, const ch
         }
     }
     char key[64];
-    const char *mode = local ? "togl" : "tog";
+    char mode[16];
+    if (blocks > 0) {
+        snprintf(mode, sizeof mode, "togb%d", blocks);
+    } else {
+        snprintf(mode, sizeof mode, "%s", local ? "togl" : "tog");
+    }
     if (k_copies == 1) {
         snprintf(key, sizeof key, "loadlat.%s.G%d.W%d.S%d.", mode, g, w, s);
     } else {
@@ -330,6 +337,7 @@ int main(int argc, char **argv)
 {
     const bool burst = argc > 1 && std::string(argv[1]) == "burst";
     const bool together = argc > 1 && std::string(argv[1]) == "together";
+    const bool togb = argc > 1 && std::string(argv[1]) == "togb";
     int dev = 0, sms = 0;
     CK(cudaGetDevice(&dev));
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -344,13 +352,29 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&d_bs, sizeof(unsigned long long) * 2 * sms));
     CK(cudaFuncSetAttribute(k_loadlat, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
     size_t base = 0;
-    if (together) {
+    if (together || togb) {
         unsigned *d_issue;
         CK(cudaMalloc(&d_issue, sizeof(unsigned) * sms * kRounds * 32));
         CK(cudaFree(d_lat));
         CK(cudaMalloc(&d_lat, sizeof(unsigned) * sms * kRounds * 32));
         CK(cudaFuncSetAttribute(k_together<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
         CK(cudaFuncSetAttribute(k_together<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+        if (togb) {
+            // `loadlat togb`, rows `loadlat.togb<B>`: a 16 KiB round of 4
+            // warps x 8 copies or 32 x 1, no streaming warps, launched on B
+            // SMs only: how a burst's span grows with the chip's load when
+            // its own SM sends nothing else (all SMs: the `tog` rows at W = 0)
+            for (int b : { 1, 8, 33, 66, 99, sms }) {
+                together_rows(4, 8, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base, b);
+                together_rows(32, 1, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base, b);
+            }
+            CK(cudaFree(d_issue));
+            CK(cudaFree(d_stream));
+            CK(cudaFree(d_probe));
+            CK(cudaFree(d_lat));
+            CK(cudaFree(d_bs));
+            return 0;
+        }
         // (W, S): none; 16 and 32 KiB in flight an SM (below and at loadlat's
         // knee); 48 and 64 KiB (past it, as loadlat's W24 and W31)
         static const int loads[][2] = { { 0, 4 }, { 8, 4 }, { 16, 4 }, { 12, 8 }, { 16, 8 } };

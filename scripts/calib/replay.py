@@ -714,14 +714,14 @@ def loadlat_replay(smpipe, gpu, extra):
 TOGETHER_LOADS = ((0, 4), (8, 4), (16, 4), (12, 8), (16, 8))
 
 
-def together_latencies(smpipe, gpu, g, k, w, s, extra, rounds=64):
+def together_latencies(smpipe, gpu, g, k, w, s, extra, rounds=64, sms=SMS):
     """replay/loadtog.trace's probes: for each round, each probe warp's
     latency, from the end of its wait at the barrier (the issue) to the end
     of its consumer_wait; and the round's span, first issue to last
     arrival."""
     by = timeline_warps(smpipe, gpu, "loadtog.trace", ["G=%d" % g, "K=%d" % k, "W=%d" % w, "S=%d" % s,
                                                        "rounds=%d" % rounds,
-                                                       "iters=%d" % (rounds * 40), "launch.grid=%d" % SMS,
+                                                       "iters=%d" % (rounds * 40), "launch.grid=%d" % sms,
                                                        "mem.source=dram"], extra)
     per_warp = []
     for tid in range(1, g + 1):
@@ -779,6 +779,30 @@ def together(smpipe, gpu, extra):
     print()
 
 
+def together_sms(smpipe, gpu, extra):
+    """`loadlat togb` replayed: a 16 KiB round (4 warps x 8 copies, or 32 x
+    1) with no streaming warps, launched on B SMs: how a burst's span grows
+    with the chip's load when its own SM sends nothing else."""
+    if not os.path.exists(os.path.join(MICRO, "loadlat_togb_%s.txt" % gpu)):
+        return
+    meas = measured(gpu, "loadlat_togb")
+    print("| probe warps x copies | SMs | measured mean, p90, span | simulated |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    for g, k in ((4, 8), (32, 1)):
+        for b in (1, 8, 33, 66, 99, SMS):
+            key = "loadlat.togb%d.G%d%s.W0.S4." % (b, g, "K%d" % k if k > 1 else "")
+            m = [meas[key + q] for q in ("mean", "p90", "round_mean")]
+            sim = together_stats(together_latencies(smpipe, gpu, g, k, 0, 4, extra, sms=b))
+            sim = [sim[0], sim[2], sim[3]]
+            errs.append(100.0 * (sim[2] - m[2]) / m[2])
+            print("| %d x %d | %d | %s | %s |" % (g, k, b, ", ".join("%.0f" % x for x in m),
+                                                 ", ".join("%.0f" % x for x in sim)))
+    print()
+    print("%s together on B SMs, rounds' spans: %s" % (gpu.upper(), mape(errs)))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smpipe", default=os.path.join(ROOT, "build", "smpipe"))
@@ -802,6 +826,7 @@ def main():
     loadlat(a.gpu)
     loadlat_replay(a.smpipe, a.gpu, a.extra)
     together(a.smpipe, a.gpu, a.extra)
+    together_sms(a.smpipe, a.gpu, a.extra)
     sched(a.smpipe, a.gpu, a.extra)
     schedmix(a.smpipe, a.gpu, a.extra)
     branch(a.smpipe, a.gpu, a.extra)
