@@ -28,6 +28,9 @@
 // streaming warp's copies, in one contiguous run, as a mainloop's k-tiles
 // are, where the other rows scatter them over SMs.  `loadlat togb` (rows
 // `loadlat.togbB.*`): 16 KiB rounds on B SMs only, no streaming warps.
+// `loadlat togj` (rows `loadlat.togjJ.*`): the same rounds on every SM, each
+// SM waiting its own pseudo-random 0 .. J - 1 cycles before each round, so
+// that the SMs' rounds fall out of step (J = 1: no wait, the control).
 //   loadlat.tog.G*[K*].W*.S*.pNN / .mean  one warp's copy latency (all rounds)
 //   loadlat.tog.G*.W*.S*.round_mean   the round's span, first issue to last
 //                                     arrival (what a tile waits for)
@@ -120,7 +123,7 @@ constexpr int kRounds = 128;
 
 template <int S>
 __global__ void k_together(const char *stream, const char *probe, size_t base, int g_warps, int k_copies,
-                           int local, unsigned *lat, unsigned *issue)
+                           int local, unsigned *lat, unsigned *issue, int jitter)
 {
     extern __shared__ __align__(16) char smem[];
     __shared__ volatile int stop;
@@ -134,6 +137,18 @@ __global__ void k_together(const char *stream, const char *probe, size_t base, i
     __syncthreads();
     if (warp < g_warps) {
         for (int r = 0; r < kRounds; ++r) {
+            if (jitter > 0) {
+                // `togj`: every SM waits its own pseudo-random 0 .. jitter - 1
+                // cycles before each round (the same for its probe warps), so
+                // that the SMs' rounds fall out of step
+                unsigned h = (unsigned) (blockIdx.x * kRounds + r) * 2654435761u;
+                h ^= h >> 15;
+                h *= 2246822519u;
+                h ^= h >> 13;
+                const unsigned long long until = clk() + h % (unsigned) jitter;
+                while (clk() < until) {
+                }
+            }
             asm volatile("bar.sync 1, %0;" ::"r"(g_warps * 32) : "memory");
             unsigned long long t0 = clk();
             for (int c = 0; c < k_copies; ++c) {
@@ -243,7 +258,7 @@ static void rows(const char *prefix, int k_copies, const std::vector<int> &ws, b
 // groups in flight (W = 0: the probes alone), every SM, 5 runs after a
 // warm-up launch.
 static void together_rows(int g, int k_copies, int w, int s, int local, const char *d_stream, const char *d_probe, unsigned *d_lat,
-                          unsigned *d_issue, int sms, size_t *base, int blocks = 0)
+                          unsigned *d_issue, int sms, size_t *base, int blocks = 0, int jitter = 0)
 {
     const int grid_blocks = blocks > 0 ? blocks : sms;
     const size_t n = (size_t) grid_blocks * kRounds * g;
@@ -255,10 +270,10 @@ static void together_rows(int g, int k_copies, int w, int s, int local, const ch
         const dim3 grid(grid_blocks), block(32 * (g + w));
         switch (s) {
         case 4:
-            k_together<4><<<grid, block, shmem>>>(d_stream, d_probe, *base, g, k_copies, local, d_lat, d_issue);
+            k_together<4><<<grid, block, shmem>>>(d_stream, d_probe, *base, g, k_copies, local, d_lat, d_issue, jitter);
             break;
         default:
-            k_together<8><<<grid, block, shmem>>>(d_stream, d_probe, *base, g, k_copies, local, d_lat, d_issue);
+            k_together<8><<<grid, block, shmem>>>(d_stream, d_probe, *base, g, k_copies, local, d_lat, d_issue, jitter);
             break;
         }
         CKL();
@@ -303,7 +318,9 @@ static void together_rows(int g, int k_copies, int w, int s, int local, const ch
     }
     char key[64];
     char mode[16];
-    if (blocks > 0) {
+    if (jitter > 0) {
+        snprintf(mode, sizeof mode, "togj%d", jitter);
+    } else if (blocks > 0) {
         snprintf(mode, sizeof mode, "togb%d", blocks);
     } else {
         snprintf(mode, sizeof mode, "%s", local ? "togl" : "tog");
@@ -338,6 +355,7 @@ int main(int argc, char **argv)
     const bool burst = argc > 1 && std::string(argv[1]) == "burst";
     const bool together = argc > 1 && std::string(argv[1]) == "together";
     const bool togb = argc > 1 && std::string(argv[1]) == "togb";
+    const bool togj = argc > 1 && std::string(argv[1]) == "togj";
     int dev = 0, sms = 0;
     CK(cudaGetDevice(&dev));
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -352,13 +370,29 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&d_bs, sizeof(unsigned long long) * 2 * sms));
     CK(cudaFuncSetAttribute(k_loadlat, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
     size_t base = 0;
-    if (together || togb) {
+    if (together || togb || togj) {
         unsigned *d_issue;
         CK(cudaMalloc(&d_issue, sizeof(unsigned) * sms * kRounds * 32));
         CK(cudaFree(d_lat));
         CK(cudaMalloc(&d_lat, sizeof(unsigned) * sms * kRounds * 32));
         CK(cudaFuncSetAttribute(k_together<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
         CK(cudaFuncSetAttribute(k_together<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+        if (togj) {
+            // `loadlat togj`, rows `loadlat.togj<J>`: `togb`'s 16 KiB rounds on
+            // every SM, each SM waiting a pseudo-random 0 .. J - 1 cycles before
+            // each round: whether the SMs' rounds keeping in step (they start
+            // together and take the same time) is what makes them slow
+            for (int j : { 1, 256, 1024, 4096 }) {
+                together_rows(4, 8, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base, 0, j);
+                together_rows(32, 1, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base, 0, j);
+            }
+            CK(cudaFree(d_issue));
+            CK(cudaFree(d_stream));
+            CK(cudaFree(d_probe));
+            CK(cudaFree(d_lat));
+            CK(cudaFree(d_bs));
+            return 0;
+        }
         if (togb) {
             // `loadlat togb`, rows `loadlat.togb<B>`: a 16 KiB round of 4
             // warps x 8 copies or 32 x 1, no streaming warps, launched on B
