@@ -254,15 +254,16 @@ static G_GNUC_NO_INLINE void check_issue_cache(Sm *sm, Warp *w, SimCycle eligibl
 /* Brings a queued warp's accounting up to cycle now, where it issues:
  * after its own wait (ready_at) it was throttled by its pipe, then not
  * selected; from now on it is issuing (warp_issue goes on from there).
- * Nothing changes the warp's path meanwhile: its role is asked once.
- * Inlined in each decision's visit: called, it costs more than it does.
- * `pipe` is the warp's cached issue time without the clock,
- * MAX(ready_base, pipe_free[ready_cls]), which the visit has read;
- * `checks` is opt.check_invariants (see arbitrate). */
-G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now, SimCycle pipe, bool checks)
+ * Nothing changes the warp's path meanwhile: its role, `role`, is asked
+ * once.  Inlined in each decision's visit (a closed batch's too): called,
+ * it costs more than it does.  `pipe` is the warp's cached issue time
+ * without the clock, MAX(ready_base, pipe_free[ready_cls]), which the
+ * visit has read; `checks` is opt.check_invariants (see arbitrate) and
+ * `form` sm_account_form's, both constants at each call. */
+G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now, SimCycle pipe, SimRole role, bool checks,
+                                            SmAccountForm form)
 {
     const Split *s = &w->split[w->focus];
-    SimRole role = sm_warp_role(w);
     SimCycle eligible = MAX(s->ready_at, w->busy_until);
     if (eligible < now) {
         /* pipe is warp_issue_time(sm, w, eligible), from the cache:
@@ -272,14 +273,14 @@ G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now, SimCy
             check_issue_cache(sm, w, eligible, pipe);
         }
         if (pipe > eligible) {
-            sm_account_as(w, WS_MATH_THROTTLE, eligible, role);
+            sm_account_form(w, WS_MATH_THROTTLE, eligible, role, form);
             eligible = pipe;
         }
         if (eligible < now) {
-            sm_account_as(w, WS_NOT_SELECTED, eligible, role);
+            sm_account_form(w, WS_NOT_SELECTED, eligible, role, form);
         }
     }
-    sm_account_as(w, WS_ISSUING, now, role);
+    sm_account_form(w, WS_ISSUING, now, role, form);
 }
 
 /* Ends sub-partition smsp's decision: its timer is armed for the request
@@ -314,14 +315,15 @@ G_ALWAYS_INLINE static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, Sim
         return -1;
     }
     if (k > 0) {
-        s->next_free = now + (SimCycle) k;
+        SimCycle free = now + (SimCycle) k;
         /* Greedy holds the slot for a warp's math only: one whose next
          * operation is a control statement, a library call or a memory
          * operation takes its turn (scripts/calib/pipedrift.cu); control
          * the compiler folded away issues nothing to yield at. */
         int32_t pc = w->split[w->focus].pc;
-        s->last_end = w->live != 0 && (sm_op(sm, pc)->code == OP_COMPUTE || sm->op_unrolled[pc]) ? s->next_free
-                                                                                                 : SIM_CYCLE_NEVER;
+        scheduler_set_issued(s, free,
+                             w->live != 0 && (sm_op(sm, pc)->code == OP_COMPUTE || sm->op_unrolled[pc]) ? free
+                                                                                                      : SIM_CYCLE_NEVER);
         return 1;
     }
     return 0;
@@ -364,7 +366,8 @@ G_ALWAYS_INLINE static inline bool visit_list(Sm *sm, Scheduler *s, SimCycle now
             return true;
         }
         visited = best_rank;
-        catch_up(sm, w, now, MAX(sm->ready_base[w->id], s->pipe_free[sm->ready_cls[w->id]]), checks);
+        catch_up(sm, w, now, MAX(sm->ready_base[w->id], s->pipe_free[sm->ready_cls[w->id]]), sm_warp_role(w), checks,
+                 SM_ACCOUNT_ANY);
         /* On the first visit the list is as it was read: no search. */
         scheduler_take_at(s, w->id, best_pos);
         int issued = issue_taken(sm, s, w, now);
@@ -396,7 +399,7 @@ G_ALWAYS_INLINE static inline int visit_bits(Sm *sm, Scheduler *s, uint64_t bits
             continue;
         }
         Warp *w = &sm->warps[scheduler_slot_warp(s, slot)];
-        catch_up(sm, w, now, pipe, checks);
+        catch_up(sm, w, now, pipe, sm_warp_role(w), checks, SM_ACCOUNT_ANY);
         scheduler_take_slot(s, slot);
         int issued = issue_taken(sm, s, w, now);
         if (issued != 0) {
@@ -420,13 +423,7 @@ G_ALWAYS_INLINE static inline bool visit_mask(Sm *sm, Scheduler *s, SimCycle now
             (void) cached_ready_time(sm, s, scheduler_slot_warp(s, __builtin_ctzll(m)), now);
         }
     }
-    /* Oldest first never wraps: every bit is "above" the split.  Greedy
-     * starts at the last warp's own bit while it issues back to back. */
-    int32_t split = sm->arch.policy == SCHED_OLDEST ? 0 : s->last_slot + 1;
-    if (scheduler_keeps_last(s, sm->arch.policy, now)) {
-        split = s->last_slot;
-    }
-    uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
+    uint64_t above = scheduler_first_bits(sm->arch.policy, s->last_slot, s->last_end, now);
     /* Both parts as read now: a visited warp may return to the mask. */
     uint64_t wrapped = s->mask & ~above;
     int issued = visit_bits(sm, s, s->mask & above, now, checks);
@@ -467,20 +464,6 @@ static bool warp_roles_fixed(const Sm *sm, const Warp *w)
         }
     }
     return true;
-}
-
-/* sm_account_as without account_place (batch_ok), for batch_closed. */
-static inline void batch_account(Warp *w, SimWarpState st, SimCycle at, SimRole role)
-{
-    if (st == w->state && role == w->role) {
-        return;
-    }
-    if (at > w->since) {
-        w->state_cycles[w->role][w->state] += at - w->since;
-        w->since = at;
-    }
-    w->state = st;
-    w->role = role;
 }
 
 /* The cycles a closed batch needs before the first warp at another
@@ -544,11 +527,7 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
         /* visit_mask's order at t (scheduler_keeps_last: greedy keeps
          * the last warp while it issues back to back); a warp at a chain
          * waits for the one pipe too, free by t (checked below). */
-        int32_t split = policy == SCHED_OLDEST ? 0 : last_slot + 1;
-        if (policy == SCHED_GREEDY && last_slot >= 0 && last_end == t) {
-            split = last_slot;
-        }
-        uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
+        uint64_t above = scheduler_first_bits(policy, last_slot, last_end, t);
         uint64_t bits = mask & above;
         if (bits == 0 || slot_base[__builtin_ctzll(bits)] > t) {
             for (bits &= bits - 1; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
@@ -619,41 +598,23 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
         /* The visit's catch_up, with the issue time it read, and the
          * role the warp keeps (without account_place, batch_ok). */
         SimRole role = (SimRole) f->role;
-        SimCycle pipe = MAX(slot_base[slot], *pipe_free);
-        SimCycle eligible = MAX(f->ready_at, w->busy_until);
-        if (eligible < t) {
-            if (G_UNLIKELY(checks)) {
-                check_issue_cache(sm, w, eligible, pipe);
-            }
-            if (pipe > eligible) {
-                batch_account(w, WS_MATH_THROTTLE, eligible, role);
-                eligible = pipe;
-            }
-            if (eligible < t) {
-                batch_account(w, WS_NOT_SELECTED, eligible, role);
-            }
-        }
-        batch_account(w, WS_ISSUING, t, role);
+        catch_up(sm, w, t, MAX(slot_base[slot], *pipe_free), role, checks, SM_ACCOUNT_PLAIN);
         /* warp_issue's chain step (compute_exec_chain) and issue_end: the
          * focus stays runnable, so simt_refocus has nothing to do. */
         compute_issue_link(sm, w, f, ic, pipe_free, t);
         compute_next_ready(sm, w, f, *pipe_free, t);
         if (G_UNLIKELY(checks)) {
-            const char *broken = simt_check(w);
-            if (broken != NULL) {
-                g_error("SIMT invariant broken in warp %d at cycle %" G_GUINT64_FORMAT ": %s", w->id, t, broken);
-            }
+            simt_require(w, t);
         }
         w->busy_until = t + 1;
-        batch_account(w, f->ready_at > t + 1 ? f->wait_state : WS_NOT_SELECTED, t + 1, role);
+        sm_account_form(w, f->ready_at > t + 1 ? f->wait_state : WS_NOT_SELECTED, t + 1, role, SM_ACCOUNT_PLAIN);
         /* Back to the scheduler (warp_schedule, cache_ready): its class
          * and bit stay. */
         SimCycle base = MAX(MAX(f->ready_at, t + 1), w->chain[f->chain_next]);
         sm->ready_base[w->id] = base;
         slot_base[slot] = base;
         if (G_UNLIKELY(checks)) {
-            s->last = w->id;
-            s->last_slot = slot;
+            scheduler_set_last_slot(s, slot);
             check_ready_cache(sm, w, t, MAX(t, MAX(base, *pipe_free)));
         }
         /* issue_taken: one cycle, and the next operation is math. */
@@ -680,10 +641,8 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
         }
         /* The armed decision is the batch's first: it replays. */
         sim_engine_timer_retarget(&sm->engine, timer, ev_replay);
-        s->last = scheduler_slot_warp(s, last_slot);
-        s->last_slot = last_slot;
-        s->last_end = last_end;
-        s->next_free = last_end;
+        scheduler_set_last_slot(s, last_slot);
+        scheduler_set_issued(s, last_end, last_end);
         r->head = 0;
         r->len = n;
     }
