@@ -164,21 +164,61 @@ G_ALWAYS_INLINE static inline SimCycle scheduler_next_ready(const Scheduler *s, 
     return next;
 }
 
+/* Mask mode: records the warp of bit `slot` as issued last (a closed
+ * batch's last decision, sm_batch.c, whose warp stays in the mask). */
+static inline void scheduler_set_last_slot(Scheduler *s, int32_t slot)
+{
+    s->last = scheduler_slot_warp(s, slot);
+    s->last_slot = slot;
+}
+
 /* Mask mode: removes the warp of bit `slot` and records it as issued
  * last. */
 static inline void scheduler_take_slot(Scheduler *s, int32_t slot)
 {
     s->mask &= ~(UINT64_C(1) << slot);
     s->nready--;
-    s->last = scheduler_slot_warp(s, slot);
-    s->last_slot = slot;
+    scheduler_set_last_slot(s, slot);
 }
+
+/* A decision issued: the scheduler is free again at next_free, and
+ * last_end is the cycle the last warp's issue ended if its next operation
+ * is math, else SIM_CYCLE_NEVER (scheduler_keeps_last). */
+static inline void scheduler_set_issued(Scheduler *s, SimCycle next_free, SimCycle last_end)
+{
+    s->next_free = next_free;
+    s->last_end = last_end;
+}
+
+/* scheduler_keeps_last for a scheduler whose last warp (in mask mode, or
+ * its bit), -1 at start, and last_end are `last` and `last_end`: a closed
+ * batch keeps them in registers until its end (sm_batch.c). */
+static inline bool scheduler_keeps(SchedPolicy policy, int32_t last, SimCycle last_end, SimCycle now)
+{
+    return policy == SCHED_GREEDY && last >= 0 && last_end == now;
+}
+
 /* Whether a decision at cycle now offers the last warp the slot first:
  * under greedy, when its issue ended at now (it issues back to back) and
  * its next operation is math (sm.c's issue_taken). */
 static inline bool scheduler_keeps_last(const Scheduler *s, SchedPolicy policy, SimCycle now)
 {
-    return policy == SCHED_GREEDY && s->last >= 0 && s->last_end == now;
+    return scheduler_keeps(policy, s->last, s->last_end, now);
+}
+
+/* Mask mode: the policy order of a decision at cycle now is the bits
+ * this returns, in ascending order, then the others, in ascending order:
+ * the bits above the last warp's, `last_slot` (-1 at start), under LRR;
+ * from it on while greedy keeps it (scheduler_keeps, with last_end the
+ * cycle its issue ended); all of them under oldest first, which never
+ * wraps. */
+static inline uint64_t scheduler_first_bits(SchedPolicy policy, int32_t last_slot, SimCycle last_end, SimCycle now)
+{
+    int32_t split = policy == SCHED_OLDEST ? 0 : last_slot + 1;
+    if (scheduler_keeps(policy, last_slot, last_end, now)) {
+        split = last_slot;
+    }
+    return split >= 64 ? 0 : ~UINT64_C(0) << split;
 }
 
 /* The ready warps in the order the policy prefers them at cycle now;

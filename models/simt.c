@@ -245,3 +245,11 @@ const char *simt_check(const Warp *w)
     }
     return NULL;
 }
+
+void simt_require(const Warp *w, SimCycle at)
+{
+    const char *broken = simt_check(w);
+    if (broken != NULL) {
+        g_error("SIMT invariant broken in warp %d at cycle %" G_GUINT64_FORMAT ": %s", w->id, at, broken);
+    }
+}

@@ -57,6 +57,10 @@ void simt_recheck_merges(Warp *w, SimCycle t);
  * SmOptions.check_invariants asserts them after every issue (the test
  * suites do). */
 const char *simt_check(const Warp *w);
+/* Aborts with the invariant simt_check finds broken in w after an issue
+ * at cycle `at`, if any (check_invariants' runs: warp.c's every issue, a
+ * closed batch's, sm_batch.c). */
+void simt_require(const Warp *w, SimCycle at);
 /* True for a path blocked in an mbarrier wait: a try_wait loop, which
  * yields its warp to the other paths (sched.wait_yields). */
 static inline bool simt_waits_on_mbarrier(const Split *s)

@@ -133,8 +133,6 @@ void sm_account_place(Warp *w, SimWarpState st, SimCycle at)
 
 /* --------------------------------------------------------------- events */
 
-static void ev_arbitrate(void *target, uint64_t arg, SimCycle now);
-static void ev_replay(void *target, uint64_t smsp, SimCycle now);
 
 /* request_arbitration for the sub-partition whose decision runs, at a
  * cycle `at` no earlier than now or its next_free (the decision's own
@@ -162,7 +160,7 @@ static inline void hold_request(Sm *sm, SimCycle at)
 static inline void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 {
     if (G_UNLIKELY(sm->opt.check_invariants) && sm->replay[smsp].len > 0) {
-        /* batch_closed's premise: nothing asks a closed sub-partition. */
+        /* sm_batch.c's premise: nothing asks a closed sub-partition. */
         g_error("sub-partition %d asked to decide while its batch replays", smsp);
     }
     at = MAX(at, MAX(sm->smsp[smsp].next_free, sm->engine.now));
@@ -178,7 +176,7 @@ static inline void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
         /* Counted as the skipped event it used to leave behind. */
         sim_engine_count_superseded(&sm->engine, sim_timer_cycle(t));
     }
-    sim_engine_timer_arm(&sm->engine, t, at, ev_arbitrate, sm, (uint64_t) smsp);
+    sim_engine_timer_arm(&sm->engine, t, at, sm_ev_arbitrate, sm, (uint64_t) smsp);
 }
 
 /* The cycle a queued warp could issue: after its wait, its last issue and
@@ -222,7 +220,7 @@ G_ALWAYS_INLINE static inline SimCycle cache_ready(Sm *sm, Scheduler *sched, War
 /* Under check_invariants: the cached ready time t of warp w, if queued,
  * is the one its state gives (arbitration may ask about a warp it took
  * off the list before it looks at `queued`, and ignores the answer). */
-static G_GNUC_NO_INLINE void check_ready_cache(Sm *sm, Warp *w, SimCycle now, SimCycle t)
+G_GNUC_NO_INLINE void sm_check_ready_cache(Sm *sm, Warp *w, SimCycle now, SimCycle t)
 {
     if (w->queued && t != ready_time_of(sm, w, now)) {
         g_error("warp %d's cached ready time is stale at cycle %" G_GUINT64_FORMAT, w->id, now);
@@ -237,49 +235,18 @@ static inline SimCycle cached_ready_time(Sm *sm, const Scheduler *s, int32_t id,
 {
     SimCycle t = MAX(now, MAX(sm->ready_base[id], s->pipe_free[sm->ready_cls[id]]));
     if (G_UNLIKELY(sm->opt.check_invariants)) {
-        check_ready_cache(sm, &sm->warps[id], now, t);
+        sm_check_ready_cache(sm, &sm->warps[id], now, t);
     }
     return t;
 }
 
 /* Under check_invariants: queued warp w's issue time from cycle
  * `eligible` on, as the cache gives it, is t. */
-static G_GNUC_NO_INLINE void check_issue_cache(Sm *sm, Warp *w, SimCycle eligible, SimCycle t)
+G_GNUC_NO_INLINE void sm_check_issue_cache(Sm *sm, Warp *w, SimCycle eligible, SimCycle t)
 {
     if (t != warp_issue_time(sm, w, eligible)) {
         g_error("warp %d's cached issue time is stale at cycle %" G_GUINT64_FORMAT, w->id, sm->engine.now);
     }
-}
-
-/* Brings a queued warp's accounting up to cycle now, where it issues:
- * after its own wait (ready_at) it was throttled by its pipe, then not
- * selected; from now on it is issuing (warp_issue goes on from there).
- * Nothing changes the warp's path meanwhile: its role is asked once.
- * Inlined in each decision's visit: called, it costs more than it does.
- * `pipe` is the warp's cached issue time without the clock,
- * MAX(ready_base, pipe_free[ready_cls]), which the visit has read;
- * `checks` is opt.check_invariants (see arbitrate). */
-G_ALWAYS_INLINE static inline void catch_up(Sm *sm, Warp *w, SimCycle now, SimCycle pipe, bool checks)
-{
-    const Split *s = &w->split[w->focus];
-    SimRole role = sm_warp_role(w);
-    SimCycle eligible = MAX(s->ready_at, w->busy_until);
-    if (eligible < now) {
-        /* pipe is warp_issue_time(sm, w, eligible), from the cache:
-         * ready_base is eligible or, for a started chain, the chain's
-         * input if later. */
-        if (G_UNLIKELY(checks)) {
-            check_issue_cache(sm, w, eligible, pipe);
-        }
-        if (pipe > eligible) {
-            sm_account_as(w, WS_MATH_THROTTLE, eligible, role);
-            eligible = pipe;
-        }
-        if (eligible < now) {
-            sm_account_as(w, WS_NOT_SELECTED, eligible, role);
-        }
-    }
-    sm_account_as(w, WS_ISSUING, now, role);
 }
 
 /* Ends sub-partition smsp's decision: its timer is armed for the request
@@ -293,7 +260,7 @@ G_ALWAYS_INLINE static inline void end_decision(Sm *sm, int32_t smsp)
         sm->decision_armed = false;
         sm->decision_at = SIM_CYCLE_NEVER;
         sim_engine_timer_arm_reserved(&sm->engine, &sm->arbitration[smsp], at, sm->decision_seq,
-                                      ev_arbitrate, sm, (uint64_t) smsp);
+                                      sm_ev_arbitrate, sm, (uint64_t) smsp);
     }
 }
 
@@ -314,14 +281,15 @@ G_ALWAYS_INLINE static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, Sim
         return -1;
     }
     if (k > 0) {
-        s->next_free = now + (SimCycle) k;
+        SimCycle free = now + (SimCycle) k;
         /* Greedy holds the slot for a warp's math only: one whose next
          * operation is a control statement, a library call or a memory
          * operation takes its turn (scripts/calib/pipedrift.cu); control
          * the compiler folded away issues nothing to yield at. */
         int32_t pc = w->split[w->focus].pc;
-        s->last_end = w->live != 0 && (sm_op(sm, pc)->code == OP_COMPUTE || sm->op_unrolled[pc]) ? s->next_free
-                                                                                                 : SIM_CYCLE_NEVER;
+        scheduler_set_issued(s, free,
+                             w->live != 0 && (sm_op(sm, pc)->code == OP_COMPUTE || sm->op_unrolled[pc]) ? free
+                                                                                                      : SIM_CYCLE_NEVER);
         return 1;
     }
     return 0;
@@ -364,7 +332,8 @@ G_ALWAYS_INLINE static inline bool visit_list(Sm *sm, Scheduler *s, SimCycle now
             return true;
         }
         visited = best_rank;
-        catch_up(sm, w, now, MAX(sm->ready_base[w->id], s->pipe_free[sm->ready_cls[w->id]]), checks);
+        sm_catch_up(sm, w, now, MAX(sm->ready_base[w->id], s->pipe_free[sm->ready_cls[w->id]]), sm_warp_role(w), checks,
+                 SM_ACCOUNT_ANY);
         /* On the first visit the list is as it was read: no search. */
         scheduler_take_at(s, w->id, best_pos);
         int issued = issue_taken(sm, s, w, now);
@@ -396,7 +365,7 @@ G_ALWAYS_INLINE static inline int visit_bits(Sm *sm, Scheduler *s, uint64_t bits
             continue;
         }
         Warp *w = &sm->warps[scheduler_slot_warp(s, slot)];
-        catch_up(sm, w, now, pipe, checks);
+        sm_catch_up(sm, w, now, pipe, sm_warp_role(w), checks, SM_ACCOUNT_ANY);
         scheduler_take_slot(s, slot);
         int issued = issue_taken(sm, s, w, now);
         if (issued != 0) {
@@ -420,13 +389,7 @@ G_ALWAYS_INLINE static inline bool visit_mask(Sm *sm, Scheduler *s, SimCycle now
             (void) cached_ready_time(sm, s, scheduler_slot_warp(s, __builtin_ctzll(m)), now);
         }
     }
-    /* Oldest first never wraps: every bit is "above" the split.  Greedy
-     * starts at the last warp's own bit while it issues back to back. */
-    int32_t split = sm->arch.policy == SCHED_OLDEST ? 0 : s->last_slot + 1;
-    if (scheduler_keeps_last(s, sm->arch.policy, now)) {
-        split = s->last_slot;
-    }
-    uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
+    uint64_t above = scheduler_first_bits(sm->arch.policy, s->last_slot, s->last_end, now);
     /* Both parts as read now: a visited warp may return to the mask. */
     uint64_t wrapped = s->mask & ~above;
     int issued = visit_bits(sm, s, s->mask & above, now, checks);
@@ -436,288 +399,10 @@ G_ALWAYS_INLINE static inline bool visit_mask(Sm *sm, Scheduler *s, SimCycle now
     return issued >= 0;
 }
 
-/* One of the decisions a closed batch took fired (batch_closed): its
- * event, at the cycle and in the order the decision's would have had, arms
- * the next one's with the sequence number that decision would have
- * reserved now; the decision after the batch's last is arbitrate's. */
-G_ALWAYS_INLINE static inline void replay_next(Sm *sm, int32_t smsp)
-{
-    DecisionReplay *r = &sm->replay[smsp];
-    SimCycle at = r->at[r->head++];
-    r->len--;
-    sim_engine_timer_arm_reserved(&sm->engine, &sm->arbitration[smsp], at, sim_engine_reserve_seq(&sm->engine),
-                                  r->len > 0 ? ev_replay : ev_arbitrate, sm, (uint64_t) smsp);
-}
-
-/* Whether every thread of w's warp has a role byte already (a converged
- * warp of 32 threads): the roles only grow from 0 (pipe_exec.c), so its
- * role cannot change, even where an event clears the cached one. */
-static bool warp_roles_fixed(const Sm *sm, const Warp *w)
-{
-    const uint8_t *r = sm->blocks[w->block].thread_role;
-    if (r == NULL) {
-        return false;
-    }
-    uint64_t word[4];
-    memcpy(word, &r[w->tid0], sizeof word);
-    for (int k = 0; k < 4; k++) {
-        /* A zero byte sets its top bit here. */
-        if (((word[k] - UINT64_C(0x0101010101010101)) & ~word[k] & UINT64_C(0x8080808080808080)) != 0) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* sm_account_as without account_place (batch_ok), for batch_closed. */
-static inline void batch_account(Warp *w, SimWarpState st, SimCycle at, SimRole role)
-{
-    if (st == w->state && role == w->role) {
-        return;
-    }
-    if (at > w->since) {
-        w->state_cycles[w->role][w->state] += at - w->since;
-        w->since = at;
-    }
-    w->state = st;
-    w->role = role;
-}
-
-/* The cycles a closed batch needs before the first warp at another
- * statement than a chain is ready, to be worth its set-up (batch_closed;
- * tried 0, 4, 8 and 16: 8 and 4 best by a little, 16 fewer batches). */
-#define SM_BATCH_GAP 8
-
-/* Sub-partition smsp's decisions ahead of the clock, while it is closed:
- * every warp of it with live threads is queued and converged (one path, so
- * no timer armed).  Nothing another unit does then reaches it: a wake-up
- * needs a warp that is not queued, and a queued warp changes only when it
- * issues.  A decision that issues a compute chain's step (under way, not
- * its last) touches nothing another event reads (its warp, pipe and marks,
- * their accounting; the statistics are sums), so such decisions are taken
- * now, each as arbitrate would take it at its cycle (below), until a
- * decision would pick a warp at another statement or at its chain's last
- * step.  The warps at a chain must be on one instruction class, with their
- * roles cached and fixed (an event that clears a cached role leaves the
- * same one to find again).  What the order of events still needs is
- * replayed: each decision's event fires at its cycle (the one the decision
- * before it armed: `events` counts them) and arms the next with the
- * sequence number that decision would have reserved then (replay_next), so
- * the first decision after the batch, taken as usual, orders among its
- * cycle's events as before.  The timer is armed for the first (the
- * decision that just ended armed it).
- *
- * Every warp stays queued (each issue returns it, with its class and bit).
- * The warps at a chain wait for the one pipe, the others for none, and no
- * decision is taken before the pipe is free, so a decision at t picks the
- * first warp in policy order whose own ready time (slot_base) is by t, and
- * the next is at arbitrate's scan from floor t + 1 (the earliest chain's
- * ready time and the pipe, or another warp's, if before the issued warp's
- * own request, which it then supersedes). */
-G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_t smsp, bool checks,
-                                                     SchedPolicy policy)
-{
-    SimTimer *timer = &sm->arbitration[smsp];
-    /* The next decision must find the scheduler free (else it only asks
-     * for one when it is: a visit that issued nothing can hold a request
-     * before the issue that followed it ends). */
-    if (!sim_timer_is_armed(timer) || sim_timer_cycle(timer) < s->next_free) {
-        return;
-    }
-    uint64_t mask = s->mask;
-    SimCycle *slot_base = s->slot_base;
-    /* The warps at another statement than a chain (they wait for no
-     * pipe): the batch ends before a decision would pick one. */
-    uint64_t other = mask & s->class_slots[sm->arch.nclasses];
-    uint64_t chains = mask & ~other;
-    int32_t last_slot = s->last_slot;
-    SimCycle last_end = s->last_end;
-    SimCycle t = sim_timer_cycle(timer);
-    SimCycle limit = SIM_CYCLE_NEVER;
-    SimCycle other_ready = SIM_CYCLE_NEVER;
-    const InstClass *ic = NULL;
-    SimCycle *pipe_free = NULL;
-    DecisionReplay *r = &sm->replay[smsp];
-    uint64_t max_ops = sm->opt.max_ops;
-    int32_t n = 0;
-    while (n < SM_REPLAY_MAX) {
-        /* visit_mask's order at t (scheduler_keeps_last: greedy keeps
-         * the last warp while it issues back to back); a warp at a chain
-         * waits for the one pipe too, free by t (checked below). */
-        int32_t split = policy == SCHED_OLDEST ? 0 : last_slot + 1;
-        if (policy == SCHED_GREEDY && last_slot >= 0 && last_end == t) {
-            split = last_slot;
-        }
-        uint64_t above = split >= 64 ? 0 : ~UINT64_C(0) << split;
-        uint64_t bits = mask & above;
-        if (bits == 0 || slot_base[__builtin_ctzll(bits)] > t) {
-            for (bits &= bits - 1; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
-            }
-            if (bits == 0) {
-                for (bits = mask & ~above; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
-                }
-            }
-        }
-        if (bits == 0) {
-            break;
-        }
-        int32_t slot = __builtin_ctzll(bits);
-        Warp *w = &sm->warps[scheduler_slot_warp(s, slot)];
-        Split *f = &w->split[w->focus];
-        /* Another statement, or a step that ends the chain
-         * (compute_exec's): the next decision takes it as usual. */
-        if ((other & (UINT64_C(1) << slot)) != 0 || f->remaining <= 1) {
-            break;
-        }
-        if (n == 0) {
-            /* The batch has a decision to take: is the sub-partition
-             * closed, each chain on the one class, and the other warps
-             * not ready soon (else the batch is too short for its
-             * set-up)? */
-            for (uint64_t m = other; m != 0; m &= m - 1) {
-                other_ready = MIN(other_ready, slot_base[__builtin_ctzll(m)]);
-            }
-            if (other_ready < t + SM_BATCH_GAP) {
-                return;
-            }
-            int32_t cls = s->slot_cls[slot];
-            for (uint64_t m = mask; m != 0; m &= m - 1) {
-                int32_t j = __builtin_ctzll(m);
-                const Warp *o = &sm->warps[scheduler_slot_warp(s, j)];
-                const Split *of = &o->split[o->focus];
-                if (o->nsplits != 1) {
-                    return;
-                }
-                if ((other & (UINT64_C(1) << j)) == 0 &&
-                    (s->slot_cls[j] != cls || of->step == 0 || of->role < 0 || of->mask != ~(LaneMask) 0 ||
-                     sm->class_map[sm_op(sm, of->pc)->value] != cls || !warp_roles_fixed(sm, o))) {
-                    return;
-                }
-            }
-            ic = &sm->arch.classes[cls];
-            pipe_free = &s->pipe_free[cls];
-            /* Nothing past the watchdog's limit: the run stops there. */
-            limit = sm->engine.max_cycles != 0 ? sm->engine.max_cycles : SIM_CYCLE_NEVER;
-            /* --max-ops: the batch's steps count now, ahead of the other
-             * warps' operations until its last cycle, so it stops while
-             * even the most those could run meanwhile (every warp's
-             * longest run, each cycle) and its own steps keep the count
-             * below the limit, where no operation fails. */
-            if (max_ops != 0) {
-                uint64_t per_cycle = (uint64_t) sm->nwarps * WARP_MAX_CONTROL_RUN;
-                uint64_t mine = SM_REPLAY_MAX + 1;
-                if (sm->ops_executed >= max_ops || max_ops - sm->ops_executed <= mine + per_cycle) {
-                    return;
-                }
-                SimCycle cycles = (max_ops - sm->ops_executed - mine) / per_cycle;
-                limit = MIN(limit, sm->engine.now + cycles - 1);
-            }
-        }
-        if (t > limit || *pipe_free > t) {
-            break;
-        }
-        /* The visit's catch_up, with the issue time it read, and the
-         * role the warp keeps (without account_place, batch_ok). */
-        SimRole role = (SimRole) f->role;
-        SimCycle pipe = MAX(slot_base[slot], *pipe_free);
-        SimCycle eligible = MAX(f->ready_at, w->busy_until);
-        if (eligible < t) {
-            if (G_UNLIKELY(checks)) {
-                check_issue_cache(sm, w, eligible, pipe);
-            }
-            if (pipe > eligible) {
-                batch_account(w, WS_MATH_THROTTLE, eligible, role);
-                eligible = pipe;
-            }
-            if (eligible < t) {
-                batch_account(w, WS_NOT_SELECTED, eligible, role);
-            }
-        }
-        batch_account(w, WS_ISSUING, t, role);
-        /* warp_issue's chain step (compute_exec_chain) and issue_end: the
-         * focus stays runnable, so simt_refocus has nothing to do. */
-        compute_issue_link(sm, w, f, ic, pipe_free, t);
-        compute_next_ready(sm, w, f, *pipe_free, t);
-        if (G_UNLIKELY(checks)) {
-            const char *broken = simt_check(w);
-            if (broken != NULL) {
-                g_error("SIMT invariant broken in warp %d at cycle %" G_GUINT64_FORMAT ": %s", w->id, t, broken);
-            }
-        }
-        w->busy_until = t + 1;
-        batch_account(w, f->ready_at > t + 1 ? f->wait_state : WS_NOT_SELECTED, t + 1, role);
-        /* Back to the scheduler (warp_schedule, cache_ready): its class
-         * and bit stay. */
-        SimCycle base = MAX(MAX(f->ready_at, t + 1), w->chain[f->chain_next]);
-        sm->ready_base[w->id] = base;
-        slot_base[slot] = base;
-        if (G_UNLIKELY(checks)) {
-            s->last = w->id;
-            s->last_slot = slot;
-            check_ready_cache(sm, w, t, MAX(t, MAX(base, *pipe_free)));
-        }
-        /* issue_taken: one cycle, and the next operation is math. */
-        last_slot = slot;
-        last_end = t + 1;
-        /* The warp's request, and the scan's from floor t + 1: the
-         * earliest chain's (its pipe's) or other warp's. */
-        SimCycle held = MAX(base, *pipe_free);
-        SimCycle bound = MAX(*pipe_free, t + 1);
-        SimCycle next = held;
-        for (uint64_t m = chains; m != 0 && next > bound; m &= m - 1) {
-            next = MIN(next, slot_base[__builtin_ctzll(m)]);
-        }
-        next = MAX(MIN(MAX(next, bound), other_ready), t + 1);
-        if (next < held) {
-            sim_engine_count_superseded(&sm->engine, held);
-        }
-        r->at[n++] = next;
-        t = next;
-    }
-    if (n > 0) {
-        if (max_ops != 0) {
-            sm->ops_executed += (uint64_t) n;
-        }
-        /* The armed decision is the batch's first: it replays. */
-        sim_engine_timer_retarget(&sm->engine, timer, ev_replay);
-        s->last = scheduler_slot_warp(s, last_slot);
-        s->last_slot = last_slot;
-        s->last_end = last_end;
-        s->next_free = last_end;
-        r->head = 0;
-        r->len = n;
-    }
-}
-
-/* batch_closed_run with `checks` a constant in each copy, as in
- * ev_arbitrate's two (arbitrate), and, without the checks, the policy too
- * for the two the bundled architectures use (greedy on h100 and h200, lrr
- * on a100): asked at run time, their tests in each step cost about 16 and
- * 8 host instructions a batched decision. */
-static G_GNUC_NO_INLINE void batch_closed_checked(Sm *sm, Scheduler *s, int32_t smsp)
-{
-    batch_closed_run(sm, s, smsp, true, sm->arch.policy);
-}
-
-static G_GNUC_NO_INLINE void batch_closed(Sm *sm, Scheduler *s, int32_t smsp)
-{
-    switch (sm->arch.policy) {
-    case SCHED_GREEDY:
-        batch_closed_run(sm, s, smsp, false, SCHED_GREEDY);
-        break;
-    case SCHED_LRR:
-        batch_closed_run(sm, s, smsp, false, SCHED_LRR);
-        break;
-    default:
-        batch_closed_run(sm, s, smsp, false, sm->arch.policy);
-        break;
-    }
-}
-
 /* One issue decision of a sub-partition's scheduler at cycle now, among
  * the warps whose next instruction can issue now, in policy order; a warp
  * whose pipe is busy is skipped, as the hardware's dispatch does.
- * `checks` is opt.check_invariants, a constant in each of ev_arbitrate's
+ * `checks` is opt.check_invariants, a constant in each of sm_ev_arbitrate's
  * two copies: asked from opt after every warp_issue call (which could have
  * changed it, for all the compiler knows), it cost a load and a test a
  * check, several a decision. */
@@ -785,7 +470,7 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
         hold_request(sm, MAX(next, floor));
     }
     end_decision(sm, smsp);
-    /* A closed sub-partition (batch_closed): every warp with live threads
+    /* A closed sub-partition (sm_batch.c): every warp with live threads
      * queued. */
     if (s->nready >= 2 && s->nready == sm->smsp_live[smsp] && sm->batch_ok && s->by_mask) {
         /* At most one of them at another statement than a compute chain:
@@ -794,9 +479,9 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
         uint64_t other = s->class_slots[sm->arch.nclasses] & s->mask;
         if ((other & (other - 1)) == 0) {
             if (G_UNLIKELY(checks)) {
-                batch_closed_checked(sm, s, smsp);
+                sm_batch_closed_checked(sm, s, smsp);
             } else {
-                batch_closed(sm, s, smsp);
+                sm_batch_closed(sm, s, smsp);
             }
         }
     }
@@ -806,7 +491,7 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
  * the engine would dispatch is a bound timer's (sim_engine_take_bound),
  * that one, which is nearly always another sub-partition's decision, run
  * here without a return to the engine's loop (a closed batch's decision,
- * replay_next, too).  The events, their order and the clock are the
+ * sm_replay_next, too).  The events, their order and the clock are the
  * loop's. */
 G_ALWAYS_INLINE static inline void arbitrate_run(Sm *sm, int32_t smsp, SimCycle now, bool checks)
 {
@@ -817,11 +502,11 @@ G_ALWAYS_INLINE static inline void arbitrate_run(Sm *sm, int32_t smsp, SimCycle 
             if (ev == NULL) {
                 return;
             }
-            if (G_LIKELY(ev->fn == ev_arbitrate && ev->target == sm)) {
+            if (G_LIKELY(ev->fn == sm_ev_arbitrate && ev->target == sm)) {
                 break;
             }
-            if (ev->fn == ev_replay && ev->target == sm) {
-                replay_next(sm, (int32_t) ev->arg);
+            if (ev->fn == sm_ev_replay && ev->target == sm) {
+                sm_replay_next(sm, (int32_t) ev->arg);
                 ev = sim_engine_take_bound(&sm->engine);
                 continue;
             }
@@ -838,7 +523,7 @@ G_ALWAYS_INLINE static inline void arbitrate_run(Sm *sm, int32_t smsp, SimCycle 
 }
 
 /* The sub-partition's arbitration timer fired (it is idle again). */
-static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
+void sm_ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
 {
     Sm *sm = target;
     if (sm->engine.stop) {
@@ -848,31 +533,6 @@ static void ev_arbitrate(void *target, uint64_t smsp, SimCycle now)
         arbitrate_run(sm, (int32_t) smsp, now, true);
     } else {
         arbitrate_run(sm, (int32_t) smsp, now, false);
-    }
-}
-
-/* A decision a closed batch took (batch_closed) is due: its event, and
- * those after it that are too, then the next event's handler, as
- * arbitrate_run goes on (the events, their order and the clock are the
- * loop's). */
-static void ev_replay(void *target, uint64_t smsp, SimCycle now)
-{
-    Sm *sm = target;
-    (void) now;
-    if (sm->engine.stop) {
-        return;
-    }
-    replay_next(sm, (int32_t) smsp);
-    const SimEvent *ev = sim_engine_take_bound(&sm->engine);
-    while (ev != NULL && ev->fn == ev_replay && ev->target == sm) {
-        replay_next(sm, (int32_t) ev->arg);
-        ev = sim_engine_take_bound(&sm->engine);
-    }
-    if (ev != NULL) {
-        SimEventFn fn = ev->fn;
-        void *target2 = ev->target;
-        uint64_t arg = ev->arg;
-        fn(target2, arg, sm->engine.now);
     }
 }
 
@@ -903,7 +563,7 @@ G_ALWAYS_INLINE static inline void warp_schedule(Sm *sm, Warp *w, bool deciding)
     SimCycle now = sm->engine.now;
     SimCycle t = MAX(now, ready);
     if (G_UNLIKELY(sm->opt.check_invariants)) {
-        check_ready_cache(sm, w, now, t);
+        sm_check_ready_cache(sm, w, now, t);
     }
     if (deciding) {
         hold_request(sm, t);
@@ -1508,7 +1168,7 @@ bool sm_run(Sm *sm, GError **error)
     /* What a batch ahead of the clock must not reorder or skip: the
      * stepped engine's list (it proves the event engine's results), the
      * timeline's slices, per-line accounting, and an OpenCL pipe's roles
-     * (cl_exec.c changes a thread's role bits); batch_closed keeps the
+     * (cl_exec.c changes a thread's role bits); sm_batch.c keeps the
      * --max-ops count clear of its limit. */
     sm->batch_ok = sm->engine.kind == SIM_ENGINE_EVENT && sm->tl == NULL && !sm->account_place &&
                    sm->nclpipes == 0;

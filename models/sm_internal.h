@@ -1,5 +1,6 @@
 /* sm_internal.h: the state of a simulated SM, shared by sm.c (assembly,
- * scheduling, accounting) and the interpreter's files (warp.h lists them).
+ * scheduling, accounting), sm_batch.c, sm_messages.c, sm_overlap.c and the
+ * interpreter's files (warp.h lists them).
  * Not a public interface: sm.h is.  sm.c builds and frees everything here;
  * the services below are the SM's, which the interpreter calls. */
 #pragma once
@@ -70,7 +71,9 @@ typedef struct {
  *    wait_for's time-out, pipe_exec.c) and asks the SM for events
  *    (sm_schedule_action) and wake-ups (sm_split_wake).
  *  - smsp, arbitration, deciding and decision_*, order, ready_base, ready_cls: sm.c's arbitration; each Scheduler's pipe_free belongs to
- *    compute.c, which issues the instruction classes.
+ *    compute.c, which issues the instruction classes; replay and, while a
+ *    closed batch runs, its sub-partition's arbitration timer, scheduler
+ *    and warps: sm_batch.c.
  *  - warps, blocks: the interpreter (warp.h lists its files), except each
  *    warp's accounting fields (sm_account) and `queued` (sm.c).
  *  - smem, mem, cpa, bulk, mbar_unit: the units of models/, called by the
@@ -100,12 +103,12 @@ typedef struct {
 } CycleQueue;
 
 /* Decisions a closed sub-partition's batch may take ahead of the clock
- * (sm.c's batch_closed). */
+ * (sm_batch.c). */
 #define SM_REPLAY_MAX 256
 
 /* A sub-partition's decisions taken ahead of the clock whose events are
  * still to come: at[head .. head + len) are the cycles of the decisions
- * after each of them, in order (sm.c's replay_next arms the next one when
+ * after each of them, in order (sm_replay_next arms the next one when
  * one of them fires). */
 typedef struct {
     SimCycle at[SM_REPLAY_MAX];
@@ -135,7 +138,7 @@ struct Sm {
     uint64_t decision_seq;
     int32_t *order;          /* scratch: the ready list as a decision read it, once a visit changed it */
     /* [subpartition] the decisions a closed batch took ahead of the clock
-     * (batch_closed), replayed as events in cycle order; batch_ok: the run
+     * (sm_batch.c), replayed as events in cycle order; batch_ok: the run
      * allows such batches (the event engine, no timeline, no per-line
      * accounting, no --max-ops, no OpenCL pipes: set by sm_run). */
     DecisionReplay *replay;
@@ -258,6 +261,16 @@ char *sm_describe_mbar(const Sm *sm, int32_t block, int32_t mbar);
  * live, where it is and what it waits for (the first 24). */
 void sm_deadlock_error(Sm *sm, GError **error);
 SimRole sm_split_role(Sm *sm, Warp *w, Split *s);
+/* Sub-partition smsp's arbitration timer fired: its issue decision, and
+ * those due after it without a return to the engine's loop (the timer is
+ * idle again; sm_batch.c arms it with this handler and compares events'
+ * handlers with it). */
+void sm_ev_arbitrate(void *target, uint64_t smsp, SimCycle now);
+/* Under check_invariants (g_error if it fails): the cached ready time t of
+ * warp w at cycle now, if queued, is the one its state gives; queued warp
+ * w's issue time from cycle `eligible` on, as the cache gives it, is t. */
+void sm_check_ready_cache(Sm *sm, Warp *w, SimCycle now, SimCycle t);
+void sm_check_issue_cache(Sm *sm, Warp *w, SimCycle eligible, SimCycle t);
 
 /* The role sm_account charges w's cycles to: its focus path's, the
  * split's cached one when it has it, ROLE_NONE once the warp exited. */
@@ -271,13 +284,25 @@ static inline SimRole sm_warp_role(Warp *w)
                                                                  : sm_split_role(w->sm, w, s);
 }
 
-/* sm_account with the role already known: `role` is sm_warp_role(w),
- * asked since the last change of w's focus path or its lanes (a caller
- * that accounts several states in a row asks once). */
-static inline void sm_account_as(Warp *w, SimWarpState st, SimCycle at, SimRole role)
+/* The forms of sm_account_form, a constant at each call so that each is
+ * its own code: SM_ACCOUNT_ANY asks account_place (sm_account_place's
+ * general path when set); SM_ACCOUNT_PLAIN is for a caller that knows it
+ * unset (a closed batch's, batch_ok), and asks nothing. */
+typedef enum {
+    SM_ACCOUNT_ANY,
+    SM_ACCOUNT_PLAIN
+} SmAccountForm;
+
+/* Charges [since, at) to the warp's current state and enters state st
+ * with role `role` (sm_warp_role(w), asked since the last change of w's
+ * focus path or its lanes: a caller that accounts several states in a
+ * row asks once); nothing happens while both stay the same.  `form`:
+ * see SmAccountForm.  Inlined by the compiler's choice, not forced:
+ * forced, sm.c's catch_up cost 0.2% more host instructions (callgrind). */
+static inline void sm_account_form(Warp *w, SimWarpState st, SimCycle at, SimRole role,
+                                   SmAccountForm form)
 {
-    Sm *sm = w->sm;
-    if (G_UNLIKELY(sm->account_place)) {
+    if (G_UNLIKELY(form == SM_ACCOUNT_ANY && w->sm->account_place)) {
         sm_account_place(w, st, at);
         return;
     }
@@ -293,6 +318,12 @@ static inline void sm_account_as(Warp *w, SimWarpState st, SimCycle at, SimRole 
     w->role = role;
 }
 
+/* sm_account with the role already known (see sm_account_form). */
+static inline void sm_account_as(Warp *w, SimWarpState st, SimCycle at, SimRole role)
+{
+    sm_account_form(w, st, at, role, SM_ACCOUNT_ANY);
+}
+
 /* sm_account_place without line, stage and barrier, which stay 0, -1 and
  * NULL without account_place, inline: every issue changes a warp's state
  * two or three times.  The role is the split's cached one when it has
@@ -304,6 +335,65 @@ static inline void sm_account(Warp *w, SimWarpState st, SimCycle at)
         return;
     }
     sm_account_as(w, st, at, sm_warp_role(w));
+}
+
+/* Brings a queued warp's accounting up to cycle now, where it issues:
+ * after its own wait (ready_at) it was throttled by its pipe, then not
+ * selected; from now on it is issuing (warp_issue goes on from there).
+ * Nothing changes the warp's path meanwhile: its role, `role`, is asked
+ * once.  Inlined in each decision's visit (sm.c's, and a closed batch's
+ * in sm_batch.c): called, it costs more than it does.  `pipe` is the
+ * warp's cached issue time without the clock, MAX(ready_base,
+ * pipe_free[ready_cls]), which the visit has read; `checks` is
+ * opt.check_invariants (see sm.c's arbitrate) and `form`
+ * sm_account_form's, both constants at each call. */
+G_ALWAYS_INLINE static inline void sm_catch_up(Sm *sm, Warp *w, SimCycle now, SimCycle pipe, SimRole role, bool checks,
+                                               SmAccountForm form)
+{
+    const Split *s = &w->split[w->focus];
+    SimCycle eligible = MAX(s->ready_at, w->busy_until);
+    if (eligible < now) {
+        /* pipe is warp_issue_time(sm, w, eligible), from the cache:
+         * ready_base is eligible or, for a started chain, the chain's
+         * input if later. */
+        if (G_UNLIKELY(checks)) {
+            sm_check_issue_cache(sm, w, eligible, pipe);
+        }
+        if (pipe > eligible) {
+            sm_account_form(w, WS_MATH_THROTTLE, eligible, role, form);
+            eligible = pipe;
+        }
+        if (eligible < now) {
+            sm_account_form(w, WS_NOT_SELECTED, eligible, role, form);
+        }
+    }
+    sm_account_form(w, WS_ISSUING, now, role, form);
+}
+
+/* sm_batch.c */
+/* A closed sub-partition's decisions taken ahead of the clock, after
+ * sm.c's arbitrate took smsp's decision at the clock (s is
+ * &sm->smsp[smsp]): see sm_batch.c.  _checked is the copy for
+ * check_invariants' runs. */
+void sm_batch_closed(Sm *sm, Scheduler *s, int32_t smsp);
+void sm_batch_closed_checked(Sm *sm, Scheduler *s, int32_t smsp);
+/* The event of a decision a closed batch took: it fires at the cycle and
+ * in the order the decision's would have had. */
+void sm_ev_replay(void *target, uint64_t smsp, SimCycle now);
+
+/* One of the decisions a closed batch took fired (sm_batch_closed): its
+ * event, at the cycle and in the order the decision's would have had, arms
+ * the next one's with the sequence number that decision would have
+ * reserved now; the decision after the batch's last is arbitrate's.
+ * Inline in sm.c's arbitrate_run and sm_ev_replay, which run them in a
+ * row. */
+G_ALWAYS_INLINE static inline void sm_replay_next(Sm *sm, int32_t smsp)
+{
+    DecisionReplay *r = &sm->replay[smsp];
+    SimCycle at = r->at[r->head++];
+    r->len--;
+    sim_engine_timer_arm_reserved(&sm->engine, &sm->arbitration[smsp], at, sim_engine_reserve_seq(&sm->engine),
+                                  r->len > 0 ? sm_ev_replay : sm_ev_arbitrate, sm, (uint64_t) smsp);
 }
 
 /* The program's operation pc and variable i. */

@@ -572,10 +572,7 @@ static inline int64_t issue_end(Sm *sm, Warp *w, SimCycle now, int64_t used, boo
     }
     simt_refocus(w);
     if (sm->opt.check_invariants) {
-        const char *broken = simt_check(w);
-        if (broken != NULL) {
-            g_error("SIMT invariant broken in warp %d at cycle %" G_GUINT64_FORMAT ": %s", w->id, now, broken);
-        }
+        simt_require(w, now);
     }
     w->busy_until = now + (SimCycle) used;
     if (chain) {

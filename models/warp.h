@@ -32,7 +32,7 @@ typedef struct Warp Warp;
 #define MAX_CHAINS 64
 /* The operations one warp_issue interprets at most (a run of control
  * statements that issue nothing): the --max-ops count grows by no more
- * a call (sm.c's batch_closed bounds it so). */
+ * a call (sm_batch.c bounds it so). */
 #define WARP_MAX_CONTROL_RUN 512
 
 typedef enum {

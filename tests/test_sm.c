@@ -1,8 +1,9 @@
-/* test_sm.c: the SM (models/sm.c) through its public interface (sm.h):
- * the occupancy check names the resource that does not fit, shared memory
- * per block includes the system's reserve, the deadlock report names the
- * waiting threads, their line and what they wait for, and every
- * warp-cycle is in exactly one state. */
+/* test_sm.c: the SM (models/sm.c, sm_batch.c) through its public
+ * interface (sm.h): the occupancy check names the resource that does not
+ * fit, shared memory per block includes the system's reserve, the deadlock
+ * report names the waiting threads, their line and what they wait for,
+ * every warp-cycle is in exactly one state, and a closed sub-partition's
+ * batch gives what the cycle-stepped engine gives. */
 #include "test_util.h"
 
 #include "models/sm.h"
@@ -341,6 +342,44 @@ START_TEST(issue_cycles_go_to_their_own_line)
 }
 END_TEST
 
+/* A closed sub-partition's chain steps taken ahead of the clock
+ * (models/sm_batch.c) give what the cycle-stepped engine, which never
+ * batches, gives: the same cycles, instructions, overlap, and each warp's
+ * and role's cycles in each state, under each policy (LRR, greedy and
+ * oldest first run batches; GTO keeps a ready list, and none).  Eight
+ * warps a sub-partition in FFMA chains long enough to batch, one of them
+ * at a loop's control between short runs (the batch stops before it
+ * picks that warp), then an IMAD tail on the half-rate pipe.  The
+ * pipeline gives every thread its role, which a batch needs fixed. */
+START_TEST(closed_batches_match_the_stepped_engine)
+{
+    const char *text = "smpipe 1\nblock 1024\nshared pipeline_shared_state<block, 2> st\n"
+                       "var p = make_pipeline(block, st)\nif warp_id % 8 == 0\n"
+                       "    for (var i = 0; i < 30; ++i)\n        compute(ffma, 6, 2)\n    end\n"
+                       "else\n    compute(ffma, 300, 4)\nend\ncompute(imad, 40, 2)\n";
+    const char *policies[] = { "lrr", "greedy", "oldest", "gto" };
+    for (size_t p = 0; p < G_N_ELEMENTS(policies); p++) {
+        g_autofree char *set = g_strdup_printf("sched.policy=%s", policies[p]);
+        const char *sets[] = { set, NULL };
+        TestRun ev, st;
+        ck_assert_msg(run_text_engine(&ev, text, sets, SIM_ENGINE_EVENT), "%s", ev.msg ? ev.msg : "");
+        ck_assert_msg(run_text_engine(&st, text, sets, SIM_ENGINE_STEPPED), "%s", st.msg ? st.msg : "");
+        const SimStats *a = tr_stats(&ev), *b = tr_stats(&st);
+        ck_assert_uint_eq(a->cycles, b->cycles);
+        ck_assert_uint_eq(a->instructions, b->instructions);
+        ck_assert_uint_eq(a->compute_busy, b->compute_busy);
+        ck_assert_int_eq(a->warps, 32);
+        ck_assert_int_eq(b->warps, a->warps);
+        ck_assert_msg(memcmp(a->warp_state, b->warp_state, (size_t) a->warps * WS__COUNT * sizeof *a->warp_state) == 0,
+                      "%s: a warp's states differ", policies[p]);
+        ck_assert_msg(memcmp(a->role_state, b->role_state, sizeof a->role_state) == 0, "%s: a role's states differ",
+                      policies[p]);
+        test_run_clear(&ev);
+        test_run_clear(&st);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sm");
@@ -362,6 +401,7 @@ int main(void)
     tcase_add_test(tc, oldest_first_runs_the_oldest_warp_to_its_end);
     tcase_add_test(tc, greedy_keeps_a_warp_issuing_back_to_back);
     tcase_add_test(tc, greedy_gives_the_slot_up_at_control);
+    tcase_add_test(tc, closed_batches_match_the_stepped_engine);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -1,0 +1,269 @@
+/* sm_batch.c: a closed sub-partition's issue decisions taken ahead of the
+ * clock, with their events replayed.
+ *
+ * No hardware behaviour of its own: the decisions are the ones sm.c's
+ * arbitrate would take, one an event, at the same cycles, with the same
+ * statistics and the same order of events.  Why: a sub-partition whose
+ * warps all sit in compute chains issues a chain step a cycle and nothing
+ * else reads those steps until the chain ends, so taking a run of them in
+ * one loop spares each its event and decision (docs/performance.md, items
+ * 24 and 25).  sm.c's arbitrate calls sm_batch_closed after a decision; the
+ * decisions' events replay (sm_ev_replay, sm_replay_next) until the
+ * batch's last hands back to sm_ev_arbitrate. */
+#include "models/sm_internal.h"
+
+#include "models/compute.h"
+#include "models/simt.h"
+#include "models/warp.h"
+
+/* Whether every thread of w's warp has a role byte already (a converged
+ * warp of 32 threads): the roles only grow from 0 (pipe_exec.c), so its
+ * role cannot change, even where an event clears the cached one. */
+static bool warp_roles_fixed(const Sm *sm, const Warp *w)
+{
+    const uint8_t *r = sm->blocks[w->block].thread_role;
+    if (r == NULL) {
+        return false;
+    }
+    uint64_t word[4];
+    memcpy(word, &r[w->tid0], sizeof word);
+    for (int k = 0; k < 4; k++) {
+        /* A zero byte sets its top bit here. */
+        if (((word[k] - UINT64_C(0x0101010101010101)) & ~word[k] & UINT64_C(0x8080808080808080)) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The cycles a closed batch needs before the first warp at another
+ * statement than a chain is ready, to be worth its set-up (batch_closed_run;
+ * tried 0, 4, 8 and 16: 8 and 4 best by a little, 16 fewer batches). */
+#define SM_BATCH_GAP 8
+
+/* Sub-partition smsp's decisions ahead of the clock, while it is closed:
+ * every warp of it with live threads is queued and converged (one path, so
+ * no timer armed).  Nothing another unit does then reaches it: a wake-up
+ * needs a warp that is not queued, and a queued warp changes only when it
+ * issues.  A decision that issues a compute chain's step (under way, not
+ * its last) touches nothing another event reads (its warp, pipe and marks,
+ * their accounting; the statistics are sums), so such decisions are taken
+ * now, each as sm.c's arbitrate would take it at its cycle (below), until a
+ * decision would pick a warp at another statement or at its chain's last
+ * step.  The warps at a chain must be on one instruction class, with their
+ * roles cached and fixed (an event that clears a cached role leaves the
+ * same one to find again).  What the order of events still needs is
+ * replayed: each decision's event fires at its cycle (the one the decision
+ * before it armed: `n` counts them) and arms the next with the sequence
+ * number that decision would have reserved then (sm_replay_next), so the
+ * first decision after the batch, taken as usual, orders among its cycle's
+ * events as before.  The timer is armed for the first (the
+ * decision that just ended armed it).
+ *
+ * Every warp stays queued (each issue returns it, with its class and bit).
+ * The warps at a chain wait for the one pipe, the others for none, and no
+ * decision is taken before the pipe is free, so a decision at t picks the
+ * first warp in policy order whose own ready time (slot_base) is by t, and
+ * the next is at arbitrate's scan from floor t + 1 (the earliest chain's
+ * ready time and the pipe, or another warp's, if before the issued warp's
+ * own request, which it then supersedes). */
+G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_t smsp, bool checks,
+                                                     SchedPolicy policy)
+{
+    SimTimer *timer = &sm->arbitration[smsp];
+    /* The next decision must find the scheduler free (else it only asks
+     * for one when it is: a visit that issued nothing can hold a request
+     * before the issue that followed it ends). */
+    if (!sim_timer_is_armed(timer) || sim_timer_cycle(timer) < s->next_free) {
+        return;
+    }
+    uint64_t mask = s->mask;
+    SimCycle *slot_base = s->slot_base;
+    /* The warps at another statement than a chain (they wait for no
+     * pipe): the batch ends before a decision would pick one. */
+    uint64_t other = mask & s->class_slots[sm->arch.nclasses];
+    uint64_t chains = mask & ~other;
+    int32_t last_slot = s->last_slot;
+    SimCycle last_end = s->last_end;
+    SimCycle t = sim_timer_cycle(timer);
+    SimCycle limit = SIM_CYCLE_NEVER;
+    SimCycle other_ready = SIM_CYCLE_NEVER;
+    const InstClass *ic = NULL;
+    SimCycle *pipe_free = NULL;
+    DecisionReplay *r = &sm->replay[smsp];
+    uint64_t max_ops = sm->opt.max_ops;
+    int32_t n = 0;
+    while (n < SM_REPLAY_MAX) {
+        /* visit_mask's order at t (scheduler_keeps_last: greedy keeps
+         * the last warp while it issues back to back); a warp at a chain
+         * waits for the one pipe too, free by t (checked below). */
+        uint64_t above = scheduler_first_bits(policy, last_slot, last_end, t);
+        uint64_t bits = mask & above;
+        if (bits == 0 || slot_base[__builtin_ctzll(bits)] > t) {
+            for (bits &= bits - 1; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
+            }
+            if (bits == 0) {
+                for (bits = mask & ~above; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
+                }
+            }
+        }
+        if (bits == 0) {
+            break;
+        }
+        int32_t slot = __builtin_ctzll(bits);
+        Warp *w = &sm->warps[scheduler_slot_warp(s, slot)];
+        Split *f = &w->split[w->focus];
+        /* Another statement, or a step that ends the chain
+         * (compute_exec's): the next decision takes it as usual. */
+        if ((other & (UINT64_C(1) << slot)) != 0 || f->remaining <= 1) {
+            break;
+        }
+        if (n == 0) {
+            /* The batch has a decision to take: is the sub-partition
+             * closed, each chain on the one class, and the other warps
+             * not ready soon (else the batch is too short for its
+             * set-up)? */
+            for (uint64_t m = other; m != 0; m &= m - 1) {
+                other_ready = MIN(other_ready, slot_base[__builtin_ctzll(m)]);
+            }
+            if (other_ready < t + SM_BATCH_GAP) {
+                return;
+            }
+            int32_t cls = s->slot_cls[slot];
+            for (uint64_t m = mask; m != 0; m &= m - 1) {
+                int32_t j = __builtin_ctzll(m);
+                const Warp *o = &sm->warps[scheduler_slot_warp(s, j)];
+                const Split *of = &o->split[o->focus];
+                if (o->nsplits != 1) {
+                    return;
+                }
+                if ((other & (UINT64_C(1) << j)) == 0 &&
+                    (s->slot_cls[j] != cls || of->step == 0 || of->role < 0 || of->mask != ~(LaneMask) 0 ||
+                     sm->class_map[sm_op(sm, of->pc)->value] != cls || !warp_roles_fixed(sm, o))) {
+                    return;
+                }
+            }
+            ic = &sm->arch.classes[cls];
+            pipe_free = &s->pipe_free[cls];
+            /* Nothing past the watchdog's limit: the run stops there. */
+            limit = sm->engine.max_cycles != 0 ? sm->engine.max_cycles : SIM_CYCLE_NEVER;
+            /* --max-ops: the batch's steps count now, ahead of the other
+             * warps' operations until its last cycle, so it stops while
+             * even the most those could run meanwhile (every warp's
+             * longest run, each cycle) and its own steps keep the count
+             * below the limit, where no operation fails. */
+            if (max_ops != 0) {
+                uint64_t per_cycle = (uint64_t) sm->nwarps * WARP_MAX_CONTROL_RUN;
+                uint64_t mine = SM_REPLAY_MAX + 1;
+                if (sm->ops_executed >= max_ops || max_ops - sm->ops_executed <= mine + per_cycle) {
+                    return;
+                }
+                SimCycle cycles = (max_ops - sm->ops_executed - mine) / per_cycle;
+                limit = MIN(limit, sm->engine.now + cycles - 1);
+            }
+        }
+        if (t > limit || *pipe_free > t) {
+            break;
+        }
+        /* The visit's catch_up, with the issue time it read, and the
+         * role the warp keeps (without account_place, batch_ok). */
+        SimRole role = (SimRole) f->role;
+        sm_catch_up(sm, w, t, MAX(slot_base[slot], *pipe_free), role, checks, SM_ACCOUNT_PLAIN);
+        /* warp_issue's chain step (compute_exec_chain) and issue_end: the
+         * focus stays runnable, so simt_refocus has nothing to do. */
+        compute_issue_link(sm, w, f, ic, pipe_free, t);
+        compute_next_ready(sm, w, f, *pipe_free, t);
+        if (G_UNLIKELY(checks)) {
+            simt_require(w, t);
+        }
+        w->busy_until = t + 1;
+        sm_account_form(w, f->ready_at > t + 1 ? f->wait_state : WS_NOT_SELECTED, t + 1, role, SM_ACCOUNT_PLAIN);
+        /* Back to the scheduler (warp_schedule, cache_ready): its class
+         * and bit stay. */
+        SimCycle base = MAX(MAX(f->ready_at, t + 1), w->chain[f->chain_next]);
+        sm->ready_base[w->id] = base;
+        slot_base[slot] = base;
+        if (G_UNLIKELY(checks)) {
+            scheduler_set_last_slot(s, slot);
+            sm_check_ready_cache(sm, w, t, MAX(t, MAX(base, *pipe_free)));
+        }
+        /* issue_taken: one cycle, and the next operation is math. */
+        last_slot = slot;
+        last_end = t + 1;
+        /* The warp's request, and the scan's from floor t + 1: the
+         * earliest chain's (its pipe's) or other warp's. */
+        SimCycle held = MAX(base, *pipe_free);
+        SimCycle bound = MAX(*pipe_free, t + 1);
+        SimCycle next = held;
+        for (uint64_t m = chains; m != 0 && next > bound; m &= m - 1) {
+            next = MIN(next, slot_base[__builtin_ctzll(m)]);
+        }
+        next = MAX(MIN(MAX(next, bound), other_ready), t + 1);
+        if (next < held) {
+            sim_engine_count_superseded(&sm->engine, held);
+        }
+        r->at[n++] = next;
+        t = next;
+    }
+    if (n > 0) {
+        if (max_ops != 0) {
+            sm->ops_executed += (uint64_t) n;
+        }
+        /* The armed decision is the batch's first: it replays. */
+        sim_engine_timer_retarget(&sm->engine, timer, sm_ev_replay);
+        scheduler_set_last_slot(s, last_slot);
+        scheduler_set_issued(s, last_end, last_end);
+        r->head = 0;
+        r->len = n;
+    }
+}
+
+/* batch_closed_run with `checks` a constant in each copy, as in
+ * sm_ev_arbitrate's two (sm.c's arbitrate), and, without the checks, the
+ * policy too for the two the bundled architectures use (greedy on h100 and
+ * h200, lrr on a100): asked at run time, their tests in each step cost
+ * about 16 and 8 host instructions a batched decision. */
+G_GNUC_NO_INLINE void sm_batch_closed_checked(Sm *sm, Scheduler *s, int32_t smsp)
+{
+    batch_closed_run(sm, s, smsp, true, sm->arch.policy);
+}
+
+G_GNUC_NO_INLINE void sm_batch_closed(Sm *sm, Scheduler *s, int32_t smsp)
+{
+    switch (sm->arch.policy) {
+    case SCHED_GREEDY:
+        batch_closed_run(sm, s, smsp, false, SCHED_GREEDY);
+        break;
+    case SCHED_LRR:
+        batch_closed_run(sm, s, smsp, false, SCHED_LRR);
+        break;
+    default:
+        batch_closed_run(sm, s, smsp, false, sm->arch.policy);
+        break;
+    }
+}
+
+/* A decision a closed batch took is due: its event, and those after it
+ * that are too, then the next event's handler, as sm.c's arbitrate_run
+ * goes on (the events, their order and the clock are the
+ * loop's). */
+void sm_ev_replay(void *target, uint64_t smsp, SimCycle now)
+{
+    Sm *sm = target;
+    (void) now;
+    if (sm->engine.stop) {
+        return;
+    }
+    sm_replay_next(sm, (int32_t) smsp);
+    const SimEvent *ev = sim_engine_take_bound(&sm->engine);
+    while (ev != NULL && ev->fn == sm_ev_replay && ev->target == sm) {
+        sm_replay_next(sm, (int32_t) ev->arg);
+        ev = sim_engine_take_bound(&sm->engine);
+    }
+    if (ev != NULL) {
+        SimEventFn fn = ev->fn;
+        void *target2 = ev->target;
+        uint64_t arg = ev->arg;
+        fn(target2, arg, sm->engine.now);
+    }
+}
