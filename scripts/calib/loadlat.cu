@@ -386,14 +386,7 @@ int main(int argc, char **argv)
                 together_rows(4, 8, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base, 0, j);
                 together_rows(32, 1, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base, 0, j);
             }
-            CK(cudaFree(d_issue));
-            CK(cudaFree(d_stream));
-            CK(cudaFree(d_probe));
-            CK(cudaFree(d_lat));
-            CK(cudaFree(d_bs));
-            return 0;
-        }
-        if (togb) {
+        } else if (togb) {
             // `loadlat togb`, rows `loadlat.togb<B>`: a 16 KiB round of 4
             // warps x 8 copies or 32 x 1, no streaming warps, launched on B
             // SMs only: how a burst's span grows with the chip's load when
@@ -402,38 +395,33 @@ int main(int argc, char **argv)
                 together_rows(4, 8, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base, b);
                 together_rows(32, 1, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base, b);
             }
-            CK(cudaFree(d_issue));
-            CK(cudaFree(d_stream));
-            CK(cudaFree(d_probe));
-            CK(cudaFree(d_lat));
-            CK(cudaFree(d_bs));
-            return 0;
-        }
-        // (W, S): none; 16 and 32 KiB in flight an SM (below and at loadlat's
-        // knee); 48 and 64 KiB (past it, as loadlat's W24 and W31)
-        static const int loads[][2] = { { 0, 4 }, { 8, 4 }, { 16, 4 }, { 12, 8 }, { 16, 8 } };
-        for (int g : { 1, 4, 8, 16 }) {
-            for (const auto &l : loads) {
-                together_rows(g, 1, l[0], l[1], 0, d_stream, d_probe, d_lat, d_issue, sms, &base);
+        } else {
+            // (W, S): none; 16 and 32 KiB in flight an SM (below and at loadlat's
+            // knee); 48 and 64 KiB (past it, as loadlat's W24 and W31)
+            static const int loads[][2] = { { 0, 4 }, { 8, 4 }, { 16, 4 }, { 12, 8 }, { 16, 8 } };
+            for (int g : { 1, 4, 8, 16 }) {
+                for (const auto &l : loads) {
+                    together_rows(g, 1, l[0], l[1], 0, d_stream, d_probe, d_lat, d_issue, sms, &base);
+                }
             }
-        }
-        together_rows(32, 1, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base);  // a 16 KiB tile, unloaded
-        // K copies a warp, as a CUTLASS-style mainloop's four warps issue a
-        // k-tile (replay/loadtog.trace's K): 4-16 KiB by 4 warps, 16 KiB by 8
-        for (int gk : { 402, 404, 408, 804, 1602 }) {
-            for (int l = 0; l < 3; ++l) {
-                together_rows(gk / 100, gk % 100, loads[l][0], loads[l][1], 0, d_stream, d_probe, d_lat, d_issue, sms,
-                              &base);
-            }
-        }
-        // `loadlat.togl`: the same with every SM's rounds contiguous, as a
-        // mainloop's k-tiles are (DRAM pages opened once for several
-        // lines), and every streaming warp reading a contiguous run
-        for (int gk : { 101, 401, 1601, 3201, 408 }) {
-            for (int l = 0; l < 5; ++l) {
-                if (gk / 100 + loads[l][0] <= 32) {
-                    together_rows(gk / 100, gk % 100, loads[l][0], loads[l][1], 1, d_stream, d_probe, d_lat, d_issue,
+            together_rows(32, 1, 0, 4, 0, d_stream, d_probe, d_lat, d_issue, sms, &base);  // a 16 KiB tile, unloaded
+            // K copies a warp, as a CUTLASS-style mainloop's four warps issue a
+            // k-tile (replay/loadtog.trace's K): 4-16 KiB by 4 warps, 16 KiB by 8
+            for (int gk : { 402, 404, 408, 804, 1602 }) {
+                for (int l = 0; l < 3; ++l) {
+                    together_rows(gk / 100, gk % 100, loads[l][0], loads[l][1], 0, d_stream, d_probe, d_lat, d_issue,
                                   sms, &base);
+                }
+            }
+            // `loadlat.togl`: the same with every SM's rounds contiguous, as a
+            // mainloop's k-tiles are (DRAM pages opened once for several
+            // lines), and every streaming warp reading a contiguous run
+            for (int gk : { 101, 401, 1601, 3201, 408 }) {
+                for (int l = 0; l < 5; ++l) {
+                    if (gk / 100 + loads[l][0] <= 32) {
+                        together_rows(gk / 100, gk % 100, loads[l][0], loads[l][1], 1, d_stream, d_probe, d_lat,
+                                      d_issue, sms, &base);
+                    }
                 }
             }
         }
