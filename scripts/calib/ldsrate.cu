@@ -12,6 +12,15 @@
 //  * lds.addr.W<w>: the same loads, each at an address computed in the loop
 //    ((i * 32 + lane + k) & mask, scaled and added to the base: the LOP3/IADD and
 //    LEA the gemm consume loop has), k a runtime zero the compiler cannot fold.
+//  * lds.stage.W<w>: loads at immediate offsets from a base that moves with the
+//    round (a stage: (r & 1) x 16 KiB), as the campaign's gemm_tiles consume
+//    loop has them (microbench/gemm_tiles_t64_s2.sass), folded into eight
+//    sums. (lds.imm's base does not move: ptxas hoists its loads out of the
+//    round loop, and those rows time the fold alone.)
+//  * lds.keep.W<w>: the lds.stage loads, each XORed into one sink as soon as it
+//    is loaded, as `smpipe cuda` keeps compute results (sim/drivers/
+//    cuda_kernel.c keep_result; nvcc merges two into a LOP3 0x96): one
+//    dependent chain through the loads, scheduled by nvcc.
 //
 // Results: cycles per warp-LDS for one warp (the warp's own issue interval) and
 // the SM's LDS per cycle with w warps (the shared-memory pipe's rate), medians of
@@ -22,7 +31,10 @@
 constexpr int kRounds = 64;
 constexpr int kPer = 32;
 
-template <bool ADDR>
+// MODE 0: immediate offsets, folded into eight sums; 1: computed addresses,
+// the same; 2: a stage base, each load XORed into one sink (lds.keep); 3: a
+// stage base, folded into eight sums (lds.stage).
+template <int MODE>
 __global__ void k_lds(int k, unsigned long long* out) {
   __shared__ __align__(128) uint32_t buf[8192];
   for (int i = threadIdx.x; i < 8192; i += blockDim.x) buf[i] = i * 2654435761u;
@@ -30,6 +42,7 @@ __global__ void k_lds(int k, unsigned long long* out) {
   int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   uint32_t base = smem_u32(buf);
   uint32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // eight chains: the fold never waits on its own latency
+  uint32_t sink = 0;                             // lds.keep's one chain
   unsigned long long t0, t1;
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0)::"memory");
 #pragma unroll 1
@@ -38,22 +51,29 @@ __global__ void k_lds(int k, unsigned long long* out) {
 #pragma unroll
     for (int j = 0; j < kPer; ++j) {
       uint32_t a;
-      if (ADDR) {
+      if (MODE == 1) {
         a = base + ((((uint32_t)(r * kPer + j) * 32u + lane + k) & 8191u) << 2);
+      } else if (MODE >= 2) {
+        a = base + (((uint32_t) r & 1u) << 14) + lane * 4 + j * 128;
       } else {
         a = base + lane * 4 + j * 128;
       }
       asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v[j]) : "r"(a) : "memory");
+      if (MODE == 2) {
+        sink ^= v[j];
+      }
     }
+    if (MODE != 2) {
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) acc[j % 8] += v[j] * (j + 1);
+      for (int j = 0; j < kPer; ++j) acc[j % 8] += v[j] * (j + 1);
+    }
   }
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(t1)::"memory");
   if (lane == 0) {
     out[2 * warp] = t0;
     out[2 * warp + 1] = t1;
   }
-  uint32_t all = acc[0] ^ acc[1] ^ acc[2] ^ acc[3] ^ acc[4] ^ acc[5] ^ acc[6] ^ acc[7];
+  uint32_t all = acc[0] ^ acc[1] ^ acc[2] ^ acc[3] ^ acc[4] ^ acc[5] ^ acc[6] ^ acc[7] ^ sink;
   if (all == 0x12345u) out[1023] = all;
 }
 
@@ -64,14 +84,18 @@ int main() {
   info("device=%s sms=%d", prop.name, prop.multiProcessorCount);
   unsigned long long* d_out;
   CK(cudaMalloc(&d_out, 1024 * sizeof(unsigned long long)));
-  for (int addr = 0; addr < 2; ++addr) {
+  for (int mode = 0; mode < 4; ++mode) {
     for (int w : {1, 2, 4, 8, 16, 32}) {
       std::vector<double> per_warp, sm_rate;
       for (int rep = 0; rep < 7; ++rep) {
-        if (addr) {
-          k_lds<true><<<1, 32 * w>>>(0, d_out);
+        if (mode == 0) {
+          k_lds<0><<<1, 32 * w>>>(0, d_out);
+        } else if (mode == 1) {
+          k_lds<1><<<1, 32 * w>>>(0, d_out);
+        } else if (mode == 2) {
+          k_lds<2><<<1, 32 * w>>>(0, d_out);
         } else {
-          k_lds<false><<<1, 32 * w>>>(0, d_out);
+          k_lds<3><<<1, 32 * w>>>(0, d_out);
         }
         CKL();
         std::vector<unsigned long long> h(2 * w);
@@ -86,11 +110,14 @@ int main() {
         per_warp.push_back(mean / (kRounds * kPer));
         sm_rate.push_back((double)w * kRounds * kPer / (double)(last - first));
       }
-      const char* what = addr ? "addr" : "imm";
-      result(strf("lds.%s.W%d.warp", what, w), median_of(per_warp), "cycles",
+      static const char* whats[] = {"imm", "addr", "keep", "stage"};
+      static const char* hows[] = {"immediate offsets", "addresses computed in the loop",
+                                   "immediate offsets from a moving base, each XORed into one sink",
+                                   "immediate offsets from a moving base"};
+      result(strf("lds.%s.W%d.warp", whats[mode], w), median_of(per_warp), "cycles",
              "1 block of %d warps, %d rounds of %d independent ld.shared.u32 (%s), cycles per LDS of one warp", w,
-             kRounds, kPer, addr ? "addresses computed in the loop" : "immediate offsets");
-      result(strf("lds.%s.W%d.sm", what, w), median_of(sm_rate), "LDS/cycle",
+             kRounds, kPer, hows[mode]);
+      result(strf("lds.%s.W%d.sm", whats[mode], w), median_of(sm_rate), "LDS/cycle",
              "the same: the SM's warp-LDS per cycle, first start to last end");
     }
   }
