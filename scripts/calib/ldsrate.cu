@@ -21,6 +21,13 @@
 //    is loaded, as `smpipe cuda` keeps compute results (sim/drivers/
 //    cuda_kernel.c keep_result; nvcc merges two into a LOP3 0x96): one
 //    dependent chain through the loads, scheduled by nvcc.
+//  * lds.fill<K>.W<w>.round: each round, each warp first issues K KiB of
+//    cp.async.cg (16 bytes a lane, from an L2-resident buffer) into another
+//    part of shared memory, then runs lds.stage's 32 loads and waits for the
+//    copies: the copies' writes land in shared memory while the loads run, as
+//    the next stages' do during a pipelined consume.  lds.fillonly<K>: the
+//    copies and the wait without the loads; lds.stage.W<w>.round: the loads
+//    alone.  Cycles a round, mean over the warps.
 //
 // Results: cycles per warp-LDS for one warp (the warp's own issue interval) and
 // the SM's LDS per cycle with w warps (the shared-memory pipe's rate), medians of
@@ -77,6 +84,57 @@ __global__ void k_lds(int k, unsigned long long* out) {
   if (all == 0x12345u) out[1023] = all;
 }
 
+// lds.fill / lds.fillonly: K x 1 KiB of copies a warp a round (2 x K
+// cp.async of 512 bytes), then the 32 loads when LDS, then the wait.
+template <bool LDS>
+__global__ void k_fill(const char* src, int kib, unsigned long long* out) {
+  __shared__ __align__(128) uint32_t buf[8192];
+  extern __shared__ __align__(128) char fill[];
+  for (int i = threadIdx.x; i < 8192; i += blockDim.x) buf[i] = i * 2654435761u;
+  __syncthreads();
+  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  uint32_t base = smem_u32(buf);
+  uint32_t dst = smem_u32(fill) + (uint32_t)(warp * kib * 1024 + lane * 16);
+  uint32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  unsigned long long t0, t1;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0)::"memory");
+#pragma unroll 1
+  for (int r = 0; r < kRounds; ++r) {
+    const char* from = src + ((size_t)(r % 16) * 32 + warp) * 16384 + lane * 16;
+    for (int c = 0; c < 2 * kib; ++c) {
+      cpa_cg16(dst + c * 512, from + c * 512);
+    }
+    cpa_commit();
+    if (LDS) {
+      uint32_t v[kPer];
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) {
+        uint32_t a = base + (((uint32_t) r & 1u) << 14) + lane * 4 + j * 128;
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v[j]) : "r"(a) : "memory");
+      }
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) acc[j % 8] += v[j] * (j + 1);
+    }
+    cpa_wait<0>();
+  }
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t1)::"memory");
+  if (lane == 0) {
+    out[2 * warp] = t0;
+    out[2 * warp + 1] = t1;
+  }
+  uint32_t all = acc[0] ^ acc[1] ^ acc[2] ^ acc[3] ^ acc[4] ^ acc[5] ^ acc[6] ^ acc[7];
+  if (all == 0x12345u) out[1023] = all;
+}
+
+// The mean over w warps of one warp's cycles a round (out as k_lds writes it).
+static double round_cycles(const unsigned long long* d_out, int w) {
+  std::vector<unsigned long long> h(2 * w);
+  CK(cudaMemcpy(h.data(), d_out, h.size() * sizeof(h[0]), cudaMemcpyDeviceToHost));
+  double mean = 0;
+  for (int i = 0; i < w; ++i) mean += (double)(h[2 * i + 1] - h[2 * i]) / w;
+  return mean / kRounds;
+}
+
 int main() {
   CK(cudaSetDevice(0));
   cudaDeviceProp prop;
@@ -121,5 +179,43 @@ int main() {
              "the same: the SM's warp-LDS per cycle, first start to last end");
     }
   }
+  // lds.fill rows: 1 and 4 KiB of copies a warp a round; w up to 8 (32 KiB of
+  // fill space at 4 KiB a warp), the source 16 x 32 x 16 KiB, L2-resident
+  // after the first launch
+  char* d_src;
+  CK(cudaMalloc(&d_src, (size_t) 16 * 32 * 16384));
+  CK(cudaMemset(d_src, 1, (size_t) 16 * 32 * 16384));
+  CK(cudaFuncSetAttribute(k_fill<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+  CK(cudaFuncSetAttribute(k_fill<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+  for (int kib : {1, 4}) {
+    for (int w : {1, 2, 4, 8}) {
+      std::vector<double> with, without, alone;
+      const size_t shmem = (size_t) w * kib * 1024;
+      for (int rep = 0; rep < 8; ++rep) {
+        k_fill<true><<<1, 32 * w, shmem>>>(d_src, kib, d_out);
+        CKL();
+        if (rep > 0) with.push_back(round_cycles(d_out, w));
+        k_fill<false><<<1, 32 * w, shmem>>>(d_src, kib, d_out);
+        CKL();
+        if (rep > 0) without.push_back(round_cycles(d_out, w));
+      }
+      result(strf("lds.fill%d.W%d.round", kib, w), median_of(with), "cycles",
+             "1 block of %d warps, each round %d KiB of cp.async.cg a warp from L2, then 32 ld.shared.u32 from a "
+             "moving base, then wait_group 0: cycles a round of one warp (mean), median of 7 launches", w, kib);
+      result(strf("lds.fillonly%d.W%d.round", kib, w), median_of(without), "cycles",
+             "the same without the loads");
+    }
+  }
+  for (int w : {1, 2, 4, 8}) {
+    std::vector<double> alone;
+    for (int rep = 0; rep < 7; ++rep) {
+      k_lds<3><<<1, 32 * w>>>(0, d_out);
+      CKL();
+      alone.push_back(round_cycles(d_out, w));
+    }
+    result(strf("lds.stage.W%d.round", w), median_of(alone), "cycles",
+           "lds.stage's 32 loads alone: cycles a round of one warp (mean), median of 7 launches");
+  }
+  CK(cudaFree(d_src));
   return 0;
 }

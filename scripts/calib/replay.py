@@ -290,6 +290,34 @@ def ldsrate(smpipe, gpu, extra):
     return True
 
 
+def ldsfill(smpipe, gpu, extra):
+    """ldsrate.cu's lds.fill, lds.fillonly and lds.stage rows replayed
+    (replay/ldsfill.trace): one warp's cycles a round when K KiB of cp.async
+    from L2 land in shared memory while it runs 32 loads at immediate offsets,
+    the copies alone, and the loads alone.  None without a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "ldsrate_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "ldsrate")
+    if "lds.stage.W1.round" not in meas:
+        return None
+    print("| row | warps | measured cycles a round | simulated | error |")
+    print("| --- | --- | --- | --- | --- |")
+    errs = []
+    rows = [("lds.fill%d" % k, ["K=%d" % k, "LDS=1"]) for k in (1, 4)]
+    rows += [("lds.fillonly%d" % k, ["K=%d" % k, "LDS=0"]) for k in (1, 4)]
+    rows += [("lds.stage", ["COPY=0"])]
+    for name, sets in rows:
+        for w in (1, 2, 4, 8):
+            m = meas["%s.W%d.round" % (name, w)]
+            sim = cycles(smpipe, gpu, "ldsfill.trace", sets + ["W=%d" % w, "rounds=64", "mem.source=l2"], extra) / 64.0
+            errs.append(100.0 * (sim - m) / m)
+            print("| `%s` | %d | %.0f | %.0f | %+.1f%% |" % (name, w, m, sim, errs[-1]))
+    print()
+    print("%s loads beside copies landing: %s" % (gpu.upper(), mape(errs)))
+    print()
+    return True
+
+
 def stream(smpipe, gpu, extra):
     """stream.cu's cp.async rows from DRAM (stream.cpasync.E*.T*.B*.S*.dram):
     bytes a cycle an SM, the blocks' bytes over the span of an SM's blocks.
@@ -817,6 +845,7 @@ def main():
     tiles_phases(a.smpipe, a.gpu, a.extra)
     latdist(a.smpipe, a.gpu, a.extra)
     ldsrate(a.smpipe, a.gpu, a.extra)
+    ldsfill(a.smpipe, a.gpu, a.extra)
     stream(a.smpipe, a.gpu, a.extra)
     if os.path.exists(os.path.join(MICRO, "wback_%s.txt" % a.gpu)):
         wback(a.smpipe, a.gpu, a.extra)
