@@ -84,10 +84,12 @@ __global__ void k_lds(int k, unsigned long long* out) {
   if (all == 0x12345u) out[1023] = all;
 }
 
-// lds.fill / lds.fillonly: K x 1 KiB of copies a warp a round (2 x K
-// cp.async of 512 bytes), then the 32 loads when LDS, then the wait.
-template <bool LDS>
-__global__ void k_fill(const char* src, int kib, unsigned long long* out) {
+// lds.fill / lds.fillonly: KIB x 1 KiB of copies a warp a round (2 x KIB
+// cp.async of 512 bytes, unrolled: a trip count known at compile time, as
+// the campaign's tile loops have), then the 32 loads when LDS, then the wait.
+template <bool LDS, int KIB>
+__global__ void k_fill(const char* src, unsigned long long* out) {
+  const int kib = KIB;
   __shared__ __align__(128) uint32_t buf[8192];
   extern __shared__ __align__(128) char fill[];
   for (int i = threadIdx.x; i < 8192; i += blockDim.x) buf[i] = i * 2654435761u;
@@ -101,7 +103,8 @@ __global__ void k_fill(const char* src, int kib, unsigned long long* out) {
 #pragma unroll 1
   for (int r = 0; r < kRounds; ++r) {
     const char* from = src + ((size_t)(r % 16) * 32 + warp) * 16384 + lane * 16;
-    for (int c = 0; c < 2 * kib; ++c) {
+#pragma unroll
+    for (int c = 0; c < 2 * KIB; ++c) {
       cpa_cg16(dst + c * 512, from + c * 512);
     }
     cpa_commit();
@@ -185,17 +188,27 @@ int main() {
   char* d_src;
   CK(cudaMalloc(&d_src, (size_t) 16 * 32 * 16384));
   CK(cudaMemset(d_src, 1, (size_t) 16 * 32 * 16384));
-  CK(cudaFuncSetAttribute(k_fill<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
-  CK(cudaFuncSetAttribute(k_fill<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+  CK(cudaFuncSetAttribute(k_fill<true, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+  CK(cudaFuncSetAttribute(k_fill<false, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+  CK(cudaFuncSetAttribute(k_fill<true, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+  CK(cudaFuncSetAttribute(k_fill<false, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
   for (int kib : {1, 4}) {
     for (int w : {1, 2, 4, 8}) {
       std::vector<double> with, without, alone;
       const size_t shmem = (size_t) w * kib * 1024;
       for (int rep = 0; rep < 8; ++rep) {
-        k_fill<true><<<1, 32 * w, shmem>>>(d_src, kib, d_out);
+        if (kib == 1) {
+          k_fill<true, 1><<<1, 32 * w, shmem>>>(d_src, d_out);
+        } else {
+          k_fill<true, 4><<<1, 32 * w, shmem>>>(d_src, d_out);
+        }
         CKL();
         if (rep > 0) with.push_back(round_cycles(d_out, w));
-        k_fill<false><<<1, 32 * w, shmem>>>(d_src, kib, d_out);
+        if (kib == 1) {
+          k_fill<false, 1><<<1, 32 * w, shmem>>>(d_src, d_out);
+        } else {
+          k_fill<false, 4><<<1, 32 * w, shmem>>>(d_src, d_out);
+        }
         CKL();
         if (rep > 0) without.push_back(round_cycles(d_out, w));
       }
