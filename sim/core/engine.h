@@ -24,6 +24,9 @@ typedef struct {
     SimEngineKind kind;
     SimCycle now;            /* current cycle */
     SimCycle max_cycles;     /* watchdog: stop with an error past it; 0 = none */
+    SimCycle limit;          /* while the event loop runs, the latest cycle it
+                              * dispatches: max_cycles, or SIM_CYCLE_NEVER for
+                              * none (set once, read by sim_engine_take_bound) */
     SimEventQueue queue;     /* pending events (event engine) */
     GArray *stepped;         /* pending SimEvent in queueing order (stepped); an
                               * entry with fn == NULL was handled or withdrawn */
@@ -120,14 +123,14 @@ static inline void sim_engine_count_superseded(SimEngine *e, SimCycle cycle)
  * again; otherwise returns NULL and leaves everything as it was.  The
  * caller must then run the event's handler at once: a scheduler's next
  * decision is taken without the return to the loop and the call.  The
- * stepped engine binds no timer, so it always returns NULL there. */
+ * stepped engine binds no timer, so its queue has no slot armed and this
+ * returns NULL there (without a test of the kind: one a decision). */
 static inline const SimEvent *sim_engine_take_bound(SimEngine *e)
 {
-    if (e->kind != SIM_ENGINE_EVENT || e->stop) {
+    if (e->stop) {
         return NULL;
     }
-    SimCycle limit = e->max_cycles != 0 ? e->max_cycles : SIM_CYCLE_NEVER;
-    const SimEvent *ev = sim_event_queue_pop_slot(&e->queue, limit);
+    const SimEvent *ev = sim_event_queue_pop_slot(&e->queue, e->limit);
     if (ev != NULL) {
         e->now = ev->cycle;
         e->dispatched++;

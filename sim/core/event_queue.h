@@ -79,9 +79,8 @@ typedef struct {
  * exactly when it has any; every entry with a timer is that timer's entry
  * (armed, pos and in_wheel saying where, same cycle); slot k holds the
  * entry of slot_timer[k] while that timer is armed, slot_len counts them,
- * bit k of slot_armed is set exactly while it is, slot_order lists the
- * armed slots by their entries' order, and slot_first is its first (-1
- * when none is armed). */
+ * and slot_order lists the armed slots by their entries' order (its low
+ * byte is the first when slot_len > 0: sim_event_queue_slot_first). */
 typedef struct {
     SimEvent *heap;   /* array of len elements, capacity cap, owned */
     size_t len;
@@ -97,10 +96,8 @@ typedef struct {
     SimEvent slot[SIM_EVENT_SLOTS];       /* the entries of armed bound timers */
     SimTimer *slot_timer[SIM_EVENT_SLOTS]; /* the timer bound to each slot, not owned */
     int32_t nslots;      /* slots bound */
-    int32_t slot_first;  /* the armed slot that orders first, or -1 */
     uint64_t slot_order; /* the armed slots, slot_len of them, in the order their entries pop:
                           * byte i is the i-th (a pop shifts, no array to move) */
-    uint32_t slot_armed; /* bit k: slot k's timer is armed */
     size_t slot_len;     /* armed slots */
     uint64_t next_seq; /* sequence number of the next push or arming */
 } SimEventQueue;
@@ -171,11 +168,19 @@ static inline int32_t sim_event_queue_slot_at(const SimEventQueue *q, size_t i)
     return (int32_t) ((q->slot_order >> (8 * i)) & 0xff);
 }
 
+/* The armed slot that orders first, or -1 when none is.  Read from
+ * slot_order rather than kept beside it: every arming and pop would store
+ * it (docs/performance.md, item 26). */
+static inline int32_t sim_event_queue_slot_first(const SimEventQueue *q)
+{
+    return q->slot_len > 0 ? (int32_t) (q->slot_order & 0xff) : -1;
+}
+
 /* Takes armed slot k out of slot_order (for sim_event_queue_slot_arm and
  * sim_event_queue_slot_remove): the first, usually, is a shift. */
 static inline void sim_event_queue_slot_unlist(SimEventQueue *q, int32_t k)
 {
-    if (q->slot_first == k) {
+    if ((int32_t) (q->slot_order & 0xff) == k) {
         q->slot_order >>= 8;
     } else {
         size_t i = 1;
@@ -186,14 +191,12 @@ static inline void sim_event_queue_slot_unlist(SimEventQueue *q, int32_t k)
         q->slot_order = (q->slot_order & below) | ((q->slot_order >> 8) & ~below);
     }
     q->slot_len--;
-    q->slot_first = q->slot_len > 0 ? (int32_t) (q->slot_order & 0xff) : -1;
 }
 
 /* Takes armed slot k's entry out, leaving its timer idle. */
 static inline void sim_event_queue_slot_remove(SimEventQueue *q, int32_t k)
 {
     q->slot_timer[k]->armed = false;
-    q->slot_armed &= ~(UINT32_C(1) << k);
     sim_event_queue_slot_unlist(q, k);
 }
 
@@ -216,7 +219,6 @@ static inline void sim_event_queue_slot_arm(SimEventQueue *q, SimTimer *t, SimCy
     ev->arg = arg;
     ev->timer = t;
     t->armed = true;
-    q->slot_armed |= UINT32_C(1) << k;
     t->cycle = cycle;
     /* Inserted from the back: a scheduler's next decision usually orders
      * after the other slots' (its sequence number is the newest), so one
@@ -233,7 +235,6 @@ static inline void sim_event_queue_slot_arm(SimEventQueue *q, SimTimer *t, SimCy
         q->slot_order = (q->slot_order & below) | ((uint64_t) k << (8 * i)) | ((q->slot_order & ~below) << 8);
     }
     q->slot_len = n + 1;
-    q->slot_first = (int32_t) (q->slot_order & 0xff);
 }
 
 /* The wheel's earliest entry: the head of the first non-empty list from
@@ -256,10 +257,10 @@ static inline int32_t sim_event_queue_wheel_first(const SimEventQueue *q)
  * and leaves the queue alone: sim_event_queue_pop_later decides. */
 static inline const SimEvent *sim_event_queue_pop_slot(SimEventQueue *q, SimCycle limit)
 {
-    int32_t k = q->slot_first;
-    if (k < 0) {
+    if (q->slot_len == 0) {
         return NULL;
     }
+    int32_t k = (int32_t) (q->slot_order & 0xff);
     const SimEvent *ev = &q->slot[k];
     if (ev->cycle > limit) {
         return NULL;
