@@ -204,6 +204,7 @@ static bool run_event(SimEngine *e, GError **error)
     /* The watchdog's limit: an event due later is left in the queue. */
     SimCycle limit = e->max_cycles != 0 ? e->max_cycles : SIM_CYCLE_NEVER;
     e->limit = limit;
+    e->inline_arm = !e->check_invariants;
     while (!e->stop && sim_event_queue_len(&e->queue) > 0) {
         /* A bound timer's (a scheduler's next decision), nearly every time:
          * no copy, no call. */

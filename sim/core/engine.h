@@ -38,6 +38,9 @@ typedef struct {
     bool check_invariants;   /* check the pending events and their timers
                               * (sim_event_queue_check) after every arming and
                               * cancelling: O(n) each, for the tests */
+    bool inline_arm;         /* the event loop runs without check_invariants:
+                              * sim_engine_timer_arm_reserved's inline case
+                              * needs one test of the two (set by run_event) */
     bool stop;               /* set by a handler to end the run early */
     GError *error;           /* first error raised by a handler, owned */
 } SimEngine;
@@ -88,7 +91,7 @@ void sim_engine_timer_arm_reserved_any(SimEngine *e, SimTimer *t, SimCycle cycle
 static inline void sim_engine_timer_arm_reserved(SimEngine *e, SimTimer *t, SimCycle cycle, uint64_t seq,
                                                  SimEventFn fn, void *target, uint64_t arg)
 {
-    if (e->kind == SIM_ENGINE_EVENT && !e->check_invariants && cycle >= e->now) {
+    if (e->inline_arm && cycle >= e->now) {
         if (t->in_slot && !t->armed) {
             sim_event_queue_slot_arm(&e->queue, t, cycle, seq, fn, target, arg);
         } else {
