@@ -259,8 +259,8 @@ G_ALWAYS_INLINE static inline void end_decision(Sm *sm, int32_t smsp)
         SimCycle at = sm->decision_at;
         sm->decision_armed = false;
         sm->decision_at = SIM_CYCLE_NEVER;
-        sim_engine_timer_arm_reserved(&sm->engine, &sm->arbitration[smsp], at, sm->decision_seq,
-                                      sm_ev_arbitrate, sm, (uint64_t) smsp);
+        sim_engine_timer_rearm_reserved(&sm->engine, &sm->arbitration[smsp], at, sm->decision_seq,
+                                        sm_ev_arbitrate, sm, (uint64_t) smsp);
     }
 }
 
@@ -795,6 +795,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->compute_marks = g_new0(CycleQueue, arch->subpartitions);
     sm->mark_head = g_new0(guint, arch->subpartitions);
     sm->marks_fast = opt->check_invariants ? 0 : SM_MARKS_PENDING_MAX;
+    sm->ops_limit = opt->max_ops != 0 ? opt->max_ops : UINT64_MAX;
     sm->smsp_live = g_new0(int32_t, arch->subpartitions);
     sm->free_action = -1;
     sm->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);

@@ -200,6 +200,8 @@ struct Sm {
     int32_t free_action;
     int64_t pending_actions;
     uint64_t ops_executed;
+    uint64_t ops_limit;      /* opt.max_ops, or UINT64_MAX for none: warp.c's
+                              * count and test in one */
     GHashTable *warned;      /* warning keys already given */
     SimTimeline *tl;
     bool account_place;      /* accounting follows line, stage and barrier
@@ -395,8 +397,8 @@ G_ALWAYS_INLINE static inline void sm_replay_next(Sm *sm, int32_t smsp)
     DecisionReplay *r = &sm->replay[smsp];
     SimCycle at = r->at[r->head++];
     r->len--;
-    sim_engine_timer_arm_reserved(&sm->engine, &sm->arbitration[smsp], at, sim_engine_reserve_seq(&sm->engine),
-                                  r->len > 0 ? sm_ev_replay : sm_ev_arbitrate, sm, (uint64_t) smsp);
+    sim_engine_timer_rearm_reserved(&sm->engine, &sm->arbitration[smsp], at, sim_engine_reserve_seq(&sm->engine),
+                                    r->len > 0 ? sm_ev_replay : sm_ev_arbitrate, sm, (uint64_t) smsp);
 }
 
 /* The program's operation pc and variable i. */

@@ -591,7 +591,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         /* A chain under way, the commonest issue: the loop below's one
          * pass (step's first case; a chain's step issues or waits, which
          * ends the run), without the loop. */
-        if (sm->opt.max_ops != 0 && ++sm->ops_executed > sm->opt.max_ops) {
+        if (G_UNLIKELY(++sm->ops_executed > sm->ops_limit)) {
             warp_fail(sm, w, f->mask, sm_op(sm, f->pc)->loc, SIM_ERROR_LIMIT,
                       "the program executed more than --max-ops=%" G_GUINT64_FORMAT " operations",
                       sm->opt.max_ops);
@@ -624,7 +624,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
              * (--by line, the timeline). */
             sm_account(w, WS_ISSUING, now + (SimCycle) used);
         }
-        if (sm->opt.max_ops != 0 && ++sm->ops_executed > sm->opt.max_ops) {
+        if (G_UNLIKELY(++sm->ops_executed > sm->ops_limit)) {
             warp_fail(sm, w, s->mask, sm_op(sm, s->pc)->loc, SIM_ERROR_LIMIT,
                       "the program executed more than --max-ops=%" G_GUINT64_FORMAT " operations",
                       sm->opt.max_ops);

@@ -101,6 +101,24 @@ static inline void sim_engine_timer_arm_reserved(SimEngine *e, SimTimer *t, SimC
     }
     sim_engine_timer_arm_reserved_any(e, t, cycle, seq, fn, target, arg);
 }
+/* sim_engine_timer_arm_reserved for a timer its owner arms for the same
+ * call every time (target and arg those of every arming of t): inline, a
+ * bound timer's slot keeps them from its last arming (t is idle, so its
+ * entry is the one that last fired), and only the cycle, the sequence
+ * number and the handler are written (a scheduler's next decision, and a
+ * closed batch's replayed ones). */
+static inline void sim_engine_timer_rearm_reserved(SimEngine *e, SimTimer *t, SimCycle cycle, uint64_t seq,
+                                                   SimEventFn fn, void *target, uint64_t arg)
+{
+    if (e->inline_arm && cycle >= e->now && t->in_slot) {
+        sim_event_queue_slot_rearm(&e->queue, t, cycle, seq, fn);
+        return;
+    }
+    /* The tests check the premise (t idle) here, where check_invariants
+     * sends every arming. */
+    g_assert(!e->check_invariants || !t->armed);
+    sim_engine_timer_arm_reserved_any(e, t, cycle, seq, fn, target, arg);
+}
 
 /* Counts a request that the owner of a timer superseded (moved the timer
  * earlier, dropped the request as later than the arming that stands, or

@@ -200,6 +200,27 @@ static inline void sim_event_queue_slot_remove(SimEventQueue *q, int32_t k)
     sim_event_queue_slot_unlist(q, k);
 }
 
+/* Lists armed slot k, its entry written, in slot_order where the entry
+ * orders.  Inserted from the back: a scheduler's next decision usually
+ * orders after the other slots' (its sequence number is the newest), so
+ * one comparison places it. */
+static inline void sim_event_queue_slot_list(SimEventQueue *q, int32_t k)
+{
+    const SimEvent *ev = &q->slot[k];
+    size_t n = q->slot_len;
+    if (n == 0 || !sim_event_before(ev, &q->slot[sim_event_queue_slot_at(q, n - 1)])) {
+        q->slot_order |= (uint64_t) k << (8 * n);
+    } else {
+        size_t i = n - 1;
+        while (i > 0 && sim_event_before(ev, &q->slot[sim_event_queue_slot_at(q, i - 1)])) {
+            i--;
+        }
+        uint64_t below = (UINT64_C(1) << (8 * i)) - 1;
+        q->slot_order = (q->slot_order & below) | ((uint64_t) k << (8 * i)) | ((q->slot_order & ~below) << 8);
+    }
+    q->slot_len = n + 1;
+}
+
 /* sim_event_queue_arm_seq for a timer bound to a slot (t->in_slot), or,
  * with seq the next sequence number, sim_event_queue_arm: inline, as the
  * one arming a busy scheduler's every decision takes. */
@@ -220,21 +241,24 @@ static inline void sim_event_queue_slot_arm(SimEventQueue *q, SimTimer *t, SimCy
     ev->timer = t;
     t->armed = true;
     t->cycle = cycle;
-    /* Inserted from the back: a scheduler's next decision usually orders
-     * after the other slots' (its sequence number is the newest), so one
-     * comparison places it. */
-    size_t n = q->slot_len;
-    if (n == 0 || !sim_event_before(ev, &q->slot[sim_event_queue_slot_at(q, n - 1)])) {
-        q->slot_order |= (uint64_t) k << (8 * n);
-    } else {
-        size_t i = n - 1;
-        while (i > 0 && sim_event_before(ev, &q->slot[sim_event_queue_slot_at(q, i - 1)])) {
-            i--;
-        }
-        uint64_t below = (UINT64_C(1) << (8 * i)) - 1;
-        q->slot_order = (q->slot_order & below) | ((uint64_t) k << (8 * i)) | ((q->slot_order & ~below) << 8);
-    }
-    q->slot_len = n + 1;
+    sim_event_queue_slot_list(q, k);
+}
+
+/* sim_event_queue_slot_arm for a bound timer t that is idle and whose
+ * slot's entry still holds the target and argument to call it with (its
+ * last arming's: a timer its owner arms for the same call every time):
+ * writes the cycle, the sequence number and the handler only. */
+static inline void sim_event_queue_slot_rearm(SimEventQueue *q, SimTimer *t, SimCycle cycle, uint64_t seq,
+                                              SimEventFn fn)
+{
+    int32_t k = (int32_t) t->pos;
+    SimEvent *ev = &q->slot[k];
+    ev->cycle = cycle;
+    ev->seq = seq;
+    ev->fn = fn;
+    t->armed = true;
+    t->cycle = cycle;
+    sim_event_queue_slot_list(q, k);
 }
 
 /* The wheel's earliest entry: the head of the first non-empty list from
