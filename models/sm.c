@@ -502,10 +502,12 @@ G_ALWAYS_INLINE static inline void arbitrate_run(Sm *sm, int32_t smsp, SimCycle 
             if (ev == NULL) {
                 return;
             }
-            if (G_LIKELY(ev->fn == sm_ev_arbitrate && ev->target == sm)) {
+            /* The engine is this Sm's own (Sm.engine), so an event of
+             * its handlers is for it: the handler says whose it is. */
+            if (G_LIKELY(ev->fn == sm_ev_arbitrate)) {
                 break;
             }
-            if (ev->fn == sm_ev_replay && ev->target == sm) {
+            if (ev->fn == sm_ev_replay) {
                 sm_replay_next(sm, (int32_t) ev->arg);
                 ev = sim_engine_take_bound(&sm->engine);
                 continue;

@@ -27,11 +27,12 @@ typedef struct {
     SimCycle limit;          /* while the event loop runs, the latest cycle it
                               * dispatches: max_cycles, or SIM_CYCLE_NEVER for
                               * none (set once, read by sim_engine_take_bound) */
-    SimEventQueue queue;     /* pending events (event engine) */
+    SimEventQueue queue;     /* pending events (event engine); its sequence
+                              * counter numbers the stepped engine's events too,
+                              * so that sim_engine_reserve_seq needs no test */
     GArray *stepped;         /* pending SimEvent in queueing order (stepped); an
                               * entry with fn == NULL was handled or withdrawn */
     size_t stepped_live;     /* entries of stepped with a handler */
-    uint64_t next_seq;       /* stepped engine's sequence counter */
     uint64_t dispatched;     /* events handled so far */
     uint64_t superseded;     /* requests counted by sim_engine_count_superseded */
     SimCycle superseded_until; /* the latest cycle among them, 0 if none */
@@ -80,7 +81,7 @@ void sim_engine_timer_retarget(SimEngine *e, SimTimer *t, SimEventFn fn);
  * its first request had. */
 static inline uint64_t sim_engine_reserve_seq(SimEngine *e)
 {
-    return e->kind == SIM_ENGINE_EVENT ? sim_event_queue_reserve(&e->queue) : e->next_seq++;
+    return sim_event_queue_reserve(&e->queue);
 }
 /* Arms idle t (owned by the caller) to call fn(target, arg) at cycle
  * (>= now) with sequence number seq, which sim_engine_reserve_seq gave
@@ -110,12 +111,12 @@ static inline void sim_engine_timer_arm_reserved(SimEngine *e, SimTimer *t, SimC
 static inline void sim_engine_timer_rearm_reserved(SimEngine *e, SimTimer *t, SimCycle cycle, uint64_t seq,
                                                    SimEventFn fn, void *target, uint64_t arg)
 {
-    if (e->inline_arm && cycle >= e->now && t->in_slot) {
+    if (e->inline_arm && t->in_slot) {
         sim_event_queue_slot_rearm(&e->queue, t, cycle, seq, fn);
         return;
     }
-    /* The tests check the premise (t idle) here, where check_invariants
-     * sends every arming. */
+    /* The tests check the premises (t idle, cycle no earlier than now)
+     * here, where check_invariants sends every arming. */
     g_assert(!e->check_invariants || !t->armed);
     sim_engine_timer_arm_reserved_any(e, t, cycle, seq, fn, target, arg);
 }
