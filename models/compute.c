@@ -186,13 +186,14 @@ typedef struct {
 static void charge_start(ChainCharge *c, const Warp *w, bool summed, SimRole role)
 {
     /* The sums are charged to one role: the warp's, which its issue set. */
-    c->direct = !summed || role != w->role;
-    c->state = w->state;
+    c->direct = !summed || role != warp_acct_role(w);
+    c->state = warp_acct_state(w);
     c->since = w->since;
     memset(c->spent, 0, sizeof c->spent);
 }
 
-/* sm_account_as(w, st, at, role); summed, role is w->role. */
+/* sm_account_as(w, st, at, role); summed, role is the warp's
+ * (warp_acct_role). */
 static inline void charge_state(ChainCharge *c, Warp *w, SimWarpState st, SimCycle at, SimRole role)
 {
     if (c->direct) {
@@ -216,10 +217,10 @@ static void charge_end(ChainCharge *c, Warp *w, SimRole role)
     }
     for (int k = 0; k < WS__COUNT; k++) {
         if (c->spent[k] != 0) {
-            w->state_cycles[role][k] += c->spent[k];
+            w->state_cycles[warp_acct_key(role, (SimWarpState) k)] += c->spent[k];
         }
     }
-    w->state = c->state;
+    w->acct = warp_acct_key(role, c->state);
     w->since = c->since;
 }
 
@@ -302,14 +303,11 @@ static SimCycle overlap_chain_rest(Sm *sm, Warp *w, Split *s, const InstClass *i
      * instruction. */
     const SimCycle p = ic->interval > 1 ? (SimCycle) ic->interval : 1;
     uint64_t dep_gaps = 0;
-    uint64_t throttle_gaps = 0;
     for (int64_t i = 1; i < n; i++) {
         SimCycle at = last + p;
         SimCycle input = w->chain[c];
         if (input >= at) {
             dep_gaps++;
-        } else {
-            throttle_gaps++;
         }
         w->chain[c] = MAX(input, at) + latency;
         c = c + 1 == chains ? 0 : c + 1;
@@ -325,7 +323,9 @@ static SimCycle overlap_chain_rest(Sm *sm, Warp *w, Split *s, const InstClass *i
         if (p > 1) {
             charge->spent[WS_ISSUING] += (uint64_t) (n - 1);
             charge->spent[WS_DEPENDENCY] += dep_gaps * (p - 1);
-            charge->spent[WS_MATH_THROTTLE] += throttle_gaps * (p - 1);
+            /* Every other gap is a throttle (one counter fewer in the
+             * loop). */
+            charge->spent[WS_MATH_THROTTLE] += ((uint64_t) (n - 1) - dep_gaps) * (p - 1);
             since = last;
         }
     }

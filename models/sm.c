@@ -80,15 +80,15 @@ void sm_account_flush(Warp *w, SimCycle at)
     Sm *sm = w->sm;
     if (at > w->since) {
         uint64_t d = at - w->since;
-        w->state_cycles[w->role][w->state] += d;
+        w->state_cycles[w->acct] += d;
         if (sm->stats.line_state != NULL) {
-            sm->stats.line_state[(size_t) w->line * WS__COUNT + w->state] += d;
+            sm->stats.line_state[(size_t) w->line * WS__COUNT + warp_acct_state(w)] += d;
             if (w->stage >= 0 && w->stage < sm->stats.line_stage_slots) {
                 uint64_t **row = &sm->stats.line_stage[w->line];
                 if (*row == NULL) {
                     *row = g_new0(uint64_t, (size_t) sm->stats.line_stage_slots * WS__COUNT);
                 }
-                (*row)[(size_t) w->stage * WS__COUNT + w->state] += d;
+                (*row)[(size_t) w->stage * WS__COUNT + warp_acct_state(w)] += d;
             }
         }
         if (sm->tl != NULL) {
@@ -96,7 +96,8 @@ void sm_account_flush(Warp *w, SimCycle at)
             args.line = (uint32_t) w->line;
             args.stage = w->stage;
             args.barrier = w->barrier;
-            sim_timeline_warp_slice(sm->tl, w->timeline_track, w->state, w->role, w->since, at, &args);
+            sim_timeline_warp_slice(sm->tl, w->timeline_track, warp_acct_state(w), warp_acct_role(w), w->since, at,
+                                    &args);
         }
         w->since = at;
     }
@@ -119,13 +120,12 @@ void sm_account_place(Warp *w, SimWarpState st, SimCycle at)
         line = (int32_t) g_array_index(sm->prog->ops, Op, pc).loc.line;
         warp_op_place(sm, w, pc, &stage, &barrier);
     }
-    if (st == w->state && role == w->role && line == w->line && stage == w->stage && barrier == w->barrier) {
+    if (warp_acct_key(role, st) == w->acct && line == w->line && stage == w->stage && barrier == w->barrier) {
         return;
     }
     sm_account_flush(w, at);
     w->since = at;
-    w->state = st;
-    w->role = role;
+    w->acct = warp_acct_key(role, st);
     w->line = line;
     w->stage = stage;
     w->barrier = barrier;
@@ -259,8 +259,8 @@ G_ALWAYS_INLINE static inline void end_decision(Sm *sm, int32_t smsp)
         SimCycle at = sm->decision_at;
         sm->decision_armed = false;
         sm->decision_at = SIM_CYCLE_NEVER;
-        sim_engine_timer_arm_reserved(&sm->engine, &sm->arbitration[smsp], at, sm->decision_seq,
-                                      sm_ev_arbitrate, sm, (uint64_t) smsp);
+        sim_engine_timer_rearm_reserved(&sm->engine, &sm->arbitration[smsp], at, sm->decision_seq,
+                                        sm_ev_arbitrate, sm, (uint64_t) smsp);
     }
 }
 
@@ -502,10 +502,12 @@ G_ALWAYS_INLINE static inline void arbitrate_run(Sm *sm, int32_t smsp, SimCycle 
             if (ev == NULL) {
                 return;
             }
-            if (G_LIKELY(ev->fn == sm_ev_arbitrate && ev->target == sm)) {
+            /* The engine is this Sm's own (Sm.engine), so an event of
+             * its handlers is for it: the handler says whose it is. */
+            if (G_LIKELY(ev->fn == sm_ev_arbitrate)) {
                 break;
             }
-            if (ev->fn == sm_ev_replay && ev->target == sm) {
+            if (ev->fn == sm_ev_replay) {
                 sm_replay_next(sm, (int32_t) ev->arg);
                 ev = sim_engine_take_bound(&sm->engine);
                 continue;
@@ -794,6 +796,8 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->copy_closed = g_array_new(FALSE, FALSE, sizeof(SimCycle));
     sm->compute_marks = g_new0(CycleQueue, arch->subpartitions);
     sm->mark_head = g_new0(guint, arch->subpartitions);
+    sm->marks_fast = opt->check_invariants ? 0 : SM_MARKS_PENDING_MAX;
+    sm->ops_limit = opt->max_ops != 0 ? opt->max_ops : UINT64_MAX;
     sm->smsp_live = g_new0(int32_t, arch->subpartitions);
     sm->free_action = -1;
     sm->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -980,8 +984,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         s->frame = -1;
         s->role = -1;
         w->focus = 0;
-        w->state = WS_NOT_SELECTED;
-        w->role = ROLE_NONE;
+        w->acct = warp_acct_key(ROLE_NONE, WS_NOT_SELECTED);
         w->stage = -1;
         if (sm->tl != NULL) {
             char name[96];
@@ -1095,8 +1098,9 @@ static void close_accounting(Sm *sm, SimCycle end)
         uint64_t *row = &sm->stats.warp_state[(size_t) i * WS__COUNT];
         for (int r = 0; r < ROLE__COUNT; r++) {
             for (int k = 0; k < WS__COUNT; k++) {
-                row[k] += w->state_cycles[r][k];
-                sm->stats.role_state[r][k] += w->state_cycles[r][k];
+                uint64_t cycles = w->state_cycles[warp_acct_key((SimRole) r, (SimWarpState) k)];
+                row[k] += cycles;
+                sm->stats.role_state[r][k] += cycles;
             }
         }
     }

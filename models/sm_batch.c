@@ -256,7 +256,8 @@ void sm_ev_replay(void *target, uint64_t smsp, SimCycle now)
     }
     sm_replay_next(sm, (int32_t) smsp);
     const SimEvent *ev = sim_engine_take_bound(&sm->engine);
-    while (ev != NULL && ev->fn == sm_ev_replay && ev->target == sm) {
+    /* The engine is this Sm's own: a replay event is for it. */
+    while (ev != NULL && ev->fn == sm_ev_replay) {
         sm_replay_next(sm, (int32_t) ev->arg);
         ev = sim_engine_take_bound(&sm->engine);
     }

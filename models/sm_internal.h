@@ -189,6 +189,9 @@ struct Sm {
     CycleQueue *compute_marks; /* [subpartition] */
     guint *mark_head;        /* [subpartition] first unfinalised entry */
     guint marks_pending;
+    guint marks_fast;        /* sm_note_compute takes its fast path while
+                              * marks_pending is below it: SM_MARKS_PENDING_MAX,
+                              * or 0 under check_invariants (one test, not two) */
     SimCycle last_mark;      /* last finalised compute cycle + 1 */
     uint64_t overlap_bits[SM_OVERLAP_WORDS]; /* sm_finalize_overlap's window; 0 between calls */
     int32_t *smsp_live;      /* warps with live threads per sub-partition */
@@ -197,6 +200,8 @@ struct Sm {
     int32_t free_action;
     int64_t pending_actions;
     uint64_t ops_executed;
+    uint64_t ops_limit;      /* opt.max_ops, or UINT64_MAX for none: warp.c's
+                              * count and test in one */
     GHashTable *warned;      /* warning keys already given */
     SimTimeline *tl;
     bool account_place;      /* accounting follows line, stage and barrier
@@ -239,7 +244,7 @@ void sm_note_compute_slow(Sm *sm, int32_t smsp, SimCycle at);
 static inline void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
 {
     CycleQueue *q = &sm->compute_marks[smsp];
-    if (G_UNLIKELY(q->len == q->cap || sm->marks_pending >= SM_MARKS_PENDING_MAX || sm->opt.check_invariants)) {
+    if (G_UNLIKELY(q->len == q->cap || sm->marks_pending >= sm->marks_fast)) {
         sm_note_compute_slow(sm, smsp, at);
         return;
     }
@@ -306,16 +311,16 @@ static inline void sm_account_form(Warp *w, SimWarpState st, SimCycle at, SimRol
         sm_account_place(w, st, at);
         return;
     }
-    if (st == w->state && role == w->role) {
+    int32_t key = warp_acct_key(role, st);
+    if (key == w->acct) {
         return;
     }
     SimCycle since = w->since;
     if (at > since) {
-        w->state_cycles[w->role][w->state] += at - since;
+        w->state_cycles[w->acct] += at - since;
         w->since = at;
     }
-    w->state = st;
-    w->role = role;
+    w->acct = key;
 }
 
 /* sm_account with the role already known (see sm_account_form). */
@@ -392,8 +397,8 @@ G_ALWAYS_INLINE static inline void sm_replay_next(Sm *sm, int32_t smsp)
     DecisionReplay *r = &sm->replay[smsp];
     SimCycle at = r->at[r->head++];
     r->len--;
-    sim_engine_timer_arm_reserved(&sm->engine, &sm->arbitration[smsp], at, sim_engine_reserve_seq(&sm->engine),
-                                  r->len > 0 ? sm_ev_replay : sm_ev_arbitrate, sm, (uint64_t) smsp);
+    sim_engine_timer_rearm_reserved(&sm->engine, &sm->arbitration[smsp], at, sim_engine_reserve_seq(&sm->engine),
+                                    r->len > 0 ? sm_ev_replay : sm_ev_arbitrate, sm, (uint64_t) smsp);
 }
 
 /* The program's operation pc and variable i. */

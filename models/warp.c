@@ -559,7 +559,7 @@ static bool is_control(OpCode code)
 }
 
 /* The end of warp_issue's every issue: `used` cycles issued from now on.
- * `chain`: a chain's step, which kept the warp's role w->role. */
+ * `chain`: a chain's step, which kept the warp's role (warp_acct_role). */
 static inline int64_t issue_end(Sm *sm, Warp *w, SimCycle now, int64_t used, bool chain)
 {
     if (w->live != 0 && used == 0 && w->split[w->focus].status == SPLIT_RUNNABLE &&
@@ -576,7 +576,7 @@ static inline int64_t issue_end(Sm *sm, Warp *w, SimCycle now, int64_t used, boo
     }
     w->busy_until = now + (SimCycle) used;
     if (chain) {
-        sm_account_as(w, idle_state(w, w->busy_until), w->busy_until, w->role);
+        sm_account_as(w, idle_state(w, w->busy_until), w->busy_until, warp_acct_role(w));
     } else {
         sm_account(w, idle_state(w, w->busy_until), w->busy_until);
     }
@@ -591,13 +591,13 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         /* A chain under way, the commonest issue: the loop below's one
          * pass (step's first case; a chain's step issues or waits, which
          * ends the run), without the loop. */
-        if (sm->opt.max_ops != 0 && ++sm->ops_executed > sm->opt.max_ops) {
+        if (G_UNLIKELY(++sm->ops_executed > sm->ops_limit)) {
             warp_fail(sm, w, f->mask, sm_op(sm, f->pc)->loc, SIM_ERROR_LIMIT,
                       "the program executed more than --max-ops=%" G_GUINT64_FORMAT " operations",
                       sm->opt.max_ops);
             return -1;
         }
-        if (G_UNLIKELY(sm->opt.check_invariants) && !sm->account_place && w->role != sm_warp_role(w)) {
+        if (G_UNLIKELY(sm->opt.check_invariants) && !sm->account_place && warp_acct_role(w) != sm_warp_role(w)) {
             g_error("warp %d issues at cycle %" G_GUINT64_FORMAT " with its role not accounted", w->id, now);
         }
         int64_t cost = 0;
@@ -606,7 +606,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         }
         /* A chain's step changes neither the warp's path nor its lanes:
          * its role is the one the caller's accounting (catch_up) charged
-         * the issue to, w->role (without account_place, which asks
+         * the issue to, warp_acct_role(w) (without account_place, which asks
          * itself). */
         return issue_end(sm, w, now, cost, true);
     }
@@ -624,7 +624,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
              * (--by line, the timeline). */
             sm_account(w, WS_ISSUING, now + (SimCycle) used);
         }
-        if (sm->opt.max_ops != 0 && ++sm->ops_executed > sm->opt.max_ops) {
+        if (G_UNLIKELY(++sm->ops_executed > sm->ops_limit)) {
             warp_fail(sm, w, s->mask, sm_op(sm, s->pc)->loc, SIM_ERROR_LIMIT,
                       "the program executed more than --max-ops=%" G_GUINT64_FORMAT " operations",
                       sm->opt.max_ops);

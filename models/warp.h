@@ -30,6 +30,11 @@ typedef struct Warp Warp;
 
 #define MAX_SPLITS 40
 #define MAX_CHAINS 64
+/* A warp's accounting key (warp_acct_key): the state in the low bits, the
+ * role above; state_cycles has WARP_ACCT_STATES cells a role. */
+#define WARP_ACCT_SHIFT 4
+#define WARP_ACCT_STATES (1 << WARP_ACCT_SHIFT)
+G_STATIC_ASSERT(WS__COUNT <= WARP_ACCT_STATES);
 /* The operations one warp_issue interprets at most (a run of control
  * statements that issue nothing): the --max-ops count grows by no more
  * a call (sm_batch.c bounds it so). */
@@ -109,8 +114,9 @@ struct Warp {
     int32_t focus;           /* the split the warp runs */
     bool queued;             /* in its scheduler's ready list */
     SimCycle busy_until;     /* end of its last issue */
-    SimWarpState state;      /* accounting: current state and since when */
-    SimRole role;
+    int32_t acct;            /* accounting: the role and state charged since `since`,
+                              * warp_acct_key's (read with warp_acct_state and
+                              * warp_acct_role) */
     int32_t line;            /* accounting with by_line or a timeline: the trace line charged since `since` */
     int32_t stage;           /* ... and the pipeline stage of that operation, or -1 (warp_op_place) */
     const char *barrier;     /* ... and the barrier it names, or NULL (borrowed from the program) */
@@ -123,9 +129,10 @@ struct Warp {
     int32_t nframes;
     SimCycle exit_cycle;
     /* Accounting: the warp-cycles charged so far to each role and state
-     * (sm_account), one add a change; sm.c's close_accounting adds them to
-     * SimStats' warp_state and role_state when the run ends. */
-    uint64_t state_cycles[ROLE__COUNT][WS__COUNT];
+     * (sm_account), one add a change at index warp_acct_key(role, state);
+     * sm.c's close_accounting adds them to SimStats' warp_state and
+     * role_state when the run ends. */
+    uint64_t state_cycles[ROLE__COUNT * WARP_ACCT_STATES];
     /* A lane's uncommitted cp.async completion is MAX(lane_open[l],
      * open_all), and every cp.async of the lane completed by MAX(
      * lane_copies[l], copies_all): a copy of every lane raises the warp's
@@ -166,6 +173,26 @@ typedef enum {
     STEP_WAIT,      /* nothing issued: the split waits (ready_at or blocked) */
     STEP_STOP       /* the run failed */
 } StepResult;
+
+/* A warp's accounting key: its role and state in one number, so that
+ * sm_account's test for a change is one compare and its add one index
+ * (docs/performance.md, item 27): the state in the low WARP_ACCT_SHIFT
+ * bits, the role above. */
+static inline int32_t warp_acct_key(SimRole role, SimWarpState st)
+{
+    return (int32_t) role << WARP_ACCT_SHIFT | (int32_t) st;
+}
+
+/* The state and the role a warp's cycles are charged to since `since`. */
+static inline SimWarpState warp_acct_state(const Warp *w)
+{
+    return (SimWarpState) (w->acct & (WARP_ACCT_STATES - 1));
+}
+
+static inline SimRole warp_acct_role(const Warp *w)
+{
+    return (SimRole) (w->acct >> WARP_ACCT_SHIFT);
+}
 
 static inline int lane_count(LaneMask m)
 {

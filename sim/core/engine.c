@@ -39,7 +39,7 @@ void sim_engine_schedule(SimEngine *e, SimCycle cycle, SimEventFn fn,
     if (e->kind == SIM_ENGINE_EVENT) {
         sim_event_queue_push(&e->queue, cycle, fn, target, arg);
     } else {
-        SimEvent ev = { cycle, e->next_seq++, fn, target, arg, NULL };
+        SimEvent ev = { cycle, e->queue.next_seq++, fn, target, arg, NULL };
         stepped_append(e, ev);
     }
 }
@@ -120,7 +120,7 @@ void sim_engine_timer_arm(SimEngine *e, SimTimer *t, SimCycle cycle,
     /* The reference list stays in queueing order: a move is a cancel and
      * an append. */
     sim_engine_timer_cancel(e, t);
-    SimEvent ev = { cycle, e->next_seq++, fn, target, arg, t };
+    SimEvent ev = { cycle, e->queue.next_seq++, fn, target, arg, t };
     t->cycle = cycle;
     t->armed = true;
     stepped_append(e, ev);
@@ -140,7 +140,7 @@ void sim_engine_timer_arm_reserved_any(SimEngine *e, SimTimer *t, SimCycle cycle
     }
     /* The reference list is in queueing (sequence) order: the entry goes
      * before the newer ones at its end. */
-    g_assert(!t->armed && seq < e->next_seq);
+    g_assert(!t->armed && seq < e->queue.next_seq);
     guint at = e->stepped->len;
     while (at > 0 && g_array_index(e->stepped, SimEvent, at - 1).seq > seq) {
         at--;
@@ -203,6 +203,8 @@ static bool run_event(SimEngine *e, GError **error)
     SimEvent ev;
     /* The watchdog's limit: an event due later is left in the queue. */
     SimCycle limit = e->max_cycles != 0 ? e->max_cycles : SIM_CYCLE_NEVER;
+    e->limit = limit;
+    e->inline_arm = !e->check_invariants;
     while (!e->stop && sim_event_queue_len(&e->queue) > 0) {
         /* A bound timer's (a scheduler's next decision), nearly every time:
          * no copy, no call. */

@@ -24,17 +24,24 @@ typedef struct {
     SimEngineKind kind;
     SimCycle now;            /* current cycle */
     SimCycle max_cycles;     /* watchdog: stop with an error past it; 0 = none */
-    SimEventQueue queue;     /* pending events (event engine) */
+    SimCycle limit;          /* while the event loop runs, the latest cycle it
+                              * dispatches: max_cycles, or SIM_CYCLE_NEVER for
+                              * none (set once, read by sim_engine_take_bound) */
+    SimEventQueue queue;     /* pending events (event engine); its sequence
+                              * counter numbers the stepped engine's events too,
+                              * so that sim_engine_reserve_seq needs no test */
     GArray *stepped;         /* pending SimEvent in queueing order (stepped); an
                               * entry with fn == NULL was handled or withdrawn */
     size_t stepped_live;     /* entries of stepped with a handler */
-    uint64_t next_seq;       /* stepped engine's sequence counter */
     uint64_t dispatched;     /* events handled so far */
     uint64_t superseded;     /* requests counted by sim_engine_count_superseded */
     SimCycle superseded_until; /* the latest cycle among them, 0 if none */
     bool check_invariants;   /* check the pending events and their timers
                               * (sim_event_queue_check) after every arming and
                               * cancelling: O(n) each, for the tests */
+    bool inline_arm;         /* the event loop runs without check_invariants:
+                              * sim_engine_timer_arm_reserved's inline case
+                              * needs one test of the two (set by run_event) */
     bool stop;               /* set by a handler to end the run early */
     GError *error;           /* first error raised by a handler, owned */
 } SimEngine;
@@ -74,7 +81,7 @@ void sim_engine_timer_retarget(SimEngine *e, SimTimer *t, SimEventFn fn);
  * its first request had. */
 static inline uint64_t sim_engine_reserve_seq(SimEngine *e)
 {
-    return e->kind == SIM_ENGINE_EVENT ? sim_event_queue_reserve(&e->queue) : e->next_seq++;
+    return sim_event_queue_reserve(&e->queue);
 }
 /* Arms idle t (owned by the caller) to call fn(target, arg) at cycle
  * (>= now) with sequence number seq, which sim_engine_reserve_seq gave
@@ -85,7 +92,7 @@ void sim_engine_timer_arm_reserved_any(SimEngine *e, SimTimer *t, SimCycle cycle
 static inline void sim_engine_timer_arm_reserved(SimEngine *e, SimTimer *t, SimCycle cycle, uint64_t seq,
                                                  SimEventFn fn, void *target, uint64_t arg)
 {
-    if (e->kind == SIM_ENGINE_EVENT && !e->check_invariants && cycle >= e->now) {
+    if (e->inline_arm && cycle >= e->now) {
         if (t->in_slot && !t->armed) {
             sim_event_queue_slot_arm(&e->queue, t, cycle, seq, fn, target, arg);
         } else {
@@ -93,6 +100,24 @@ static inline void sim_engine_timer_arm_reserved(SimEngine *e, SimTimer *t, SimC
         }
         return;
     }
+    sim_engine_timer_arm_reserved_any(e, t, cycle, seq, fn, target, arg);
+}
+/* sim_engine_timer_arm_reserved for a timer its owner arms for the same
+ * call every time (target and arg those of every arming of t): inline, a
+ * bound timer's slot keeps them from its last arming (t is idle, so its
+ * entry is the one that last fired), and only the cycle, the sequence
+ * number and the handler are written (a scheduler's next decision, and a
+ * closed batch's replayed ones). */
+static inline void sim_engine_timer_rearm_reserved(SimEngine *e, SimTimer *t, SimCycle cycle, uint64_t seq,
+                                                   SimEventFn fn, void *target, uint64_t arg)
+{
+    if (e->inline_arm && t->in_slot) {
+        sim_event_queue_slot_rearm(&e->queue, t, cycle, seq, fn);
+        return;
+    }
+    /* The tests check the premises (t idle, cycle no earlier than now)
+     * here, where check_invariants sends every arming. */
+    g_assert(!e->check_invariants || !t->armed);
     sim_engine_timer_arm_reserved_any(e, t, cycle, seq, fn, target, arg);
 }
 
@@ -120,14 +145,14 @@ static inline void sim_engine_count_superseded(SimEngine *e, SimCycle cycle)
  * again; otherwise returns NULL and leaves everything as it was.  The
  * caller must then run the event's handler at once: a scheduler's next
  * decision is taken without the return to the loop and the call.  The
- * stepped engine binds no timer, so it always returns NULL there. */
+ * stepped engine binds no timer, so its queue has no slot armed and this
+ * returns NULL there (without a test of the kind: one a decision). */
 static inline const SimEvent *sim_engine_take_bound(SimEngine *e)
 {
-    if (e->kind != SIM_ENGINE_EVENT || e->stop) {
+    if (e->stop) {
         return NULL;
     }
-    SimCycle limit = e->max_cycles != 0 ? e->max_cycles : SIM_CYCLE_NEVER;
-    const SimEvent *ev = sim_event_queue_pop_slot(&e->queue, limit);
+    const SimEvent *ev = sim_event_queue_pop_slot(&e->queue, e->limit);
     if (ev != NULL) {
         e->now = ev->cycle;
         e->dispatched++;

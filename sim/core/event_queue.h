@@ -79,9 +79,8 @@ typedef struct {
  * exactly when it has any; every entry with a timer is that timer's entry
  * (armed, pos and in_wheel saying where, same cycle); slot k holds the
  * entry of slot_timer[k] while that timer is armed, slot_len counts them,
- * bit k of slot_armed is set exactly while it is, slot_order lists the
- * armed slots by their entries' order, and slot_first is its first (-1
- * when none is armed). */
+ * and slot_order lists the armed slots by their entries' order (its low
+ * byte is the first when slot_len > 0: sim_event_queue_slot_first). */
 typedef struct {
     SimEvent *heap;   /* array of len elements, capacity cap, owned */
     size_t len;
@@ -97,10 +96,8 @@ typedef struct {
     SimEvent slot[SIM_EVENT_SLOTS];       /* the entries of armed bound timers */
     SimTimer *slot_timer[SIM_EVENT_SLOTS]; /* the timer bound to each slot, not owned */
     int32_t nslots;      /* slots bound */
-    int32_t slot_first;  /* the armed slot that orders first, or -1 */
     uint64_t slot_order; /* the armed slots, slot_len of them, in the order their entries pop:
                           * byte i is the i-th (a pop shifts, no array to move) */
-    uint32_t slot_armed; /* bit k: slot k's timer is armed */
     size_t slot_len;     /* armed slots */
     uint64_t next_seq; /* sequence number of the next push or arming */
 } SimEventQueue;
@@ -171,11 +168,19 @@ static inline int32_t sim_event_queue_slot_at(const SimEventQueue *q, size_t i)
     return (int32_t) ((q->slot_order >> (8 * i)) & 0xff);
 }
 
+/* The armed slot that orders first, or -1 when none is.  Read from
+ * slot_order rather than kept beside it: every arming and pop would store
+ * it (docs/performance.md, item 26). */
+static inline int32_t sim_event_queue_slot_first(const SimEventQueue *q)
+{
+    return q->slot_len > 0 ? (int32_t) (q->slot_order & 0xff) : -1;
+}
+
 /* Takes armed slot k out of slot_order (for sim_event_queue_slot_arm and
  * sim_event_queue_slot_remove): the first, usually, is a shift. */
 static inline void sim_event_queue_slot_unlist(SimEventQueue *q, int32_t k)
 {
-    if (q->slot_first == k) {
+    if ((int32_t) (q->slot_order & 0xff) == k) {
         q->slot_order >>= 8;
     } else {
         size_t i = 1;
@@ -186,15 +191,34 @@ static inline void sim_event_queue_slot_unlist(SimEventQueue *q, int32_t k)
         q->slot_order = (q->slot_order & below) | ((q->slot_order >> 8) & ~below);
     }
     q->slot_len--;
-    q->slot_first = q->slot_len > 0 ? (int32_t) (q->slot_order & 0xff) : -1;
 }
 
 /* Takes armed slot k's entry out, leaving its timer idle. */
 static inline void sim_event_queue_slot_remove(SimEventQueue *q, int32_t k)
 {
     q->slot_timer[k]->armed = false;
-    q->slot_armed &= ~(UINT32_C(1) << k);
     sim_event_queue_slot_unlist(q, k);
+}
+
+/* Lists armed slot k, its entry written, in slot_order where the entry
+ * orders.  Inserted from the back: a scheduler's next decision usually
+ * orders after the other slots' (its sequence number is the newest), so
+ * one comparison places it. */
+static inline void sim_event_queue_slot_list(SimEventQueue *q, int32_t k)
+{
+    const SimEvent *ev = &q->slot[k];
+    size_t n = q->slot_len;
+    if (n == 0 || !sim_event_before(ev, &q->slot[sim_event_queue_slot_at(q, n - 1)])) {
+        q->slot_order |= (uint64_t) k << (8 * n);
+    } else {
+        size_t i = n - 1;
+        while (i > 0 && sim_event_before(ev, &q->slot[sim_event_queue_slot_at(q, i - 1)])) {
+            i--;
+        }
+        uint64_t below = (UINT64_C(1) << (8 * i)) - 1;
+        q->slot_order = (q->slot_order & below) | ((uint64_t) k << (8 * i)) | ((q->slot_order & ~below) << 8);
+    }
+    q->slot_len = n + 1;
 }
 
 /* sim_event_queue_arm_seq for a timer bound to a slot (t->in_slot), or,
@@ -216,24 +240,25 @@ static inline void sim_event_queue_slot_arm(SimEventQueue *q, SimTimer *t, SimCy
     ev->arg = arg;
     ev->timer = t;
     t->armed = true;
-    q->slot_armed |= UINT32_C(1) << k;
     t->cycle = cycle;
-    /* Inserted from the back: a scheduler's next decision usually orders
-     * after the other slots' (its sequence number is the newest), so one
-     * comparison places it. */
-    size_t n = q->slot_len;
-    if (n == 0 || !sim_event_before(ev, &q->slot[sim_event_queue_slot_at(q, n - 1)])) {
-        q->slot_order |= (uint64_t) k << (8 * n);
-    } else {
-        size_t i = n - 1;
-        while (i > 0 && sim_event_before(ev, &q->slot[sim_event_queue_slot_at(q, i - 1)])) {
-            i--;
-        }
-        uint64_t below = (UINT64_C(1) << (8 * i)) - 1;
-        q->slot_order = (q->slot_order & below) | ((uint64_t) k << (8 * i)) | ((q->slot_order & ~below) << 8);
-    }
-    q->slot_len = n + 1;
-    q->slot_first = (int32_t) (q->slot_order & 0xff);
+    sim_event_queue_slot_list(q, k);
+}
+
+/* sim_event_queue_slot_arm for a bound timer t that is idle and whose
+ * slot's entry still holds the target and argument to call it with (its
+ * last arming's: a timer its owner arms for the same call every time):
+ * writes the cycle, the sequence number and the handler only. */
+static inline void sim_event_queue_slot_rearm(SimEventQueue *q, SimTimer *t, SimCycle cycle, uint64_t seq,
+                                              SimEventFn fn)
+{
+    int32_t k = (int32_t) t->pos;
+    SimEvent *ev = &q->slot[k];
+    ev->cycle = cycle;
+    ev->seq = seq;
+    ev->fn = fn;
+    t->armed = true;
+    t->cycle = cycle;
+    sim_event_queue_slot_list(q, k);
 }
 
 /* The wheel's earliest entry: the head of the first non-empty list from
@@ -256,10 +281,10 @@ static inline int32_t sim_event_queue_wheel_first(const SimEventQueue *q)
  * and leaves the queue alone: sim_event_queue_pop_later decides. */
 static inline const SimEvent *sim_event_queue_pop_slot(SimEventQueue *q, SimCycle limit)
 {
-    int32_t k = q->slot_first;
-    if (k < 0) {
+    if (q->slot_len == 0) {
         return NULL;
     }
+    int32_t k = (int32_t) (q->slot_order & 0xff);
     const SimEvent *ev = &q->slot[k];
     if (ev->cycle > limit) {
         return NULL;
