@@ -138,6 +138,21 @@ static double round_cycles(const unsigned long long* d_out, int w) {
   return mean / kRounds;
 }
 
+// One k_fill launch of w warps: with the loads or without, kib KiB a warp.
+static void launch_fill(bool lds, int kib, int w, const char* d_src, unsigned long long* d_out) {
+  const size_t shmem = (size_t) w * kib * 1024;
+  if (lds && kib == 1) {
+    k_fill<true, 1><<<1, 32 * w, shmem>>>(d_src, d_out);
+  } else if (lds) {
+    k_fill<true, 4><<<1, 32 * w, shmem>>>(d_src, d_out);
+  } else if (kib == 1) {
+    k_fill<false, 1><<<1, 32 * w, shmem>>>(d_src, d_out);
+  } else {
+    k_fill<false, 4><<<1, 32 * w, shmem>>>(d_src, d_out);
+  }
+  CKL();
+}
+
 int main() {
   CK(cudaSetDevice(0));
   cudaDeviceProp prop;
@@ -194,22 +209,11 @@ int main() {
   CK(cudaFuncSetAttribute(k_fill<false, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
   for (int kib : {1, 4}) {
     for (int w : {1, 2, 4, 8}) {
-      std::vector<double> with, without, alone;
-      const size_t shmem = (size_t) w * kib * 1024;
+      std::vector<double> with, without;
       for (int rep = 0; rep < 8; ++rep) {
-        if (kib == 1) {
-          k_fill<true, 1><<<1, 32 * w, shmem>>>(d_src, d_out);
-        } else {
-          k_fill<true, 4><<<1, 32 * w, shmem>>>(d_src, d_out);
-        }
-        CKL();
+        launch_fill(true, kib, w, d_src, d_out);
         if (rep > 0) with.push_back(round_cycles(d_out, w));
-        if (kib == 1) {
-          k_fill<false, 1><<<1, 32 * w, shmem>>>(d_src, d_out);
-        } else {
-          k_fill<false, 4><<<1, 32 * w, shmem>>>(d_src, d_out);
-        }
-        CKL();
+        launch_fill(false, kib, w, d_src, d_out);
         if (rep > 0) without.push_back(round_cycles(d_out, w));
       }
       result(strf("lds.fill%d.W%d.round", kib, w), median_of(with), "cycles",
