@@ -221,6 +221,24 @@ static inline void sim_event_queue_slot_list(SimEventQueue *q, int32_t k)
     q->slot_len = n + 1;
 }
 
+/* sim_event_queue_slot_arm for a bound timer t that is not listed (idle,
+ * or unlisted by slot_arm's move) and whose slot's entry holds the target
+ * and argument to call it with (its last arming's: a timer its owner arms
+ * for the same call every time, or slot_arm's, just written): writes the
+ * cycle, the sequence number and the handler only. */
+static inline void sim_event_queue_slot_rearm(SimEventQueue *q, SimTimer *t, SimCycle cycle, uint64_t seq,
+                                              SimEventFn fn)
+{
+    int32_t k = (int32_t) t->pos;
+    SimEvent *ev = &q->slot[k];
+    ev->cycle = cycle;
+    ev->seq = seq;
+    ev->fn = fn;
+    t->armed = true;
+    t->cycle = cycle;
+    sim_event_queue_slot_list(q, k);
+}
+
 /* sim_event_queue_arm_seq for a timer bound to a slot (t->in_slot), or,
  * with seq the next sequence number, sim_event_queue_arm: inline, as the
  * one arming a busy scheduler's every decision takes. */
@@ -233,32 +251,10 @@ static inline void sim_event_queue_slot_arm(SimEventQueue *q, SimTimer *t, SimCy
         sim_event_queue_slot_unlist(q, k);
     }
     SimEvent *ev = &q->slot[k];
-    ev->cycle = cycle;
-    ev->seq = seq;
-    ev->fn = fn;
     ev->target = target;
     ev->arg = arg;
     ev->timer = t;
-    t->armed = true;
-    t->cycle = cycle;
-    sim_event_queue_slot_list(q, k);
-}
-
-/* sim_event_queue_slot_arm for a bound timer t that is idle and whose
- * slot's entry still holds the target and argument to call it with (its
- * last arming's: a timer its owner arms for the same call every time):
- * writes the cycle, the sequence number and the handler only. */
-static inline void sim_event_queue_slot_rearm(SimEventQueue *q, SimTimer *t, SimCycle cycle, uint64_t seq,
-                                              SimEventFn fn)
-{
-    int32_t k = (int32_t) t->pos;
-    SimEvent *ev = &q->slot[k];
-    ev->cycle = cycle;
-    ev->seq = seq;
-    ev->fn = fn;
-    t->armed = true;
-    t->cycle = cycle;
-    sim_event_queue_slot_list(q, k);
+    sim_event_queue_slot_rearm(q, t, cycle, seq, fn);
 }
 
 /* The wheel's earliest entry: the head of the first non-empty list from
