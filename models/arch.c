@@ -72,6 +72,8 @@ static const KeyDef keys[] = {
     { "smem", "bank_bytes", K_INT, F(smem_bank_bytes), 1, 16, "bytes per bank" },
     { "smem", "latency", K_INT, F(smem_latency), 1, 1000, "shared-memory load latency (cycles)" },
     { "smem", "wavefront_bytes", K_INT, F(smem_wavefront_bytes), 16, 1024, "bytes one wavefront moves" },
+    { "smem", "warp_interval", K_INT, F(smem_warp_interval), 0, 64, "least cycles between one warp's shared-memory loads or stores (0: no limit)" },
+    { "smem", "warp_wave_cycles", K_INT, F(smem_warp_wave_cycles), 0, 64, "cycles a wavefront on a warp's own path to the shared-memory port (0: none)" },
     { "l1", "latency", K_INT, F(l1_latency), 1, 1000, "L1 hit latency (cycles)" },
     { "l1", "lines", K_INT, F(l1_lines), 1, 1 << 20, "L1 data-cache lines" },
     { "l1", "line_bytes", K_INT, F(line_bytes), 32, 1024, "cache line size" },

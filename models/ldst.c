@@ -27,6 +27,16 @@
  * architecture's shared-memory and L1 latencies, below its L2 latency. */
 #define LDST_LONG_WAIT_CYCLES 100
 
+/* The cycle from which warp w's next shared-memory load or store
+ * statement may issue: its path's next start, less the address arithmetic
+ * that issues before the memory instruction (addr_cycles, the one that just
+ * issued; the next one's is taken to be the same). */
+static inline SimCycle ldst_path_floor(const Sm *sm, const Warp *w, int64_t addr_cycles)
+{
+    SimCycle next = smem_warp_next(&sm->smem, w->id);
+    return next > (SimCycle) addr_cycles ? next - (SimCycle) addr_cycles : 0;
+}
+
 /* ---------------------------------------------------------------- memory */
 
 /* Element sizes for which consecutive lanes are reasoned about in closed
@@ -231,11 +241,13 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     int64_t addr_cycles = sm->addr_cycles[sm_warp_alone(sm, w)];
     SimCycle at = t + (SimCycle) addr_cycles;
     if (buf->space == SPACE_SHARED) {
-        /* Consecutive elements of a converged warp: a run. */
-        SimCycle port = ascend ? smem_access_run(&sm->smem, at, addr, m, size, &replays)
-                               : smem_access(&sm->smem, at, addr, m, size, &replays);
+        /* Consecutive elements of a converged warp: a run.  The warp's path
+         * may start the access later than its address arithmetic ends
+         * (ldst_path_floor kept the warp off the scheduler until then, but
+         * the arithmetic's cycles may have changed since). */
+        ready = smem_warp_access(&sm->smem, w->id, at, addr, m, size, ascend, &at, &replays);
+        w->smem_floor = ldst_path_floor(sm, w, addr_cycles);
         sm_note_smem_replays(sm, at, replays);
-        ready = port - 1 + (SimCycle) sm->arch.smem_latency;
         if (sm->race) {
             ldst_race_read(sm, w, op, m, addr, size);
         }
@@ -260,27 +272,26 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
      * scheduler is free, the warp stalls for them. */
     s->pc++;
     *cost = 1 + addr_cycles;
-    s->ready_at = t + (SimCycle) *cost + (SimCycle) replays;
+    s->ready_at = MAX(t + (SimCycle) *cost, at + 1) + (SimCycle) replays;
     s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
     sm->stats.instructions++;
     return STEP_ISSUED;
 }
 
 /* The timing of one warp store of `size` bytes at lanes' addresses in buf
- * (shared memory through its banks, global memory a write per line), and
- * the race detector's record of it.  Returns the bank-conflict replays. */
+ * (shared memory through the warp's path and the banks, global memory a
+ * write per line), and the race detector's record of it.  *start receives
+ * the cycle the store started (t, or later when the warp's path takes it
+ * then).  Returns the bank-conflict replays. */
 static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, const int64_t *addr, LaneMask m,
-                           int64_t size, bool ascend)
+                           int64_t size, bool ascend, SimCycle *start)
 {
     int64_t replays = 0;
+    *start = t;
     if (buf->space == SPACE_SHARED) {
         /* Consecutive elements of a converged warp: a run. */
-        if (ascend) {
-            smem_access_run(&sm->smem, t, addr, m, size, &replays);
-        } else {
-            smem_access(&sm->smem, t, addr, m, size, &replays);
-        }
-        sm_note_smem_replays(sm, t, replays);
+        smem_warp_access(&sm->smem, w->id, t, addr, m, size, ascend, start, &replays);
+        sm_note_smem_replays(sm, *start, replays);
         if (sm->race) {
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
                 if (m & (1u << l)) {
@@ -369,6 +380,7 @@ static StepResult exec_store_value(Sm *sm, Warp *w, int32_t si, const Op *op, Si
         }
     }
     int64_t replays = 0;
+    SimCycle next = t;  /* the next store's cycle: one a cycle, or as the warp's path takes them */
     for (int64_t k = 0; k < iters; k++) {
         int64_t addr[SIM_WARP_SIZE];
         LaneMask km = 0;
@@ -382,7 +394,9 @@ static StepResult exec_store_value(Sm *sm, Warp *w, int32_t si, const Op *op, Si
         if (!check_bounds(sm, w, op, km, ptr, addr, size, op->sub == STORE_FILL ? "fill" : "store", ascend)) {
             return STEP_STOP;
         }
-        replays += store_issue(sm, w, buf, t + (SimCycle) k, addr, km, size, ascend);
+        SimCycle start;
+        replays += store_issue(sm, w, buf, next, addr, km, size, ascend, &start);
+        next = start + 1;
         for (int l = 0; sm->opt.functional && l < SIM_WARP_SIZE; l++) {
             uint8_t *dst = (km & (1u << l)) ? ldst_data_at(sm, w, buf->space, addr[l]) : NULL;
             if (dst != NULL) {
@@ -390,9 +404,12 @@ static StepResult exec_store_value(Sm *sm, Warp *w, int32_t si, const Op *op, Si
             }
         }
     }
+    if (buf->space == SPACE_SHARED) {
+        w->smem_floor = ldst_path_floor(sm, w, 0);
+    }
     s->pc++;
     *cost = MAX((int64_t) 1, iters);
-    s->ready_at = t + (SimCycle) *cost + (SimCycle) replays;
+    s->ready_at = MAX(t + (SimCycle) *cost, next) + (SimCycle) replays;
     s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
     sm->stats.instructions += (uint64_t) iters;
     return STEP_ISSUED;
@@ -422,7 +439,11 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
         return STEP_STOP;
     }
     int64_t addr_cycles = sm->addr_cycles[sm_warp_alone(sm, w)];
-    int64_t replays = store_issue(sm, w, buf, t + (SimCycle) addr_cycles, addr, m, size, ascend);
+    SimCycle at;
+    int64_t replays = store_issue(sm, w, buf, t + (SimCycle) addr_cycles, addr, m, size, ascend, &at);
+    if (buf->space == SPACE_SHARED) {
+        w->smem_floor = ldst_path_floor(sm, w, addr_cycles);
+    }
     if (sm->opt.functional) {
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             uint8_t *dst = (m & (1u << l)) ? ldst_data_at(sm, w, buf->space, addr[l]) : NULL;
@@ -436,7 +457,7 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
      * scheduler is free, the warp stalls for them. */
     s->pc++;
     *cost = 1 + addr_cycles;
-    s->ready_at = t + (SimCycle) *cost + (SimCycle) replays;
+    s->ready_at = MAX(t + (SimCycle) *cost, at + 1) + (SimCycle) replays;
     s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
     sm->stats.instructions++;
     return STEP_ISSUED;

@@ -5,6 +5,20 @@
 
 #include "models/sm_internal.h"
 
+/* The cycle, `after` or later, from which op, warp w's next operation,
+ * may issue as far as the warp's shared-memory path goes (smem.h): a
+ * shared-memory load or store waits for it, anything else does not.
+ * warp_issue_time, warp_issue's runs and sm.c's ready cache ask.  (The
+ * cheap test first: the path is mostly free by then.) */
+static inline SimCycle ldst_issue_floor(const Sm *sm, const Warp *w, const Op *op, SimCycle after)
+{
+    if (w->smem_floor <= after || (op->code != OP_LOAD && op->code != OP_STORE)) {
+        return after;
+    }
+    const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer);
+    return b->space == SPACE_SHARED ? w->smem_floor : after;
+}
+
 /* Checks lanes' accesses [addr, addr+size) stay inside the buffer their
  * pointer points into. */
 bool ldst_check_bounds(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode *ptr, const int64_t *addr,

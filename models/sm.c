@@ -8,6 +8,7 @@
 #include "models/cl_exec.h"
 #include "models/compiler.h"
 #include "models/compute.h"
+#include "models/ldst.h"
 #include "models/pipe_exec.h"
 #include "models/race.h"
 #include "models/simt.h"
@@ -206,6 +207,8 @@ G_ALWAYS_INLINE static inline SimCycle cache_ready(Sm *sm, Scheduler *sched, War
             cls = s->cls;
             base = MAX(base, w->chain[s->chain_next]);
         }
+    } else if (s->status == SPLIT_RUNNABLE) {
+        base = ldst_issue_floor(sm, w, op, base);
     }
     sm->ready_base[w->id] = base;
     sm->ready_cls[w->id] = cls;
@@ -802,6 +805,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->free_action = -1;
     sm->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     smem_init(&sm->smem, arch->smem_banks, arch->smem_bank_bytes, arch->smem_wavefront_bytes);
+    smem_init_warps(&sm->smem, sm->nwarps, arch->smem_latency, arch->smem_warp_interval, arch->smem_warp_wave_cycles);
     /* The global arrays are the launch's (gridDim counts every block); the
      * SM's blocks compete for L2 with their share of them. */
     int64_t launch_blocks = arch->grid > 0 ? arch->grid : arch->blocks;

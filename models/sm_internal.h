@@ -365,7 +365,10 @@ G_ALWAYS_INLINE static inline void sm_catch_up(Sm *sm, Warp *w, SimCycle now, Si
             sm_check_issue_cache(sm, w, eligible, pipe);
         }
         if (pipe > eligible) {
-            sm_account_form(w, WS_MATH_THROTTLE, eligible, role, form);
+            /* A compute statement's pipe, or a load's or store's path
+             * (ldst_issue_floor: the only wait of another statement). */
+            sm_account_form(w, sm->ready_cls[w->id] < sm->arch.nclasses ? WS_MATH_THROTTLE : WS_MIO_THROTTLE,
+                            eligible, role, form);
             eligible = pipe;
         }
         if (eligible < now) {

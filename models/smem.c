@@ -1,7 +1,13 @@
 /* smem.c: bank-conflict degree and the shared-memory port calendar (see
  * smem.h).  Numbers: arch/NAME.ini smem.banks, smem.bank_bytes and
  * smem.wavefront_bytes (the CUDA guide's 32 x 4 bytes, 128 a wavefront, on
- * sm_80 and sm_90); the latency is the caller's (ldst.c). */
+ * sm_80 and sm_90); smem.latency, smem.warp_interval and
+ * smem.warp_wave_cycles for the warps' paths.  scripts/calib/ldsq.cu (H200,
+ * docs/validation/campaign/microbench/ldsq_h200.txt): one warp's loads of
+ * 4, 8 and 16 bytes a lane follow one another 4.0, 5.1 and 9.1 cycles apart
+ * (1, 2 and 4 wavefronts), its stores of 4 and 16 bytes 4.0-4.6 and 8.8-11;
+ * two warps on one sub-partition each keep that rate.  lat_mem.cu: a lone
+ * warp's dependent load takes 23 cycles, 2 more a conflict way. */
 #include "models/smem.h"
 
 #include "sim/out/stats.h"
@@ -19,6 +25,17 @@ void smem_clear(Smem *s)
 {
     g_free(s->slot);
     s->slot = NULL;
+    g_free(s->warp_next);
+    s->warp_next = NULL;
+}
+
+void smem_init_warps(Smem *s, int32_t nwarps, int64_t latency, int64_t interval, int64_t wave_cycles)
+{
+    g_free(s->warp_next);
+    s->warp_next = g_new0(SimCycle, (size_t) MAX(nwarps, 1));
+    s->latency = latency;
+    s->warp_interval = interval;
+    s->warp_wave_cycles = wave_cycles;
 }
 
 /* Lanes served together: as many as fit one wavefront's bytes. */
@@ -194,6 +211,22 @@ SimCycle smem_access_run(Smem *s, SimCycle at, const int64_t *addr, uint32_t mas
         waves = smem_wavefronts(s, addr, mask, size, &ideal);
     }
     return access_waves(s, at, waves, ideal, replays);
+}
+
+SimCycle smem_warp_access(Smem *s, int32_t warp, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size,
+                          bool run, SimCycle *start, int64_t *replays)
+{
+    SimCycle go = MAX(at, s->warp_next[warp]);
+    int64_t waves, ideal;
+    if (!run || !smem_run_wavefronts(s, addr[0], mask, size, &waves, &ideal)) {
+        waves = smem_wavefronts(s, addr, mask, size, &ideal);
+    }
+    SimCycle port = access_waves(s, go, waves, ideal, replays);
+    int64_t path = s->warp_wave_cycles * waves;
+    s->warp_next[warp] = go + (SimCycle) MAX(s->warp_interval, path + 1);
+    *start = go;
+    /* The port's last wavefront, or the path's when the port kept up. */
+    return MAX(port - 1, go + (SimCycle) MAX(path - s->warp_wave_cycles, (int64_t) 0)) + (SimCycle) s->latency;
 }
 
 void smem_stats_merge(const Smem *s, SimStats *st)

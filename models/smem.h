@@ -9,9 +9,16 @@
  * of wavefronts is the access's cost in port cycles; more than the minimum
  * is a bank conflict (replay).  Writes that async copies make (cp.async
  * fills, bulk copies) use the same port, so copies and loads compete.
+ * Each warp reaches the port through a path of its own: its shared-memory
+ * instructions follow one another at least max(warp_interval,
+ * warp_wave_cycles x wavefronts + 1) cycles apart, whatever else it issues
+ * between them, and a load's data comes warp_wave_cycles a wavefront after
+ * its first.  From two warps a sub-partition on, the port (one wavefront a
+ * cycle) binds instead.
  * Sources: CUDA C++ Programming Guide, "Shared Memory" (compute capability
  * 8.x/9.0 sections); Jia et al., "Dissecting the NVIDIA Volta GPU
- * architecture via microbenchmarking" (2018) for the wavefront model. */
+ * architecture via microbenchmarking" (2018) for the wavefront model;
+ * scripts/calib/ldsq.cu and lat_mem.cu for the warp's path. */
 #pragma once
 
 #include "sim/core/simtypes.h"
@@ -27,6 +34,11 @@ typedef struct {
     int64_t wavefront_bytes;
     /* Port calendar: slot[c % SMEM_CALENDAR] == c + 1 when cycle c is taken. */
     uint64_t *slot;
+    /* The warps' own paths (smem_init_warps; none before). */
+    int64_t latency;           /* a conflict-free load's data, cycles after it starts */
+    int64_t warp_interval;     /* least cycles between a warp's accesses */
+    int64_t warp_wave_cycles;  /* a warp's path's cycles a wavefront */
+    SimCycle *warp_next;       /* by warp: the earliest start of its next access */
     /* Statistics, the unit's own (smem_stats_merge). */
     uint64_t wavefronts;       /* port cycles used by warp accesses */
     uint64_t ideal_wavefronts; /* what they would cost without conflicts */
@@ -39,6 +51,17 @@ typedef struct {
 
 void smem_init(Smem *s, int64_t banks, int64_t bank_bytes, int64_t wavefront_bytes);
 void smem_clear(Smem *s);
+
+/* Gives the unit nwarps warps' paths: a load's latency (smem.latency) and
+ * the path's smem.warp_interval and smem.warp_wave_cycles (0 and 0: no
+ * path, the port alone times an access). */
+void smem_init_warps(Smem *s, int32_t nwarps, int64_t latency, int64_t interval, int64_t wave_cycles);
+
+/* The earliest cycle warp `warp`'s next access may start. */
+static inline SimCycle smem_warp_next(const Smem *s, int32_t warp)
+{
+    return s->warp_next[warp];
+}
 
 /* Wavefronts needed by one warp access: lane addresses addr[l] for lanes in
  * mask, each moving `size` bytes (1..16).  *ideal receives the conflict-free
@@ -64,6 +87,14 @@ SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, i
 /* smem_access for a run (as smem_run_wavefronts): the lanes of mask, a
  * prefix, at consecutive addresses addr[l] == addr[0] + l * size. */
 SimCycle smem_access_run(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays);
+
+/* Warp `warp`'s access through its path (smem_init_warps): starts at `at`
+ * or when the path takes it (smem_warp_next), whichever is later, and
+ * reserves the port.  `run`: the lanes are a run (smem_access_run).
+ * *start receives the cycle it started, *replays its wavefronts beyond the
+ * ideal.  Returns the cycle a load's data is ready. */
+SimCycle smem_warp_access(Smem *s, int32_t warp, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size,
+                          bool run, SimCycle *start, int64_t *replays);
 
 /* End of run: adds the unit's counters to st (smem_*); st is the caller's. */
 void smem_stats_merge(const Smem *s, SimStats *st);

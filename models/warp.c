@@ -543,7 +543,7 @@ SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now)
     const Split *s = &w->split[w->focus];
     const Op *op = sm_op(sm, s->pc);
     if (op->code != OP_COMPUTE || s->status != SPLIT_RUNNABLE) {
-        return now;
+        return s->status == SPLIT_RUNNABLE ? ldst_issue_floor(sm, w, op, now) : now;
     }
     const SimCycle *pipe_free = sm->smsp[w->smsp].pipe_free;
     if (s->step == 0) {
@@ -617,6 +617,14 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         int32_t si = w->focus;
         Split *s = &w->split[si];
         if (s->status != SPLIT_RUNNABLE || s->ready_at > now + (SimCycle) used) {
+            break;
+        }
+        SimCycle floor = ldst_issue_floor(sm, w, sm_op(sm, s->pc), now + (SimCycle) used);
+        if (floor > now + (SimCycle) used) {
+            /* A shared-memory load or store after free operations, its
+             * warp's path still busy (smem.h): the warp waits for it. */
+            s->ready_at = floor;
+            s->wait_state = WS_MIO_THROTTLE;
             break;
         }
         if (guard > 0) {

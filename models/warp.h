@@ -114,6 +114,7 @@ struct Warp {
     int32_t focus;           /* the split the warp runs */
     bool queued;             /* in its scheduler's ready list */
     SimCycle busy_until;     /* end of its last issue */
+    SimCycle smem_floor;     /* its next shared-memory load or store issues no earlier (ldst_issue_floor) */
     int32_t acct;            /* accounting: the role and state charged since `since`,
                               * warp_acct_key's (read with warp_acct_state and
                               * warp_acct_role) */

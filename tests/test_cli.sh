@@ -111,13 +111,13 @@ awk '$1 == 44 && $4 ~ /^consumer_wait/ { found = 1 } END { exit !found }' "$tmp/
 sed 's/"stepped"/"event"/' "$tmp/bl2.json" | cmp -s - "$tmp/bl.json" && ok || fail "by-line: engines differ"
 "$smpipe" run "$src/traces/with_staging_unified.trace" --json "$tmp/nobl.json" >/dev/null
 # The CSV of --by line: the JSON's lines and their stages, each with its
-# warp-cycles (the 15th field from the end, the stage the 16th: a source
+# warp-cycles (the 16th field from the end, the stage the 17th: a source
 # may hold quoted commas).
 check by-line-csv 0 "$smpipe" run "$src/traces/with_staging_unified.trace" --by line --csv "$tmp/bl.csv"
 contains by-line-csv "$tmp/bl.csv" 'line,source,stage,warp_cycles,stall_issuing,'
 contains by-line-csv "$tmp/bl.csv" '44,pipeline.consumer_wait(),,'
 contains by-line-csv "$tmp/bl.csv" ',"x = compute(x, compute_iters)",,'
-grep -v '^#' "$tmp/bl.csv" | tail -n +2 | awk -F, '{ print $1, $(NF - 15), $(NF - 14) }' > "$tmp/bl.csv.rows"
+grep -v '^#' "$tmp/bl.csv" | tail -n +2 | awk -F, '{ print $1, $(NF - 16), $(NF - 15) }' > "$tmp/bl.csv.rows"
 awk '/^      "line": / { gsub(/,/, ""); l = $2 } /^      "warp_cycles": / { gsub(/,/, ""); print l, "", $2 }
      /^          "stage": / { gsub(/,/, ""); k = $2 } /^          "warp_cycles": / { gsub(/,/, ""); print l, k, $2 }' \
     "$tmp/bl.json" > "$tmp/bl.json.rows"
@@ -133,12 +133,12 @@ cmp -s "$tmp/bl.head" "$tmp/nobl.head" && ok || fail "by-line: other statistics 
 # "bad LINE" for each line that fails.
 by_line_stages() {
     grep -v '^#' "$1" | tail -n +2 | awk -F, '
-        { n = NF; l = $1; k = $(NF - 15) }
-        k == "" { for (c = 0; c < 15; c++) { own[l, c] = $(NF - c) } lines[l] = 1; next }
-        { staged[l] = 1; for (c = 0; c < 15; c++) { sum[l, c] += $(NF - c) }
+        { n = NF; l = $1; k = $(NF - 16) }
+        k == "" { for (c = 0; c < 16; c++) { own[l, c] = $(NF - c) } lines[l] = 1; next }
+        { staged[l] = 1; for (c = 0; c < 16; c++) { sum[l, c] += $(NF - c) }
           if ($0 !~ /pipeline\.(producer_acquire|producer_commit|consumer_wait|consumer_release)\(\)|memcpy_async\(.*pipeline\)/) {
               print "bad", l, "(not a pipeline call)" } }
-        END { for (l in staged) { for (c = 0; c < 15; c++) { if (sum[l, c] != own[l, c]) { print "bad", l; break } } } }'
+        END { for (l in staged) { for (c = 0; c < 16; c++) { if (sum[l, c] != own[l, c]) { print "bad", l; break } } } }'
 }
 out=$(by_line_stages "$tmp/bl.csv")
 [ -z "$out" ] && grep -q '^44,pipeline.consumer_wait(),1,' "$tmp/bl.csv" && ok || fail "by-line-stages: $out"
@@ -149,10 +149,10 @@ out=$(by_line_stages "$tmp/bl.csv")
 check by-line-stage2 0 "$smpipe" run -q "$src/traces/with_staging_unified.trace" --set threads=32 --set batches=2 \
     --set stages=2 --by line --csv "$tmp/bs.csv"
 out=$(by_line_stages "$tmp/bs.csv")
-wait0=$(awk -F, '/^44,/ && $(NF - 15) == "0" { print $(NF - 6) }' "$tmp/bs.csv")
-wait1=$(awk -F, '/^44,/ && $(NF - 15) == "1" { print $(NF - 6) }' "$tmp/bs.csv")
-rel0=$(awk -F, '/^51,/ && $(NF - 15) == "0" { print $(NF - 14) }' "$tmp/bs.csv")
-rel1=$(awk -F, '/^51,/ && $(NF - 15) == "1" { print $(NF - 14) }' "$tmp/bs.csv")
+wait0=$(awk -F, '/^44,/ && $(NF - 16) == "0" { print $(NF - 6) }' "$tmp/bs.csv")
+wait1=$(awk -F, '/^44,/ && $(NF - 16) == "1" { print $(NF - 6) }' "$tmp/bs.csv")
+rel0=$(awk -F, '/^51,/ && $(NF - 16) == "0" { print $(NF - 15) }' "$tmp/bs.csv")
+rel1=$(awk -F, '/^51,/ && $(NF - 16) == "1" { print $(NF - 15) }' "$tmp/bs.csv")
 [ -z "$out" ] && [ -n "$wait0" ] && [ -n "$wait1" ] && [ "$wait0" -gt "$wait1" ] && [ -n "$rel0" ] \
     && [ "$rel0" = "$rel1" ] && ok \
     || fail "by-line-stage2: consumer_wait stage 0 $wait0, stage 1 $wait1; release $rel0, $rel1; $out"
@@ -160,8 +160,8 @@ rel1=$(awk -F, '/^51,/ && $(NF - 15) == "1" { print $(NF - 14) }' "$tmp/bs.csv")
 check by-line-stage1 0 "$smpipe" run -q "$src/traces/with_staging_unified.trace" --set threads=32 --set batches=3 \
     --set stages=1 --by line --csv "$tmp/b1.csv"
 out=$(by_line_stages "$tmp/b1.csv")
-n0=$(grep -v '^#' "$tmp/b1.csv" | awk -F, '$(NF - 15) == "0"' | wc -l)
-nother=$(grep -v '^#' "$tmp/b1.csv" | awk -F, 'NR > 1 && $(NF - 15) != "" && $(NF - 15) != "0"' | wc -l)
+n0=$(grep -v '^#' "$tmp/b1.csv" | awk -F, '$(NF - 16) == "0"' | wc -l)
+nother=$(grep -v '^#' "$tmp/b1.csv" | awk -F, 'NR > 1 && $(NF - 16) != "" && $(NF - 16) != "0"' | wc -l)
 [ -z "$out" ] && [ "$n0" -eq 5 ] && [ "$nother" -eq 0 ] && ok \
     || fail "by-line-stage1: $n0 stage-0 rows (5 pipeline lines), $nother others; $out"
 

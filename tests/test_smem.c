@@ -61,6 +61,46 @@ START_TEST(port_calendar_serialises)
 }
 END_TEST
 
+START_TEST(a_warps_path_spaces_its_accesses)
+{
+    /* h100's path: 4 cycles between a warp's accesses at least, 2 a
+     * wavefront, latency 23 (smem.h). */
+    Smem s;
+    smem_init(&s, 32, 4, 128);
+    smem_init_warps(&s, 2, 23, 4, 2);
+    int64_t addr[32], replays;
+    SimCycle start;
+    for (int l = 0; l < 32; l++) {
+        addr[l] = l * 4;
+    }
+    /* Words: one wavefront, data 23 after the start, the next access 4
+     * later. */
+    ck_assert_uint_eq(smem_warp_access(&s, 0, 10, addr, 0xffffffffu, 4, true, &start, &replays), 33);
+    ck_assert_uint_eq(start, 10);
+    ck_assert_uint_eq(smem_warp_next(&s, 0), 14);
+    /* Asked for at 11 it starts at 14. */
+    ck_assert_uint_eq(smem_warp_access(&s, 0, 11, addr, 0xffffffffu, 4, true, &start, &replays), 37);
+    ck_assert_uint_eq(start, 14);
+    /* Another warp's path is its own: it starts at once (the port is
+     * free at 15). */
+    ck_assert_uint_eq(smem_warp_access(&s, 1, 15, addr, 0xffffffffu, 4, true, &start, &replays), 38);
+    ck_assert_uint_eq(start, 15);
+    /* 16 bytes a lane: four wavefronts, the data 3 x 2 cycles later than
+     * a word's, the next access 4 x 2 + 1 = 9 cycles after. */
+    for (int l = 0; l < 32; l++) {
+        addr[l] = 4096 + l * 16;
+    }
+    ck_assert_uint_eq(smem_warp_access(&s, 0, 100, addr, 0xffffffffu, 16, true, &start, &replays), 129);
+    ck_assert_uint_eq(smem_warp_next(&s, 0), 109);
+    /* The port binds where the path does not: warp 1's four wavefronts
+     * at 101 wait for cycles 104..107; its data follows the port's last
+     * (107 + 23 = 130; the path's would be 101 + 6 + 23). */
+    ck_assert_uint_eq(smem_warp_access(&s, 1, 101, addr, 0xffffffffu, 16, true, &start, &replays), 130);
+    ck_assert_int_eq(replays, 0);
+    smem_clear(&s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("smem");
@@ -68,6 +108,7 @@ int main(void)
     tcase_add_test(tc, strided_words_conflict_by_gcd);
     tcase_add_test(tc, wide_accesses_use_phases);
     tcase_add_test(tc, port_calendar_serialises);
+    tcase_add_test(tc, a_warps_path_spaces_its_accesses);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -1,9 +1,10 @@
 /* test_stats.c: statistics of small programs whose right numbers can be
  * derived by hand (h100: IMAD latency 4, interval 2; LDS latency 23;
  * control statements one issue slot each).  The counts leave out a load's
- * or store's address instructions and the control chain's latency
- * (sched.addr_issue and control_latency are 0 here; test_warp.c checks
- * them). */
+ * or store's address instructions, the control chain's latency and the
+ * warp's own path to shared memory (sched.addr_issue, control_latency,
+ * smem.warp_interval and smem.warp_wave_cycles are 0 here; test_warp.c
+ * checks the first two, shared_path_by_hand the path). */
 #include "test_util.h"
 
 #define TWO_LOADS "smpipe 1\nblock 32\nshared int buf[64]\nvar a = load(buf + threadIdx.x)\n" \
@@ -13,9 +14,10 @@
  * off); chain_overlap_by_hand checks the overlapped model. */
 static const SimStats *run_ok(TestRun *tr, const char *text, const char *const *sets)
 {
-    const char *with[10] = { "sched.chain_overlap=false", "sched.addr_issue=0", "sched.control_latency=0" };
+    const char *with[12] = { "sched.chain_overlap=false", "sched.addr_issue=0", "sched.control_latency=0",
+                             "smem.warp_interval=0", "smem.warp_wave_cycles=0" };
     for (int i = 0; sets != NULL && sets[i] != NULL && i < 6; i++) {
-        with[i + 3] = sets[i];
+        with[i + 5] = sets[i];
     }
     ck_assert_msg(run_text(tr, text, with), "%s", tr->msg);
     return tr_stats(tr);
@@ -31,7 +33,8 @@ START_TEST(chain_overlap_by_hand)
      * the run takes 32 cycles, where issue alone would end at 15.  With a
      * loaded input (ready at 23) the chain completes at 23 + 32 = 55 and a
      * store of it waits for that: exit at 56. */
-    const char *on[] = { "sched.chain_overlap=true", "sched.addr_issue=0", "sched.control_latency=0", NULL };
+    const char *on[] = { "sched.chain_overlap=true", "sched.addr_issue=0", "sched.control_latency=0",
+                         "smem.warp_interval=0", "smem.warp_wave_cycles=0", NULL };
     TestRun tr;
     ck_assert_msg(run_text(&tr, "smpipe 1\nblock 32\ncompute(imad, 8)\n", on), "%s", tr.msg);
     ck_assert_uint_eq(tr_stats(&tr)->cycles, 32);
@@ -132,6 +135,47 @@ START_TEST(operand_computes_wait_for_every_input)
     /* A store of the result waits for the chain's end (56). */
     s = run_ok(&tr, TWO_LOADS "var r = compute(ffma, 8, a, b)\nstore(buf + threadIdx.x, r)\n", NULL);
     ck_assert_uint_eq(s->cycles, 57);
+    test_run_clear(&tr);
+}
+END_TEST
+
+START_TEST(shared_path_by_hand)
+{
+    /* A warp's own path to shared memory (smem.h; h100's 4 and 2, as
+     * scripts/calib/ldsq.cu and lat_mem.cu measured them). */
+    const char *path[] = { "smem.warp_interval=4", "smem.warp_wave_cycles=2", NULL };
+    TestRun tr;
+    /* Without it b's load goes at 1 and its data comes at 24: the store
+     * waits for it and the warp exits at 25. */
+    const SimStats *s = run_ok(&tr, TWO_LOADS "store(buf + threadIdx.x, b)\n", NULL);
+    ck_assert_uint_eq(s->cycles, 25);
+    test_run_clear(&tr);
+    /* With it b's load goes 4 cycles after a's: data at 27, exit at 28.
+     * The warp waits for its path 3 cycles before b's load and 3 before
+     * the store (5 to 8: the path is asked before the store's operand,
+     * which it then waits for until 27). */
+    s = run_ok(&tr, TWO_LOADS "store(buf + threadIdx.x, b)\n", path);
+    ck_assert_uint_eq(s->cycles, 28);
+    ck_assert_uint_eq(s->state_total[WS_MIO_THROTTLE], 6);
+    ck_assert_uint_eq(s->state_total[WS_MATH_THROTTLE], 0);
+    test_run_clear(&tr);
+    /* 16 bytes a lane, four wavefronts: a's data at 0 + 3 x 2 + 23 = 29,
+     * b's load at max(4, 4 x 2 + 1) = 9, its data at 38; the store of it
+     * (as wide) at 38, exit at 39. */
+    s = run_ok(&tr, "smpipe 1\nblock 32\ntype T = elem(16)\nshared T buf[64]\nvar a = load(buf + threadIdx.x)\n"
+                    "var b = load(buf + 32 + threadIdx.x)\nstore(buf + threadIdx.x, b)\n", path);
+    ck_assert_uint_eq(s->cycles, 39);
+    test_run_clear(&tr);
+    /* A 32-way conflict (lane l at word 32 l): 32 wavefronts, data at
+     * 31 x 2 + 23 = 85 (lat_mem.cu's 85), the store of it at 85, exit at 86;
+     * without the path the port's 31 + 23 = 54, exit at 55. */
+    const char *conflict = "smpipe 1\nblock 32\nshared int buf[1024]\nvar a = load(buf + threadIdx.x * 32)\n"
+                           "store(buf + threadIdx.x, a)\n";
+    s = run_ok(&tr, conflict, path);
+    ck_assert_uint_eq(s->cycles, 86);
+    test_run_clear(&tr);
+    s = run_ok(&tr, conflict, NULL);
+    ck_assert_uint_eq(s->cycles, 55);
     test_run_clear(&tr);
 }
 END_TEST
@@ -267,6 +311,7 @@ int main(void)
     tcase_add_test(tc, independent_chains_hit_the_pipe);
     tcase_add_test(tc, independent_computes_interleave);
     tcase_add_test(tc, operand_computes_wait_for_every_input);
+    tcase_add_test(tc, shared_path_by_hand);
     tcase_add_test(tc, two_warps_share_a_scheduler);
     tcase_add_test(tc, bank_conflicts);
     tcase_add_test(tc, stage_counts_and_bytes);

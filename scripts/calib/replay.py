@@ -290,6 +290,31 @@ def ldsrate(smpipe, gpu, extra):
     return True
 
 
+def ldsq(smpipe, gpu, extra):
+    """ldsq.cu's rows replayed (replay/ldsq.trace): what one more load adds
+    to a warp's round, (round at K = 16 - round at K = 8) / 8, for loads of
+    4, 8 and 16 bytes a lane by 1, 4 and 8 warps, and the round at K = 16.
+    None without a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "ldsq_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "ldsq")
+    print("| load | warps | measured cycles a load | simulated | measured round (K = 16) | simulated |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    errs = []
+    for name, v in (("u32", 4), ("v2", 8), ("v4", 16)):
+        for w in (1, 4, 8):
+            m8, m16 = (meas["ldsq.%s.K%d.W%d.round" % (name, k, w)] for k in (8, 16))
+            s8, s16 = (cycles(smpipe, gpu, "ldsq.trace", ["K=%d" % k, "V=%d" % v, "W=%d" % w, "rounds=256"], extra) / 256.0
+                       for k in (8, 16))
+            m, sim = (m16 - m8) / 8, (s16 - s8) / 8
+            errs.append(100.0 * (sim - m) / m)
+            print("| `ld.shared.%s` | %d | %.1f | %.1f | %.0f | %.0f |" % (name, w, m, sim, m16, s16))
+    print()
+    print("%s a warp's shared loads, cycles a load: %s" % (gpu.upper(), mape(errs)))
+    print()
+    return True
+
+
 def ldsfill(smpipe, gpu, extra):
     """ldsrate.cu's lds.fill, lds.fillonly and lds.stage rows replayed
     (replay/ldsfill.trace): one warp's cycles a round when K KiB of cp.async
@@ -845,6 +870,7 @@ def main():
     tiles_phases(a.smpipe, a.gpu, a.extra)
     latdist(a.smpipe, a.gpu, a.extra)
     ldsrate(a.smpipe, a.gpu, a.extra)
+    ldsq(a.smpipe, a.gpu, a.extra)
     ldsfill(a.smpipe, a.gpu, a.extra)
     stream(a.smpipe, a.gpu, a.extra)
     if os.path.exists(os.path.join(MICRO, "wback_%s.txt" % a.gpu)):

@@ -716,8 +716,13 @@ static void describe_bound(const SweepTable *t, const SweepRow *r, double bandwi
                                " phases", pct(stall(t, r, WS_BLOCK_BARRIER) + stall(t, r, WS_MBARRIER), total));
         break;
     case BOUND_SMEM:
-        g_string_append_printf(out, "shared-memory bank conflicts: %.0f%% of warp-cycles replay",
-                               pct(stall(t, r, WS_BANK_CONFLICT), total));
+        if (top == WS_MIO_THROTTLE) {
+            g_string_append_printf(out, "shared-memory path: %.0f%% of warp-cycles wait for their warp's last load or"
+                                   " store", pct(stall(t, r, WS_MIO_THROTTLE), total));
+        } else {
+            g_string_append_printf(out, "shared-memory bank conflicts: %.0f%% of warp-cycles replay",
+                                   pct(stall(t, r, WS_BANK_CONFLICT), total));
+        }
         break;
     case BOUND_MEMORY:
         g_string_append_printf(out, "memory latency: %.0f%% of warp-cycles wait for global memory",

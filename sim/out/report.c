@@ -84,6 +84,7 @@ ReportBound report_bound(const uint64_t states[WS__COUNT], SimWarpState *top_sta
     case WS_MBARRIER:
         return BOUND_SYNC;
     case WS_BANK_CONFLICT:
+    case WS_MIO_THROTTLE:
         return BOUND_SMEM;
     case WS_MEMORY:
         return BOUND_MEMORY;
@@ -153,7 +154,9 @@ char *report_verdict(const SimStats *s)
                                                       : "block barriers");
     }
     if (bound == BOUND_SMEM) {
-        return g_strdup_printf("shared-memory bound: %.0f%% of warp-cycles replay bank conflicts", f);
+        return g_strdup_printf("shared-memory bound: %.0f%% of warp-cycles %s", f,
+                               top == WS_MIO_THROTTLE ? "wait for the warp's path to shared memory"
+                                                      : "replay bank conflicts");
     }
     if (bound == BOUND_MEMORY) {
         return g_strdup_printf("memory-latency bound: %.0f%% of warp-cycles wait for global memory (loads or"

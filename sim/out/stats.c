@@ -10,6 +10,7 @@ static const struct {
     [WS_NOT_SELECTED] = { "not_selected", "Not Selected", "ready, but the scheduler picked another warp" },
     [WS_DEPENDENCY] = { "dependency", "Wait / Short Scoreboard", "waiting for an earlier instruction's result (compute latency)" },
     [WS_MATH_THROTTLE] = { "math_throttle", "Math Pipe Throttle", "the instruction's execution pipe is busy" },
+    [WS_MIO_THROTTLE] = { "mio_throttle", "MIO Throttle", "a shared-memory load or store waits for the warp's path to shared memory, busy with its last one" },
     [WS_BANK_CONFLICT] = { "bank_conflict", "MIO Throttle (shared-memory replays)", "shared-memory access replaying after a bank conflict" },
     [WS_COPY_THROTTLE] = { "copy_throttle", "LG Throttle", "the async-copy path is full: too many requests in flight" },
     [WS_MEMORY] = { "memory", "Long Scoreboard", "waiting for global memory (a load or a synchronous copy)" },

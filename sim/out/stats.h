@@ -10,6 +10,7 @@ typedef enum {
     WS_NOT_SELECTED,     /* ready, but the scheduler issued another warp */
     WS_DEPENDENCY,       /* waiting for an earlier instruction's result */
     WS_MATH_THROTTLE,    /* the instruction's pipe is busy */
+    WS_MIO_THROTTLE,     /* the warp's path to shared memory is busy (its last load or store) */
     WS_BANK_CONFLICT,    /* shared-memory access replaying (bank conflict) */
     WS_COPY_THROTTLE,    /* async-copy path full: too many requests in flight */
     WS_MEMORY,           /* waiting for global memory (loads, synchronous copies) */

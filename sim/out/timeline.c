@@ -48,6 +48,7 @@ static const struct {
     [WS_NOT_SELECTED] = { "not_selected", "not_selected (ready)", "#9be07a" },
     [WS_DEPENDENCY] = { "dependency", "dependency (compute latency)", "#5ab4ac" },
     [WS_MATH_THROTTLE] = { "math_throttle", "math_throttle (pipe busy)", "#2c7fb8" },
+    [WS_MIO_THROTTLE] = { "mio_throttle", "mio_throttle (shared-memory path busy)", "#7b3294" },
     [WS_BANK_CONFLICT] = { "bank_conflict", "bank_conflict (replays)", "#c51b7d" },
     [WS_COPY_THROTTLE] = { "copy_throttle", "copy_throttle (copy path full)", "#fdb863" },
     [WS_MEMORY] = { "memory", "memory (global load)", "#8c510a" },
