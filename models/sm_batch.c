@@ -19,9 +19,15 @@
 
 /* Whether every thread of w's warp has a role byte already (a converged
  * warp of 32 threads): the roles only grow from 0 (pipe_exec.c), so its
- * role cannot change, even where an event clears the cached one. */
-static bool warp_roles_fixed(const Sm *sm, const Warp *w)
+ * role cannot change, even where an event clears the cached one.  Once
+ * true it stays true (batches run without OpenCL pipes, whose cl_exec.c
+ * ORs role bits in), so w remembers it (Warp.roles_fixed): every attempt
+ * at a batch asks it of every warp. */
+static bool warp_roles_fixed(const Sm *sm, Warp *w)
 {
+    if (w->roles_fixed) {
+        return true;
+    }
     const uint8_t *r = sm->blocks[w->block].thread_role;
     if (r == NULL) {
         return false;
@@ -34,6 +40,7 @@ static bool warp_roles_fixed(const Sm *sm, const Warp *w)
             return false;
         }
     }
+    w->roles_fixed = true;
     return true;
 }
 
@@ -135,7 +142,7 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
             int32_t cls = s->slot_cls[slot];
             for (uint64_t m = mask; m != 0; m &= m - 1) {
                 int32_t j = __builtin_ctzll(m);
-                const Warp *o = &sm->warps[scheduler_slot_warp(s, j)];
+                Warp *o = &sm->warps[scheduler_slot_warp(s, j)];
                 const Split *of = &o->split[o->focus];
                 if (o->nsplits != 1) {
                     return;
