@@ -99,7 +99,7 @@ static inline bool sim_engine_timer_chained(const SimEngine *e, const SimTimer *
 /* Events handled so far, a chain's steps included. */
 static inline uint64_t sim_engine_dispatched(const SimEngine *e)
 {
-    return e->dispatched + e->queue.chain_steps;
+    return e->dispatched + sim_event_queue_chain_steps(&e->queue);
 }
 
 /* Takes the sequence number that a schedule or an arming would take at

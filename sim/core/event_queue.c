@@ -284,6 +284,7 @@ void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t)
         return;
     }
     if (t->in_slot) {
+        q->chain_steps -= q->slot_chain_len[t->pos];
         q->slot_chain_len[t->pos] = 0;
         sim_event_queue_slot_remove(q, (int32_t) t->pos);
         return;
@@ -298,8 +299,16 @@ void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t)
 
 const SimEvent *sim_event_queue_pop_chained(SimEventQueue *q, SimCycle limit, int32_t n)
 {
-    /* The wheel and the heap do not change while chained entries step. */
-    const SimEvent *wheel = n >= 0 ? &q->nodes[n].ev : NULL;
+    /* The wheel and the heap do not change while chained entries step:
+     * a slot's entry is taken while it orders before `bound`, the earlier
+     * of their fronts and the first key past limit. */
+    SimEvent bound = { limit == SIM_CYCLE_NEVER ? SIM_CYCLE_NEVER : limit + 1, 0, NULL, NULL, 0, NULL };
+    if (n >= 0 && sim_event_before(&q->nodes[n].ev, &bound)) {
+        bound = q->nodes[n].ev;
+    }
+    if (q->len > 0 && sim_event_before(&q->heap[0], &bound)) {
+        bound = q->heap[0];
+    }
     int32_t k = (int32_t) (q->slot_order & 0xff);
     for (;;) {
         const SimEvent *ev = &q->slot[k];
@@ -311,9 +320,7 @@ const SimEvent *sim_event_queue_pop_chained(SimEventQueue *q, SimCycle limit, in
         /* Its slot stays armed: slot_len stays above 0. */
         sim_event_queue_slot_chain_step(q, k);
         k = (int32_t) (q->slot_order & 0xff);
-        ev = &q->slot[k];
-        if (ev->cycle > limit || (wheel != NULL && !sim_event_before(ev, wheel)) ||
-            (q->len > 0 && !sim_event_before(ev, &q->heap[0]))) {
+        if (!sim_event_before(&q->slot[k], &bound)) {
             return NULL;
         }
     }

@@ -107,7 +107,8 @@ typedef struct {
     const SimCycle *slot_chain[SIM_EVENT_SLOTS]; /* a chained slot's next cycles, not owned */
     uint32_t slot_chain_len[SIM_EVENT_SLOTS];    /* how many of them are left: 0 when the
                                                   * slot's entry pops as usual */
-    uint64_t chain_steps; /* chained entries armed again instead of popped */
+    uint64_t chain_steps; /* steps of the chains given so far, taken or not
+                           * (sim_event_queue_chain_steps subtracts the rest) */
     uint64_t next_seq; /* sequence number of the next push or arming */
 } SimEventQueue;
 
@@ -275,6 +276,17 @@ static inline void sim_event_queue_slot_chain(SimEventQueue *q, SimTimer *t, con
 {
     q->slot_chain[t->pos] = at;
     q->slot_chain_len[t->pos] = n;
+    q->chain_steps += n;
+}
+
+/* The chains' steps taken so far: those given less those left. */
+static inline uint64_t sim_event_queue_chain_steps(const SimEventQueue *q)
+{
+    uint64_t left = 0;
+    for (int32_t k = 0; k < q->nslots; k++) {
+        left += q->slot_chain_len[k];
+    }
+    return q->chain_steps - left;
 }
 
 /* Slot k's entry, the first and due, is chained: armed again at its
@@ -291,7 +303,6 @@ static inline void sim_event_queue_slot_chain_step(SimEventQueue *q, int32_t k)
     ev->seq = sim_event_queue_reserve(q);
     q->slot_chain_len[k]--;
     ev->timer->cycle = ev->cycle;
-    q->chain_steps++;
     sim_event_queue_slot_list(q, k);
 }
 
