@@ -160,7 +160,7 @@ static inline void hold_request(Sm *sm, SimCycle at)
  * first, and the decision's end usually moves that request earlier. */
 static inline void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 {
-    if (G_UNLIKELY(sm->opt.check_invariants) && sm->replay[smsp].len > 0) {
+    if (G_UNLIKELY(sm->opt.check_invariants) && sim_engine_timer_chained(&sm->engine, &sm->arbitration[smsp])) {
         /* sm_batch.c's premise: nothing asks a closed sub-partition. */
         g_error("sub-partition %d asked to decide while its batch replays", smsp);
     }
@@ -493,28 +493,20 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
 /* Decisions in a row: smsp's at cycle now, then, while the next event
  * the engine would dispatch is a bound timer's (sim_engine_take_bound),
  * that one, which is nearly always another sub-partition's decision, run
- * here without a return to the engine's loop (a closed batch's decision,
- * sm_replay_next, too).  The events, their order and the clock are the
- * loop's. */
+ * here without a return to the engine's loop (a closed batch's replayed
+ * decisions are its timer's chain, which the queue steps on its own).
+ * The events, their order and the clock are the loop's. */
 G_ALWAYS_INLINE static inline void arbitrate_run(Sm *sm, int32_t smsp, SimCycle now, bool checks)
 {
     for (;;) {
         arbitrate(sm, smsp, now, checks);
         const SimEvent *ev = sim_engine_take_bound(&sm->engine);
-        for (;;) {
-            if (ev == NULL) {
-                return;
-            }
-            /* The engine is this Sm's own (Sm.engine), so an event of
-             * its handlers is for it: the handler says whose it is. */
-            if (G_LIKELY(ev->fn == sm_ev_arbitrate)) {
-                break;
-            }
-            if (ev->fn == sm_ev_replay) {
-                sm_replay_next(sm, (int32_t) ev->arg);
-                ev = sim_engine_take_bound(&sm->engine);
-                continue;
-            }
+        if (ev == NULL) {
+            return;
+        }
+        /* The engine is this Sm's own (Sm.engine), so an event of its
+         * handlers is for it: the handler says whose it is. */
+        if (G_UNLIKELY(ev->fn != sm_ev_arbitrate)) {
             /* Read before the handler runs: it may arm the timer again. */
             SimEventFn fn = ev->fn;
             void *target = ev->target;
@@ -1162,7 +1154,7 @@ static void finish_stats(Sm *sm, SimCycle end)
     st->copy_busy += sm->copy_to - sm->copy_from;
     sm->copy_from = sm->copy_to = 0;
     /* A superseded request counts as the event it once was. */
-    st->events = sm->engine.dispatched + sm->engine.superseded;
+    st->events = sim_engine_dispatched(&sm->engine) + sm->engine.superseded;
     st->peak_bytes_per_clk = sm->arch.l2_bytes_per_clk_sm;
     merge_unit_stats(sm, end);
     cl_pipes_finish(sm);
@@ -1180,6 +1172,10 @@ bool sm_run(Sm *sm, GError **error)
      * --max-ops count clear of its limit. */
     sm->batch_ok = sm->engine.kind == SIM_ENGINE_EVENT && sm->tl == NULL && !sm->account_place &&
                    sm->nclpipes == 0;
+    /* The replays are the arbitration timer's chain, which a slot keeps. */
+    for (int64_t i = 0; i < sm->arch.subpartitions; i++) {
+        sm->batch_ok = sm->batch_ok && sm->arbitration[i].in_slot;
+    }
     for (int32_t i = 0; i < sm->nwarps; i++) {
         sm_warp_schedule(sm, &sm->warps[i]);
     }

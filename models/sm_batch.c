@@ -7,9 +7,10 @@
  * warps all sit in compute chains issues a chain step a cycle and nothing
  * else reads those steps until the chain ends, so taking a run of them in
  * one loop spares each its event and decision (docs/performance.md, items
- * 24 and 25).  sm.c's arbitrate calls sm_batch_closed after a decision; the
- * decisions' events replay (sm_ev_replay, sm_replay_next) until the
- * batch's last hands back to sm_ev_arbitrate. */
+ * 24, 25 and 30).  sm.c's arbitrate calls sm_batch_closed after a
+ * decision; the decisions' events replay as the sub-partition's timer's
+ * chain (sim_engine_timer_chain) until the batch's last hands back to
+ * sm_ev_arbitrate. */
 #include "models/sm_internal.h"
 
 #include "models/compute.h"
@@ -18,9 +19,15 @@
 
 /* Whether every thread of w's warp has a role byte already (a converged
  * warp of 32 threads): the roles only grow from 0 (pipe_exec.c), so its
- * role cannot change, even where an event clears the cached one. */
-static bool warp_roles_fixed(const Sm *sm, const Warp *w)
+ * role cannot change, even where an event clears the cached one.  Once
+ * true it stays true (batches run without OpenCL pipes, whose cl_exec.c
+ * ORs role bits in), so w remembers it (Warp.roles_fixed): every attempt
+ * at a batch asks it of every warp. */
+static bool warp_roles_fixed(const Sm *sm, Warp *w)
 {
+    if (w->roles_fixed) {
+        return true;
+    }
     const uint8_t *r = sm->blocks[w->block].thread_role;
     if (r == NULL) {
         return false;
@@ -33,6 +40,7 @@ static bool warp_roles_fixed(const Sm *sm, const Warp *w)
             return false;
         }
     }
+    w->roles_fixed = true;
     return true;
 }
 
@@ -53,12 +61,14 @@ static bool warp_roles_fixed(const Sm *sm, const Warp *w)
  * step.  The warps at a chain must be on one instruction class, with their
  * roles cached and fixed (an event that clears a cached role leaves the
  * same one to find again).  What the order of events still needs is
- * replayed: each decision's event fires at its cycle (the one the decision
- * before it armed: `n` counts them) and arms the next with the sequence
- * number that decision would have reserved then (sm_replay_next), so the
- * first decision after the batch, taken as usual, orders among its cycle's
- * events as before.  The timer is armed for the first (the
- * decision that just ended armed it).
+ * replayed: each decision's event is due at its cycle (the one the
+ * decision before it armed: `n` counts them) and arms the next with the
+ * sequence number that decision would have reserved then, which is what
+ * the timer's chain does in the event queue without a handler (the timer
+ * stays armed with sm_ev_arbitrate), so the first decision after the
+ * batch, taken as usual, orders among its cycle's events as before and
+ * each replayed one counts as an event.  The timer is armed for the first
+ * (the decision that just ended armed it).
  *
  * Every warp stays queued (each issue returns it, with its class and bit).
  * The warps at a chain wait for the one pipe, the others for none, and no
@@ -132,7 +142,7 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
             int32_t cls = s->slot_cls[slot];
             for (uint64_t m = mask; m != 0; m &= m - 1) {
                 int32_t j = __builtin_ctzll(m);
-                const Warp *o = &sm->warps[scheduler_slot_warp(s, j)];
+                Warp *o = &sm->warps[scheduler_slot_warp(s, j)];
                 const Split *of = &o->split[o->focus];
                 if (o->nsplits != 1) {
                     return;
@@ -209,12 +219,11 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
         if (max_ops != 0) {
             sm->ops_executed += (uint64_t) n;
         }
-        /* The armed decision is the batch's first: it replays. */
-        sim_engine_timer_retarget(&sm->engine, timer, sm_ev_replay);
+        /* The armed decision is the batch's first: it replays, and so do
+         * the others but the last, whose next decision is sm.c's. */
+        sim_engine_timer_chain(&sm->engine, timer, r->at, (uint32_t) n);
         scheduler_set_last_slot(s, last_slot);
         scheduler_set_issued(s, last_end, last_end);
-        r->head = 0;
-        r->len = n;
     }
 }
 
@@ -240,31 +249,5 @@ G_GNUC_NO_INLINE void sm_batch_closed(Sm *sm, Scheduler *s, int32_t smsp)
     default:
         batch_closed_run(sm, s, smsp, false, sm->arch.policy);
         break;
-    }
-}
-
-/* A decision a closed batch took is due: its event, and those after it
- * that are too, then the next event's handler, as sm.c's arbitrate_run
- * goes on (the events, their order and the clock are the
- * loop's). */
-void sm_ev_replay(void *target, uint64_t smsp, SimCycle now)
-{
-    Sm *sm = target;
-    (void) now;
-    if (sm->engine.stop) {
-        return;
-    }
-    sm_replay_next(sm, (int32_t) smsp);
-    const SimEvent *ev = sim_engine_take_bound(&sm->engine);
-    /* The engine is this Sm's own: a replay event is for it. */
-    while (ev != NULL && ev->fn == sm_ev_replay) {
-        sm_replay_next(sm, (int32_t) ev->arg);
-        ev = sim_engine_take_bound(&sm->engine);
-    }
-    if (ev != NULL) {
-        SimEventFn fn = ev->fn;
-        void *target2 = ev->target;
-        uint64_t arg = ev->arg;
-        fn(target2, arg, sm->engine.now);
     }
 }

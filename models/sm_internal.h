@@ -107,13 +107,11 @@ typedef struct {
 #define SM_REPLAY_MAX 256
 
 /* A sub-partition's decisions taken ahead of the clock whose events are
- * still to come: at[head .. head + len) are the cycles of the decisions
- * after each of them, in order (sm_replay_next arms the next one when
- * one of them fires). */
+ * still to come: at[0 .. n) are the cycles of the decisions after each of
+ * them, in order, its arbitration timer's chain (sim_engine_timer_chain)
+ * while they replay. */
 typedef struct {
     SimCycle at[SM_REPLAY_MAX];
-    int32_t head;
-    int32_t len;
 } DecisionReplay;
 
 /* Instruction counts whose issue cycles Sm.int_cycles holds. */
@@ -138,9 +136,10 @@ struct Sm {
     uint64_t decision_seq;
     int32_t *order;          /* scratch: the ready list as a decision read it, once a visit changed it */
     /* [subpartition] the decisions a closed batch took ahead of the clock
-     * (sm_batch.c), replayed as events in cycle order; batch_ok: the run
-     * allows such batches (the event engine, no timeline, no per-line
-     * accounting, no --max-ops, no OpenCL pipes: set by sm_run). */
+     * (sm_batch.c), replayed in cycle order as its arbitration timer's
+     * chain; batch_ok: the run allows such batches (the event engine, no
+     * timeline, no per-line accounting, no OpenCL pipes, every arbitration
+     * timer bound to a slot: set by sm_run). */
     DecisionReplay *replay;
     bool batch_ok;
     /* [warp id] while the warp is queued: the part of its ready time that
@@ -385,24 +384,6 @@ G_ALWAYS_INLINE static inline void sm_catch_up(Sm *sm, Warp *w, SimCycle now, Si
  * check_invariants' runs. */
 void sm_batch_closed(Sm *sm, Scheduler *s, int32_t smsp);
 void sm_batch_closed_checked(Sm *sm, Scheduler *s, int32_t smsp);
-/* The event of a decision a closed batch took: it fires at the cycle and
- * in the order the decision's would have had. */
-void sm_ev_replay(void *target, uint64_t smsp, SimCycle now);
-
-/* One of the decisions a closed batch took fired (sm_batch_closed): its
- * event, at the cycle and in the order the decision's would have had, arms
- * the next one's with the sequence number that decision would have
- * reserved now; the decision after the batch's last is arbitrate's.
- * Inline in sm.c's arbitrate_run and sm_ev_replay, which run them in a
- * row. */
-G_ALWAYS_INLINE static inline void sm_replay_next(Sm *sm, int32_t smsp)
-{
-    DecisionReplay *r = &sm->replay[smsp];
-    SimCycle at = r->at[r->head++];
-    r->len--;
-    sim_engine_timer_rearm_reserved(&sm->engine, &sm->arbitration[smsp], at, sim_engine_reserve_seq(&sm->engine),
-                                    r->len > 0 ? sm_ev_replay : sm_ev_arbitrate, sm, (uint64_t) smsp);
-}
 
 /* The program's operation pc and variable i. */
 static inline const Op *sm_op(const Sm *sm, int32_t pc)

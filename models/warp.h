@@ -113,6 +113,8 @@ struct Warp {
      * of a converged warp: a Warp is about 6 KB. */
     int32_t focus;           /* the split the warp runs */
     bool queued;             /* in its scheduler's ready list */
+    bool roles_fixed;        /* every thread of the warp has its role byte
+                              * (sm_batch.c's warp_roles_fixed, once true) */
     SimCycle busy_until;     /* end of its last issue */
     SimCycle smem_floor;     /* its next shared-memory load or store issues no earlier (ldst_issue_floor) */
     int32_t acct;            /* accounting: the role and state charged since `since`,

@@ -773,6 +773,100 @@ START_TEST(retarget_keeps_the_order)
 }
 END_TEST
 
+/* A chain's run (sim_engine_timer_chain): a timer bound to a slot, armed
+ * at cycle 2, then at 4, 6 and 9 in turn, records tag 99 when it fires at
+ * 9; one-shot events around it record their tags, and those at cycles 6
+ * and 7 schedule one each at 9, numbered before and after the timer's
+ * last arming.  With `chained` the queue re-arms the timer (its handler
+ * runs once, at 9); without, its handler re-arms it by hand, as sm_batch.c's
+ * replayed decisions used to.  The log of (cycle, tag); *events: the
+ * events handled. */
+typedef struct {
+    Log log;
+    SimTimer t;
+    SimCycle at[3];
+    int next;
+} Chain;
+
+static void chain_record_and_schedule(void *target, uint64_t arg, SimCycle now)
+{
+    Chain *c = target;
+    record(&c->log, arg, now);
+    if (arg >= 60 && arg < 80) {
+        sim_engine_schedule(c->log.e, 9, record, &c->log, arg + 100);
+    }
+}
+
+static void chain_by_hand(void *target, uint64_t arg, SimCycle now)
+{
+    Chain *c = target;
+    if (c->next < 3) {
+        sim_engine_timer_arm(c->log.e, &c->t, c->at[c->next++], chain_by_hand, c, arg);
+        return;
+    }
+    record(&c->log, 99, now);
+}
+
+static void chain_fired(void *target, uint64_t arg, SimCycle now)
+{
+    Chain *c = target;
+    (void) arg;
+    record(&c->log, 99, now);
+}
+
+static GArray *run_chain(SimEngineKind kind, bool chained, uint64_t *events)
+{
+    SimEngine e;
+    Chain c;
+    memset(&c, 0, sizeof c);
+    engine_with_log(&e, kind, &c.log);
+    c.at[0] = 4;
+    c.at[1] = 6;
+    c.at[2] = 9;
+    sim_engine_timer_bind_slot(&e, &c.t);
+    sim_engine_schedule(&e, 2, chain_record_and_schedule, &c, 20);
+    sim_engine_timer_arm(&e, &c.t, 2, chained ? chain_fired : chain_by_hand, &c, 0);
+    sim_engine_schedule(&e, 2, chain_record_and_schedule, &c, 21);
+    sim_engine_schedule(&e, 4, chain_record_and_schedule, &c, 40);
+    sim_engine_schedule(&e, 6, chain_record_and_schedule, &c, 60);
+    sim_engine_schedule(&e, 7, chain_record_and_schedule, &c, 70);
+    sim_engine_schedule(&e, 9, chain_record_and_schedule, &c, 90);
+    if (chained) {
+        sim_engine_timer_chain(&e, &c.t, c.at, 3);
+        ck_assert(sim_engine_timer_chained(&e, &c.t));
+    }
+    GError *err = NULL;
+    ck_assert(sim_engine_run(&e, &err));
+    ck_assert(!sim_engine_timer_chained(&e, &c.t) && !sim_timer_is_armed(&c.t));
+    *events = sim_engine_dispatched(&e);
+    sim_engine_clear(&e);
+    return c.log.log;
+}
+
+/* A chained timer's entry steps where a handler re-arming it would, with
+ * the same sequence numbers: every event orders as before, and each step
+ * counts as an event handled. */
+START_TEST(chain_steps_where_a_rearming_handler_would)
+{
+    uint64_t by_hand, stepped, chained;
+    GArray *a = run_chain(SIM_ENGINE_EVENT, false, &by_hand);
+    assert_engines_agree(a, run_chain(SIM_ENGINE_STEPPED, false, &stepped));
+    GArray *b = run_chain(SIM_ENGINE_EVENT, true, &chained);
+    const uint64_t want[][2] = {
+        { 2, 20 }, { 2, 21 }, { 4, 40 }, { 6, 60 }, { 7, 70 }, { 9, 90 }, { 9, 160 }, { 9, 99 }, { 9, 170 },
+    };
+    ck_assert_uint_eq(a->len, G_N_ELEMENTS(want));
+    ck_assert_int_eq(memcmp(a->data, want, sizeof want), 0);
+    ck_assert_uint_eq(b->len, a->len);
+    ck_assert_int_eq(memcmp(b->data, a->data, a->len * sizeof want[0]), 0);
+    ck_assert_uint_eq(by_hand, 8 + 4);
+    ck_assert_uint_eq(stepped, by_hand);
+    ck_assert_uint_eq(chained, by_hand);
+    g_array_free(a, TRUE);
+    g_array_free(b, TRUE);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("event_queue");
@@ -801,6 +895,7 @@ int main(void)
     tcase_add_test(te, superseded_requests_count_and_hold_the_clock);
     tcase_add_test(te, reserved_sequence_number_orders_the_arming);
     tcase_add_test(te, retarget_keeps_the_order);
+    tcase_add_test(te, chain_steps_where_a_rearming_handler_would);
     suite_add_tcase(s, te);
     return run_suite(s);
 }

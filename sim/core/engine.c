@@ -101,6 +101,13 @@ void sim_engine_timer_retarget(SimEngine *e, SimTimer *t, SimEventFn fn)
     check_pending(e);
 }
 
+void sim_engine_timer_chain(SimEngine *e, SimTimer *t, const SimCycle *at, uint32_t n)
+{
+    g_assert(e->kind == SIM_ENGINE_EVENT && t->armed && t->in_slot);
+    g_assert(n == 0 || at[0] > t->cycle);
+    sim_event_queue_slot_chain(&e->queue, t, at, n);
+}
+
 void sim_engine_timer_bind_slot(SimEngine *e, SimTimer *t)
 {
     if (e->kind == SIM_ENGINE_EVENT) {

@@ -33,7 +33,8 @@ typedef struct {
     GArray *stepped;         /* pending SimEvent in queueing order (stepped); an
                               * entry with fn == NULL was handled or withdrawn */
     size_t stepped_live;     /* entries of stepped with a handler */
-    uint64_t dispatched;     /* events handled so far */
+    uint64_t dispatched;     /* events handled so far by a handler
+                              * (sim_engine_dispatched adds a chain's steps) */
     uint64_t superseded;     /* requests counted by sim_engine_count_superseded */
     SimCycle superseded_until; /* the latest cycle among them, 0 if none */
     bool check_invariants;   /* check the pending events and their timers
@@ -74,6 +75,32 @@ void sim_engine_timer_bind_slot(SimEngine *e, SimTimer *t);
  * cycle and its order among the pending events.  For an owner whose next
  * event, already armed, turns out to need other work. */
 void sim_engine_timer_retarget(SimEngine *e, SimTimer *t, SimEventFn fn);
+
+/* Chains armed t (owned by the caller), bound to a slot of the event queue
+ * (sim_engine_timer_bind_slot; t->in_slot): when its event is due, in its
+ * place among the pending events, t is armed again at at[0] with the next
+ * sequence number, as a handler of its that only re-armed it there would
+ * have done, and without a handler running; then at at[1], and so on.
+ * Each of these n steps counts as an event handled
+ * (sim_engine_dispatched).  After them t fires as armed, with its handler,
+ * at at[n - 1].  at (not owned) must stay as it is until then, each cycle
+ * no earlier than the one before it and after t's; t must not be armed or
+ * cancelled meanwhile (sim_engine_timer_chained says whether it is still
+ * chained).  For an owner whose next n events would only re-arm t: a
+ * closed batch's decisions taken ahead of the clock (sm_batch.c). */
+void sim_engine_timer_chain(SimEngine *e, SimTimer *t, const SimCycle *at, uint32_t n);
+
+/* Whether t still has steps of a chain (sim_engine_timer_chain) to take. */
+static inline bool sim_engine_timer_chained(const SimEngine *e, const SimTimer *t)
+{
+    return t->armed && t->in_slot && e->queue.slot_chain_len[t->pos] > 0;
+}
+
+/* Events handled so far, a chain's steps included. */
+static inline uint64_t sim_engine_dispatched(const SimEngine *e)
+{
+    return e->dispatched + sim_event_queue_chain_steps(&e->queue);
+}
 
 /* Takes the sequence number that a schedule or an arming would take at
  * this point, for sim_engine_timer_arm_reserved: an owner that may move

@@ -284,6 +284,8 @@ void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t)
         return;
     }
     if (t->in_slot) {
+        q->chain_steps -= q->slot_chain_len[t->pos];
+        q->slot_chain_len[t->pos] = 0;
         sim_event_queue_slot_remove(q, (int32_t) t->pos);
         return;
     }
@@ -292,6 +294,35 @@ void sim_event_queue_cancel(SimEventQueue *q, SimTimer *t)
         wheel_remove(q, (int32_t) t->pos);
     } else {
         heap_remove(q, t->pos);
+    }
+}
+
+const SimEvent *sim_event_queue_pop_chained(SimEventQueue *q, SimCycle limit, int32_t n)
+{
+    /* The wheel and the heap do not change while chained entries step:
+     * a slot's entry is taken while it orders before `bound`, the earlier
+     * of their fronts and the first key past limit. */
+    SimEvent bound = { limit == SIM_CYCLE_NEVER ? SIM_CYCLE_NEVER : limit + 1, 0, NULL, NULL, 0, NULL };
+    if (n >= 0 && sim_event_before(&q->nodes[n].ev, &bound)) {
+        bound = q->nodes[n].ev;
+    }
+    if (q->len > 0 && sim_event_before(&q->heap[0], &bound)) {
+        bound = q->heap[0];
+    }
+    int32_t k = (int32_t) (q->slot_order & 0xff);
+    for (;;) {
+        const SimEvent *ev = &q->slot[k];
+        q->base = MAX(q->base, ev->cycle);
+        if (q->slot_chain_len[k] == 0) {
+            sim_event_queue_slot_remove(q, k);
+            return ev;
+        }
+        /* Its slot stays armed: slot_len stays above 0. */
+        sim_event_queue_slot_chain_step(q, k);
+        k = (int32_t) (q->slot_order & 0xff);
+        if (!sim_event_before(&q->slot[k], &bound)) {
+            return NULL;
+        }
     }
 }
 
@@ -404,6 +435,9 @@ static const char *check_slots(const SimEventQueue *q)
             return "a slot's timer does not know its slot";
         }
         if (!t->armed) {
+            if (q->slot_chain_len[k] != 0) {
+                return "an idle slot has a chain";
+            }
             continue;
         }
         armed++;

@@ -25,7 +25,11 @@
  *    two, such as a scheduler's next decision, is armed and popped there in
  *    O(1) with no list or heap to update; the queue keeps the armed slots
  *    in the order their entries pop (an arming is placed from the back,
- *    where a scheduler's next decision, the newest, usually goes).
+ *    where a scheduler's next decision, the newest, usually goes).  A
+ *    slot's entry may be chained (sim_event_queue_slot_chain): when it
+ *    would pop, it is armed again at the chain's next cycle with the next
+ *    sequence number instead, as a handler that only re-arms its timer
+ *    would have done there, until the chain's cycles are used up.
  * An entry stays in the store it was queued in until it pops or is
  * withdrawn (a move re-queues it). */
 #pragma once
@@ -80,7 +84,8 @@ typedef struct {
  * (armed, pos and in_wheel saying where, same cycle); slot k holds the
  * entry of slot_timer[k] while that timer is armed, slot_len counts them,
  * and slot_order lists the armed slots by their entries' order (its low
- * byte is the first when slot_len > 0: sim_event_queue_slot_first). */
+ * byte is the first when slot_len > 0: sim_event_queue_slot_first); only
+ * an armed slot has a chain (slot_chain_len > 0). */
 typedef struct {
     SimEvent *heap;   /* array of len elements, capacity cap, owned */
     size_t len;
@@ -99,6 +104,11 @@ typedef struct {
     uint64_t slot_order; /* the armed slots, slot_len of them, in the order their entries pop:
                           * byte i is the i-th (a pop shifts, no array to move) */
     size_t slot_len;     /* armed slots */
+    const SimCycle *slot_chain[SIM_EVENT_SLOTS]; /* a chained slot's next cycles, not owned */
+    uint32_t slot_chain_len[SIM_EVENT_SLOTS];    /* how many of them are left: 0 when the
+                                                  * slot's entry pops as usual */
+    uint64_t chain_steps; /* steps of the chains given so far, taken or not
+                           * (sim_event_queue_chain_steps subtracts the rest) */
     uint64_t next_seq; /* sequence number of the next push or arming */
 } SimEventQueue;
 
@@ -257,6 +267,45 @@ static inline void sim_event_queue_slot_arm(SimEventQueue *q, SimTimer *t, SimCy
     sim_event_queue_slot_rearm(q, t, cycle, seq, fn);
 }
 
+/* Chains armed timer t, bound to a slot: each time its entry would pop,
+ * it is armed again instead, at at[0], ..., at[n - 1] in turn
+ * (sim_event_queue_slot_chain_step), and then it pops as usual.  at is not
+ * owned and must stay as it is until the chain is used up; each cycle must
+ * be later than the one before it (at[0] than t's). */
+static inline void sim_event_queue_slot_chain(SimEventQueue *q, SimTimer *t, const SimCycle *at, uint32_t n)
+{
+    q->slot_chain[t->pos] = at;
+    q->slot_chain_len[t->pos] = n;
+    q->chain_steps += n;
+}
+
+/* The chains' steps taken so far: those given less those left. */
+static inline uint64_t sim_event_queue_chain_steps(const SimEventQueue *q)
+{
+    uint64_t left = 0;
+    for (int32_t k = 0; k < q->nslots; k++) {
+        left += q->slot_chain_len[k];
+    }
+    return q->chain_steps - left;
+}
+
+/* Slot k's entry, the first and due, is chained: armed again at its
+ * chain's next cycle with the next sequence number, where a handler that
+ * re-armed it would have put it (its target, argument, handler and timer
+ * stay). */
+static inline void sim_event_queue_slot_chain_step(SimEventQueue *q, int32_t k)
+{
+    SimEvent *ev = &q->slot[k];
+    /* The first slot leaves slot_order by a shift. */
+    q->slot_order >>= 8;
+    q->slot_len--;
+    ev->cycle = *q->slot_chain[k]++;
+    ev->seq = sim_event_queue_reserve(q);
+    q->slot_chain_len[k]--;
+    ev->timer->cycle = ev->cycle;
+    sim_event_queue_slot_list(q, k);
+}
+
 /* The wheel's earliest entry: the head of the first non-empty list from
  * base's on, or -1 when the wheel is empty. */
 static inline int32_t sim_event_queue_wheel_first(const SimEventQueue *q)
@@ -268,6 +317,15 @@ static inline int32_t sim_event_queue_wheel_first(const SimEventQueue *q)
     uint64_t m = r ? (q->wheel_mask >> r) | (q->wheel_mask << (SIM_WHEEL_SPAN - r)) : q->wheel_mask;
     return q->head[((unsigned) __builtin_ctzll(m) + r) & (SIM_WHEEL_SPAN - 1)];
 }
+
+/* sim_event_queue_pop_slot's case of a chained first slot, due and
+ * ordering first (n: the wheel's first entry, sim_event_queue_wheel_first):
+ * it steps (sim_event_queue_slot_chain_step), and so does every chained
+ * entry that comes to order first and is due; the first that is not
+ * chained is taken out and returned as sim_event_queue_pop_slot returns
+ * it, or NULL when the first entry is another store's or due after limit
+ * (the steps stay taken: each is an event handled). */
+const SimEvent *sim_event_queue_pop_chained(SimEventQueue *q, SimCycle limit, int32_t n);
 
 /* sim_event_queue_pop_until's usual case, inline and without a copy: when
  * the earliest event is a slot's (a bound timer's) and due no later than
@@ -288,6 +346,10 @@ static inline const SimEvent *sim_event_queue_pop_slot(SimEventQueue *q, SimCycl
     int32_t n = sim_event_queue_wheel_first(q);
     if ((n >= 0 && !sim_event_before(ev, &q->nodes[n].ev)) || (q->len > 0 && !sim_event_before(ev, &q->heap[0]))) {
         return NULL;
+    }
+    if (G_UNLIKELY(q->slot_chain_len[k] != 0)) {
+        /* A chained entry steps instead (sim_event_queue_slot_chain). */
+        return sim_event_queue_pop_chained(q, limit, n);
     }
     sim_event_queue_slot_remove(q, k);
     q->base = MAX(q->base, ev->cycle);
