@@ -27,16 +27,6 @@
  * architecture's shared-memory and L1 latencies, below its L2 latency. */
 #define LDST_LONG_WAIT_CYCLES 100
 
-/* The cycle from which warp w's next shared-memory load or store
- * statement may issue: its path's next start, less the address arithmetic
- * that issues before the memory instruction (addr_cycles, the one that just
- * issued; the next one's is taken to be the same). */
-static inline SimCycle ldst_path_floor(const Sm *sm, const Warp *w, int64_t addr_cycles)
-{
-    SimCycle next = smem_warp_next(&sm->smem, w->id);
-    return next > (SimCycle) addr_cycles ? next - (SimCycle) addr_cycles : 0;
-}
-
 /* ---------------------------------------------------------------- memory */
 
 /* Element sizes for which consecutive lanes are reasoned about in closed
@@ -170,6 +160,30 @@ SimCycle ldst_global_read(Sm *sm, SimCycle t, const int64_t *addr, LaneMask m, i
     return done;
 }
 
+/* Warp w's shared-memory access through its path (smem_warp_access),
+ * asked for at `at`: keeps the path's next start and the address
+ * arithmetic's cycles now in w for ldst_issue_floor, and the replays for
+ * the timeline.  *start receives the cycle it started, *replays its
+ * wavefronts beyond the ideal.  Returns the cycle a load's data is
+ * ready. */
+static SimCycle path_access(Sm *sm, Warp *w, SimCycle at, const int64_t *addr, LaneMask m, int64_t size, bool ascend,
+                            SimCycle *start, int64_t *replays)
+{
+    SimCycle ready = smem_warp_access(&sm->smem, w->id, at, addr, m, size, ascend, start, replays);
+    w->smem_next = smem_warp_next(&sm->smem, w->id);
+    w->smem_addr = sm->addr_cycles[sm_warp_alone(sm, w)];
+    sm_note_smem_replays(sm, *start, *replays);
+    return ready;
+}
+
+/* What a load or store waits for after its issue: bank-conflict replays,
+ * the warp's path (`held`: an access started later than asked for), or
+ * nothing but the next instruction's turn. */
+static inline SimWarpState access_wait(bool held, int64_t replays)
+{
+    return replays > 0 ? WS_BANK_CONFLICT : held ? WS_MIO_THROTTLE : WS_DEPENDENCY;
+}
+
 /* The race detector's check and record of a warp's shared-memory load at
  * the lanes' addresses: every racing lane counts, the first one's warning
  * is reported (once per line). */
@@ -243,11 +257,9 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     if (buf->space == SPACE_SHARED) {
         /* Consecutive elements of a converged warp: a run.  The warp's path
          * may start the access later than its address arithmetic ends
-         * (ldst_path_floor kept the warp off the scheduler until then, but
+         * (ldst_issue_floor kept the warp off the scheduler until then, but
          * the arithmetic's cycles may have changed since). */
-        ready = smem_warp_access(&sm->smem, w->id, at, addr, m, size, ascend, &at, &replays);
-        w->smem_floor = ldst_path_floor(sm, w, addr_cycles);
-        sm_note_smem_replays(sm, at, replays);
+        ready = path_access(sm, w, at, addr, m, size, ascend, &at, &replays);
         if (sm->race) {
             ldst_race_read(sm, w, op, m, addr, size);
         }
@@ -273,7 +285,7 @@ StepResult ldst_exec_load(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t,
     s->pc++;
     *cost = 1 + addr_cycles;
     s->ready_at = MAX(t + (SimCycle) *cost, at + 1) + (SimCycle) replays;
-    s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
+    s->wait_state = access_wait(at > t + (SimCycle) addr_cycles, replays);
     sm->stats.instructions++;
     return STEP_ISSUED;
 }
@@ -290,8 +302,7 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
     *start = t;
     if (buf->space == SPACE_SHARED) {
         /* Consecutive elements of a converged warp: a run. */
-        smem_warp_access(&sm->smem, w->id, t, addr, m, size, ascend, start, &replays);
-        sm_note_smem_replays(sm, *start, replays);
+        path_access(sm, w, t, addr, m, size, ascend, start, &replays);
         if (sm->race) {
             for (int l = 0; l < SIM_WARP_SIZE; l++) {
                 if (m & (1u << l)) {
@@ -381,6 +392,7 @@ static StepResult exec_store_value(Sm *sm, Warp *w, int32_t si, const Op *op, Si
     }
     int64_t replays = 0;
     SimCycle next = t;  /* the next store's cycle: one a cycle, or as the warp's path takes them */
+    bool held = false;
     for (int64_t k = 0; k < iters; k++) {
         int64_t addr[SIM_WARP_SIZE];
         LaneMask km = 0;
@@ -396,6 +408,7 @@ static StepResult exec_store_value(Sm *sm, Warp *w, int32_t si, const Op *op, Si
         }
         SimCycle start;
         replays += store_issue(sm, w, buf, next, addr, km, size, ascend, &start);
+        held |= start > next;
         next = start + 1;
         for (int l = 0; sm->opt.functional && l < SIM_WARP_SIZE; l++) {
             uint8_t *dst = (km & (1u << l)) ? ldst_data_at(sm, w, buf->space, addr[l]) : NULL;
@@ -404,13 +417,10 @@ static StepResult exec_store_value(Sm *sm, Warp *w, int32_t si, const Op *op, Si
             }
         }
     }
-    if (buf->space == SPACE_SHARED) {
-        w->smem_floor = ldst_path_floor(sm, w, 0);
-    }
     s->pc++;
     *cost = MAX((int64_t) 1, iters);
     s->ready_at = MAX(t + (SimCycle) *cost, next) + (SimCycle) replays;
-    s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
+    s->wait_state = access_wait(held, replays);
     sm->stats.instructions += (uint64_t) iters;
     return STEP_ISSUED;
 }
@@ -441,9 +451,6 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
     int64_t addr_cycles = sm->addr_cycles[sm_warp_alone(sm, w)];
     SimCycle at;
     int64_t replays = store_issue(sm, w, buf, t + (SimCycle) addr_cycles, addr, m, size, ascend, &at);
-    if (buf->space == SPACE_SHARED) {
-        w->smem_floor = ldst_path_floor(sm, w, addr_cycles);
-    }
     if (sm->opt.functional) {
         for (int l = 0; l < SIM_WARP_SIZE; l++) {
             uint8_t *dst = (m & (1u << l)) ? ldst_data_at(sm, w, buf->space, addr[l]) : NULL;
@@ -458,7 +465,7 @@ StepResult ldst_exec_store(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t
     s->pc++;
     *cost = 1 + addr_cycles;
     s->ready_at = MAX(t + (SimCycle) *cost, at + 1) + (SimCycle) replays;
-    s->wait_state = replays > 0 ? WS_BANK_CONFLICT : WS_DEPENDENCY;
+    s->wait_state = access_wait(at > t + (SimCycle) addr_cycles, replays);
     sm->stats.instructions++;
     return STEP_ISSUED;
 }
@@ -551,7 +558,7 @@ SimCycle ldst_ptr_load(Sm *sm, Warp *w, const Op *op, LaneMask m, const ExprNode
     if (sm->race != NULL) {
         ldst_race_read(sm, w, op, m, addr, size);
     }
-    return port - 1 + (SimCycle) sm->arch.smem_latency;
+    return port - 1 + (SimCycle) sm->smem.latency;
 }
 
 void ldst_ptr_store(Sm *sm, Warp *w, LaneMask m, const ExprNode *ptr, const int64_t *addr, int64_t size,

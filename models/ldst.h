@@ -12,11 +12,21 @@
  * cheap test first: the path is mostly free by then.) */
 static inline SimCycle ldst_issue_floor(const Sm *sm, const Warp *w, const Op *op, SimCycle after)
 {
-    if (w->smem_floor <= after || (op->code != OP_LOAD && op->code != OP_STORE)) {
+    if (w->smem_next <= after || (op->code != OP_LOAD && op->code != OP_STORE)) {
         return after;
     }
     const ProgBuffer *b = &g_array_index(sm->prog->buffers, ProgBuffer, op->e[0]->type.buffer);
-    return b->space == SPACE_SHARED ? w->smem_floor : after;
+    if (b->space != SPACE_SHARED) {
+        return after;
+    }
+    /* A load or a stored variable issues its address arithmetic first,
+     * while the path is still busy (the cycles it took at the warp's last
+     * access: the floor stays fixed between the warp's own issues, as the
+     * ready cache needs); a stored value or a fill has none. */
+    bool arith = op->code == OP_LOAD || op->sub == STORE_DATA;
+    SimCycle floor = arith && w->smem_next > (SimCycle) w->smem_addr ? w->smem_next - (SimCycle) w->smem_addr
+                                                                     : w->smem_next;
+    return MAX(after, floor);
 }
 
 /* Checks lanes' accesses [addr, addr+size) stay inside the buffer their

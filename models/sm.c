@@ -181,7 +181,7 @@ static inline void request_arbitration(Sm *sm, int32_t smsp, SimCycle at)
 }
 
 /* The cycle a queued warp could issue: after its wait, its last issue and
- * its next instruction's pipe and operands. */
+ * its next instruction's pipe and operands, or its path to shared memory. */
 static SimCycle ready_time_of(Sm *sm, Warp *w, SimCycle now)
 {
     const Split *s = &w->split[w->focus];

@@ -71,7 +71,8 @@ static bool warp_roles_fixed(const Sm *sm, Warp *w)
  * (the decision that just ended armed it).
  *
  * Every warp stays queued (each issue returns it, with its class and bit).
- * The warps at a chain wait for the one pipe, the others for none, and no
+ * The warps at a chain wait for the one pipe, the others for none (their
+ * own ready time, slot_base, holds a load's or store's path), and no
  * decision is taken before the pipe is free, so a decision at t picks the
  * first warp in policy order whose own ready time (slot_base) is by t, and
  * the next is at arbitrate's scan from floor t + 1 (the earliest chain's

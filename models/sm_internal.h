@@ -359,7 +359,8 @@ G_ALWAYS_INLINE static inline void sm_catch_up(Sm *sm, Warp *w, SimCycle now, Si
     if (eligible < now) {
         /* pipe is warp_issue_time(sm, w, eligible), from the cache:
          * ready_base is eligible or, for a started chain, the chain's
-         * input if later. */
+         * input if later, or for a shared-memory load or store its path's
+         * floor (ldst_issue_floor) if later. */
         if (G_UNLIKELY(checks)) {
             sm_check_issue_cache(sm, w, eligible, pipe);
         }

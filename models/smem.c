@@ -204,12 +204,21 @@ SimCycle smem_access(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, i
     return access_waves(s, at, waves, ideal, replays);
 }
 
+/* The wavefronts of a warp access (and *ideal); `run`: the lanes are a
+ * run, which smem_run_wavefronts may count in closed form. */
+static int64_t count_waves(const Smem *s, const int64_t *addr, uint32_t mask, int64_t size, bool run, int64_t *ideal)
+{
+    int64_t waves;
+    if (!run || !smem_run_wavefronts(s, addr[0], mask, size, &waves, ideal)) {
+        waves = smem_wavefronts(s, addr, mask, size, ideal);
+    }
+    return waves;
+}
+
 SimCycle smem_access_run(Smem *s, SimCycle at, const int64_t *addr, uint32_t mask, int64_t size, int64_t *replays)
 {
-    int64_t waves, ideal;
-    if (!smem_run_wavefronts(s, addr[0], mask, size, &waves, &ideal)) {
-        waves = smem_wavefronts(s, addr, mask, size, &ideal);
-    }
+    int64_t ideal;
+    int64_t waves = count_waves(s, addr, mask, size, true, &ideal);
     return access_waves(s, at, waves, ideal, replays);
 }
 
@@ -217,10 +226,8 @@ SimCycle smem_warp_access(Smem *s, int32_t warp, SimCycle at, const int64_t *add
                           bool run, SimCycle *start, int64_t *replays)
 {
     SimCycle go = MAX(at, s->warp_next[warp]);
-    int64_t waves, ideal;
-    if (!run || !smem_run_wavefronts(s, addr[0], mask, size, &waves, &ideal)) {
-        waves = smem_wavefronts(s, addr, mask, size, &ideal);
-    }
+    int64_t ideal;
+    int64_t waves = count_waves(s, addr, mask, size, run, &ideal);
     SimCycle port = access_waves(s, go, waves, ideal, replays);
     int64_t path = s->warp_wave_cycles * waves;
     s->warp_next[warp] = go + (SimCycle) MAX(s->warp_interval, path + 1);

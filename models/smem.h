@@ -14,7 +14,8 @@
  * warp_wave_cycles x wavefronts + 1) cycles apart, whatever else it issues
  * between them, and a load's data comes warp_wave_cycles a wavefront after
  * its first.  From two warps a sub-partition on, the port (one wavefront a
- * cycle) binds instead.
+ * cycle) binds instead.  (memcpy_async's synchronous fallback and OpenCL
+ * pipe packets use the port without the path: smem_access.)
  * Sources: CUDA C++ Programming Guide, "Shared Memory" (compute capability
  * 8.x/9.0 sections); Jia et al., "Dissecting the NVIDIA Volta GPU
  * architecture via microbenchmarking" (2018) for the wavefront model;

@@ -177,6 +177,30 @@ START_TEST(shared_path_by_hand)
     s = run_ok(&tr, conflict, NULL);
     ck_assert_uint_eq(s->cycles, 55);
     test_run_clear(&tr);
+    /* A fill's stores take the path one after another: 3 stores (lane l at
+     * words 3 l + k, an odd stride: no conflict) at 0, 4 and 8, exit at 9;
+     * the 6 cycles between them waiting for the path.  Without it, 0, 1, 2. */
+    const char *fill = "smpipe 1\nblock 32\nshared int buf[128]\nfill(buf + threadIdx.x * 3, 0, 3)\n";
+    s = run_ok(&tr, fill, path);
+    ck_assert_uint_eq(s->cycles, 9);
+    ck_assert_uint_eq(s->state_total[WS_ISSUING], 3);
+    ck_assert_uint_eq(s->state_total[WS_MIO_THROTTLE], 6);
+    test_run_clear(&tr);
+    s = run_ok(&tr, fill, NULL);
+    ck_assert_uint_eq(s->cycles, 3);
+    test_run_clear(&tr);
+    /* With address arithmetic (2 instructions, 3 cycles for a lone warp):
+     * a stored constant has none, STS at 0 (the path's next at 4); the
+     * load's arithmetic issues at 1..3 while the path is busy, LDS at 4,
+     * data at 27; the store of it waits for it, then its arithmetic, STS at
+     * 30, exit at 31: as without the path, which never binds here. */
+    const char *arith[] = { "smem.warp_interval=4", "smem.warp_wave_cycles=2", "sched.addr_issue=2", NULL };
+    const char *value_then_load = "smpipe 1\nblock 32\nshared int buf[128]\nbuf[threadIdx.x] = 1\n"
+                                  "var a = load(buf + 32 + threadIdx.x)\nstore(buf + 64 + threadIdx.x, a)\n";
+    s = run_ok(&tr, value_then_load, arith);
+    ck_assert_uint_eq(s->cycles, 31);
+    ck_assert_uint_eq(s->state_total[WS_MIO_THROTTLE], 0);
+    test_run_clear(&tr);
 }
 END_TEST
 
