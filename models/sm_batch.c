@@ -102,6 +102,7 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
     SimCycle *pipe_free = NULL;
     DecisionReplay *r = &sm->replay[smsp];
     uint64_t max_ops = sm->opt.max_ops;
+    SimCycle *marks = NULL;
     int32_t n = 0;
     while (n < SM_REPLAY_MAX) {
         /* visit_mask's order at t (scheduler_keeps_last: greedy keeps
@@ -171,6 +172,11 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
                 SimCycle cycles = (max_ops - sm->ops_executed - mine) / per_cycle;
                 limit = MIN(limit, sm->engine.now + cycles - 1);
             }
+            /* The steps' compute marks, written as they issue and noted
+             * together at the end (sm_note_compute_many). */
+            if (!checks) {
+                marks = sm_note_compute_room(sm, smsp, SM_REPLAY_MAX);
+            }
         }
         if (t > limit || *pipe_free > t) {
             break;
@@ -180,8 +186,15 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
         SimRole role = (SimRole) f->role;
         sm_catch_up(sm, w, t, MAX(slot_base[slot], *pipe_free), role, checks, SM_ACCOUNT_PLAIN);
         /* warp_issue's chain step (compute_exec_chain) and issue_end: the
-         * focus stays runnable, so simt_refocus has nothing to do. */
-        compute_issue_link(sm, w, f, ic, pipe_free, t);
+         * focus stays runnable, so simt_refocus has nothing to do.  Its
+         * statistics are counted at the end, its mark noted then too
+         * (checked, now). */
+        compute_issue_link_bare(w, f, ic, pipe_free, t);
+        if (G_UNLIKELY(checks)) {
+            sm_note_compute(sm, smsp, t);
+        } else {
+            marks[n] = t;
+        }
         compute_next_ready(sm, w, f, *pipe_free, t);
         if (G_UNLIKELY(checks)) {
             simt_require(w, t);
@@ -218,6 +231,11 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
     if (n > 0) {
         if (max_ops != 0) {
             sm->ops_executed += (uint64_t) n;
+        }
+        sm->stats.instructions += (uint64_t) n;
+        sm->stats.compute_instructions += (uint64_t) n;
+        if (!checks) {
+            sm_note_compute_many(sm, smsp, (guint) n);
         }
         /* The armed decision is the batch's first: it replays, and so do
          * the others but the last, whose next decision is sm.c's. */

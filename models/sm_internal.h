@@ -250,6 +250,34 @@ static inline void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
     q->v[q->len++] = at;
     sm->marks_pending++;
 }
+/* Room for n more marks in sub-partition smsp's queue, growing it if need
+ * be (the queue's capacity changes nothing else).  Returns where the next
+ * mark goes (owned by the queue, valid until the queue next changes); the
+ * caller writes up to n marks there, in cycle order and none before the
+ * clock, and then hands their count to sm_note_compute_many. */
+void sm_note_compute_grow(Sm *sm, int32_t smsp, guint n);
+static inline SimCycle *sm_note_compute_room(Sm *sm, int32_t smsp, guint n)
+{
+    CycleQueue *q = &sm->compute_marks[smsp];
+    if (G_UNLIKELY(q->cap - q->len < n)) {
+        sm_note_compute_grow(sm, smsp, n);
+    }
+    return &q->v[q->len];
+}
+/* Notes the n marks written at sm_note_compute_room's answer, as n calls
+ * of sm_note_compute would: the finalisation those would start once more
+ * than SM_MARKS_PENDING_MAX are pending counts only marks before the
+ * clock (sm_finalize_overlap at engine.now), so none of these, and a later
+ * call finds nothing more to count; one call at the end counts the same.
+ * Not under check_invariants, whose sm_note_compute checks each mark. */
+static inline void sm_note_compute_many(Sm *sm, int32_t smsp, guint n)
+{
+    sm->compute_marks[smsp].len += n;
+    sm->marks_pending += n;
+    if (G_UNLIKELY(sm->marks_pending > SM_MARKS_PENDING_MAX)) {
+        sm_finalize_overlap(sm, sm->engine.now);
+    }
+}
 /* An asynchronous copy in flight over [from, to): overlap statistics and
  * the timeline's copy slice (args->bytes is its size).  Returns the slice's
  * timeline track (for sim_timeline_flow_start), or 0 when none. */
