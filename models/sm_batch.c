@@ -190,7 +190,7 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
         /* The visit's catch_up, with the issue time it read, and the
          * role the warp keeps (without account_place, batch_ok). */
         SimRole role = (SimRole) f->role;
-        sm_catch_up(sm, w, t, MAX(slot_base[slot], pf), role, checks, SM_ACCOUNT_PLAIN);
+        sm_catch_up(sm, w, t, MAX(slot_base[slot], pf), role, checks, SM_ACCOUNT_CHAIN);
         /* warp_issue's chain step (compute_exec_chain) and issue_end: the
          * focus stays runnable, so simt_refocus has nothing to do.  Its
          * statistics are counted at the end, its mark noted then too

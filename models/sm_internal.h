@@ -319,10 +319,14 @@ static inline SimRole sm_warp_role(Warp *w)
 /* The forms of sm_account_form, a constant at each call so that each is
  * its own code: SM_ACCOUNT_ANY asks account_place (sm_account_place's
  * general path when set); SM_ACCOUNT_PLAIN is for a caller that knows it
- * unset (a closed batch's, batch_ok), and asks nothing. */
+ * unset (a closed batch's, batch_ok), and asks nothing; SM_ACCOUNT_CHAIN
+ * is SM_ACCOUNT_PLAIN for a warp that sm_catch_up knows to be at a compute
+ * chain, whose wait for its pipe is a math throttle (a closed batch's
+ * steps), so that it need not read the warp's cached class. */
 typedef enum {
     SM_ACCOUNT_ANY,
-    SM_ACCOUNT_PLAIN
+    SM_ACCOUNT_PLAIN,
+    SM_ACCOUNT_CHAIN
 } SmAccountForm;
 
 /* Charges [since, at) to the warp's current state and enters state st
@@ -389,12 +393,16 @@ G_ALWAYS_INLINE static inline void sm_catch_up(Sm *sm, Warp *w, SimCycle now, Si
          * ready_base is eligible or, for a started chain, the chain's
          * input if later. */
         if (G_UNLIKELY(checks)) {
+            g_assert(form != SM_ACCOUNT_CHAIN || sm->ready_cls[w->id] < sm->arch.nclasses);
             sm_check_issue_cache(sm, w, eligible, pipe);
         }
         if (pipe > eligible) {
             /* A compute statement's pipe, or a load's or store's path
              * (ldst_issue_floor: the only wait of another statement). */
-            sm_account_form(w, sm->ready_cls[w->id] < sm->arch.nclasses ? WS_MATH_THROTTLE : WS_MIO_THROTTLE,
+            sm_account_form(w,
+                            form == SM_ACCOUNT_CHAIN || sm->ready_cls[w->id] < sm->arch.nclasses
+                                ? WS_MATH_THROTTLE
+                                : WS_MIO_THROTTLE,
                             eligible, role, form);
             eligible = pipe;
         }

@@ -405,7 +405,8 @@ static void run_unchecked(TestRun *tr, const char *text, const char *const *sets
  * as they issue and notes them together at its end
  * (sm_note_compute_many), finalising the overlap once past
  * SM_MARKS_PENDING_MAX: the same compute and overlap cycles as the stepped
- * engine's one mark an instruction.  bench.trace's loop at 32 warps: its
+ * engine's one mark an instruction, and the same cycles in each warp's and
+ * role's states.  bench.trace's loop at 32 warps: its
  * batches cross that bound many times, with copies in flight. */
 START_TEST(closed_batches_mark_their_steps_together)
 {
@@ -436,6 +437,11 @@ START_TEST(closed_batches_mark_their_steps_together)
         ck_assert_uint_eq(a->compute_busy, b->compute_busy);
         ck_assert_uint_eq(a->both_busy, b->both_busy);
         ck_assert_uint_gt(a->both_busy, 0);
+        ck_assert_int_eq(b->warps, a->warps);
+        ck_assert_msg(memcmp(a->warp_state, b->warp_state, (size_t) a->warps * WS__COUNT * sizeof *a->warp_state) == 0,
+                      "%s: a warp's states differ", policies[p]);
+        ck_assert_msg(memcmp(a->role_state, b->role_state, sizeof a->role_state) == 0, "%s: a role's states differ",
+                      policies[p]);
         test_run_clear(&ev);
         test_run_clear(&st);
     }
