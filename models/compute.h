@@ -20,6 +20,19 @@ static inline SimCycle compute_link_dep(const Sm *sm, const Warp *w, int64_t c)
     return sm->arch.chain_overlap ? 0 : w->chain[c];
 }
 
+/* compute_issue_link without the statistics and the compute mark: its
+ * chain's result, the pipe, the chain index and the count left.  A closed
+ * batch (sm_batch.c) counts and marks its steps together at its end. */
+static inline void compute_issue_link_bare(Warp *w, Split *s, const InstClass *ic, SimCycle *pipe_free,
+                                           SimCycle at)
+{
+    int32_t c = s->chain_next;
+    w->chain[c] = MAX(w->chain[c], at) + (SimCycle) ic->latency;
+    *pipe_free = at + (SimCycle) ic->interval;
+    s->chain_next = c + 1 == s->aux ? 0 : c + 1;
+    s->remaining--;
+}
+
 /* Issues split s's next chain instruction (of class ic, on the pipe whose
  * next free cycle is *pipe_free) at cycle at: its chain's result, the
  * pipe, the chain index, the count left, the statistics and the compute
@@ -27,11 +40,7 @@ static inline SimCycle compute_link_dep(const Sm *sm, const Warp *w, int64_t c)
 static inline void compute_issue_link(Sm *sm, Warp *w, Split *s, const InstClass *ic, SimCycle *pipe_free,
                                       SimCycle at)
 {
-    int32_t c = s->chain_next;
-    w->chain[c] = MAX(w->chain[c], at) + (SimCycle) ic->latency;
-    *pipe_free = at + (SimCycle) ic->interval;
-    s->chain_next = c + 1 == s->aux ? 0 : c + 1;
-    s->remaining--;
+    compute_issue_link_bare(w, s, ic, pipe_free, at);
     sm->stats.instructions++;
     sm->stats.compute_instructions++;
     sm_note_compute(sm, w->smsp, at);

@@ -99,10 +99,16 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
     SimCycle t = sim_timer_cycle(timer);
     SimCycle limit = SIM_CYCLE_NEVER;
     SimCycle other_ready = SIM_CYCLE_NEVER;
-    const InstClass *ic = NULL;
+    /* The class and its pipe's next free cycle, in locals for the batch
+     * (the pipe written back at its end, and at each step with the
+     * checks, which read it): kept in memory, each would be loaded again
+     * after every store to a cycle, which may alias them. */
+    InstClass icl = { 0 };
     SimCycle *pipe_free = NULL;
+    SimCycle pf = 0;
     DecisionReplay *r = &sm->replay[smsp];
     uint64_t max_ops = sm->opt.max_ops;
+    SimCycle *marks = NULL;
     int32_t n = 0;
     while (n < SM_REPLAY_MAX) {
         /* visit_mask's order at t (scheduler_keeps_last: greedy keeps
@@ -154,8 +160,9 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
                     return;
                 }
             }
-            ic = &sm->arch.classes[cls];
+            icl = sm->arch.classes[cls];
             pipe_free = &s->pipe_free[cls];
+            pf = *pipe_free;
             /* Nothing past the watchdog's limit: the run stops there. */
             limit = sm->engine.max_cycles != 0 ? sm->engine.max_cycles : SIM_CYCLE_NEVER;
             /* --max-ops: the batch's steps count now, ahead of the other
@@ -172,39 +179,58 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
                 SimCycle cycles = (max_ops - sm->ops_executed - mine) / per_cycle;
                 limit = MIN(limit, sm->engine.now + cycles - 1);
             }
+            /* The steps' compute marks, written as they issue and noted
+             * together at the end (sm_note_compute_many). */
+            if (!checks) {
+                marks = sm_note_compute_room(sm, smsp, SM_REPLAY_MAX);
+            }
         }
-        if (t > limit || *pipe_free > t) {
+        if (t > limit || pf > t) {
             break;
         }
         /* The visit's catch_up, with the issue time it read, and the
          * role the warp keeps (without account_place, batch_ok). */
         SimRole role = (SimRole) f->role;
-        sm_catch_up(sm, w, t, MAX(slot_base[slot], *pipe_free), role, checks, SM_ACCOUNT_PLAIN);
+        sm_catch_up(sm, w, t, MAX(slot_base[slot], pf), role, checks, SM_ACCOUNT_CHAIN);
         /* warp_issue's chain step (compute_exec_chain) and issue_end: the
-         * focus stays runnable, so simt_refocus has nothing to do. */
-        compute_issue_link(sm, w, f, ic, pipe_free, t);
-        compute_next_ready(sm, w, f, *pipe_free, t);
+         * focus stays runnable, so simt_refocus has nothing to do.  Its
+         * statistics are counted at the end, its mark noted then too
+         * (checked, now). */
+        compute_issue_link_bare(w, f, &icl, &pf, t);
+        if (G_UNLIKELY(checks)) {
+            *pipe_free = pf;
+            sm_note_compute(sm, smsp, t);
+        } else {
+            marks[n] = t;
+        }
+        compute_next_ready(sm, w, f, pf, t);
+        /* Read once, before the accounting's stores (which may alias
+         * them): the split's ready time (at least t + 1), its wait and
+         * its next link's input. */
+        SimCycle ready = f->ready_at;
+        SimWarpState wait = f->wait_state;
+        SimCycle input = w->chain[f->chain_next];
         if (G_UNLIKELY(checks)) {
             simt_require(w, t);
         }
         w->busy_until = t + 1;
-        sm_account_form(w, f->ready_at > t + 1 ? f->wait_state : WS_NOT_SELECTED, t + 1, role, SM_ACCOUNT_PLAIN);
+        sm_account_form(w, ready > t + 1 ? wait : WS_NOT_SELECTED, t + 1, role, SM_ACCOUNT_PLAIN);
         /* Back to the scheduler (warp_schedule, cache_ready): its class
          * and bit stay. */
-        SimCycle base = MAX(MAX(f->ready_at, t + 1), w->chain[f->chain_next]);
+        SimCycle base = MAX(ready, input);
         sm->ready_base[w->id] = base;
         slot_base[slot] = base;
         if (G_UNLIKELY(checks)) {
             scheduler_set_last_slot(s, slot);
-            sm_check_ready_cache(sm, w, t, MAX(t, MAX(base, *pipe_free)));
+            sm_check_ready_cache(sm, w, t, MAX(t, MAX(base, pf)));
         }
         /* issue_taken: one cycle, and the next operation is math. */
         last_slot = slot;
         last_end = t + 1;
         /* The warp's request, and the scan's from floor t + 1: the
          * earliest chain's (its pipe's) or other warp's. */
-        SimCycle held = MAX(base, *pipe_free);
-        SimCycle bound = MAX(*pipe_free, t + 1);
+        SimCycle held = MAX(base, pf);
+        SimCycle bound = MAX(pf, t + 1);
         SimCycle next = held;
         for (uint64_t m = chains; m != 0 && next > bound; m &= m - 1) {
             next = MIN(next, slot_base[__builtin_ctzll(m)]);
@@ -217,8 +243,14 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
         t = next;
     }
     if (n > 0) {
+        *pipe_free = pf;
         if (max_ops != 0) {
             sm->ops_executed += (uint64_t) n;
+        }
+        sm->stats.instructions += (uint64_t) n;
+        sm->stats.compute_instructions += (uint64_t) n;
+        if (!checks) {
+            sm_note_compute_many(sm, smsp, (guint) n);
         }
         /* The armed decision is the batch's first: it replays, and so do
          * the others but the last, whose next decision is sm.c's. */

@@ -250,6 +250,34 @@ static inline void sm_note_compute(Sm *sm, int32_t smsp, SimCycle at)
     q->v[q->len++] = at;
     sm->marks_pending++;
 }
+/* Room for n more marks in sub-partition smsp's queue, growing it if need
+ * be (the queue's capacity changes nothing else).  Returns where the next
+ * mark goes (owned by the queue, valid until the queue next changes); the
+ * caller writes up to n marks there, in cycle order and none before the
+ * clock, and then hands their count to sm_note_compute_many. */
+void sm_note_compute_grow(Sm *sm, int32_t smsp, guint n);
+static inline SimCycle *sm_note_compute_room(Sm *sm, int32_t smsp, guint n)
+{
+    CycleQueue *q = &sm->compute_marks[smsp];
+    if (G_UNLIKELY(q->cap - q->len < n)) {
+        sm_note_compute_grow(sm, smsp, n);
+    }
+    return &q->v[q->len];
+}
+/* Notes the n marks written at sm_note_compute_room's answer, as n calls
+ * of sm_note_compute would: the finalisation those would start once more
+ * than SM_MARKS_PENDING_MAX are pending counts only marks before the
+ * clock (sm_finalize_overlap at engine.now), so none of these, and a later
+ * call finds nothing more to count; one call at the end counts the same.
+ * Not under check_invariants, whose sm_note_compute checks each mark. */
+static inline void sm_note_compute_many(Sm *sm, int32_t smsp, guint n)
+{
+    sm->compute_marks[smsp].len += n;
+    sm->marks_pending += n;
+    if (G_UNLIKELY(sm->marks_pending > SM_MARKS_PENDING_MAX)) {
+        sm_finalize_overlap(sm, sm->engine.now);
+    }
+}
 /* An asynchronous copy in flight over [from, to): overlap statistics and
  * the timeline's copy slice (args->bytes is its size).  Returns the slice's
  * timeline track (for sim_timeline_flow_start), or 0 when none. */
@@ -291,10 +319,14 @@ static inline SimRole sm_warp_role(Warp *w)
 /* The forms of sm_account_form, a constant at each call so that each is
  * its own code: SM_ACCOUNT_ANY asks account_place (sm_account_place's
  * general path when set); SM_ACCOUNT_PLAIN is for a caller that knows it
- * unset (a closed batch's, batch_ok), and asks nothing. */
+ * unset (a closed batch's, batch_ok), and asks nothing; SM_ACCOUNT_CHAIN
+ * is SM_ACCOUNT_PLAIN for a warp that sm_catch_up knows to be at a compute
+ * chain, whose wait for its pipe is a math throttle (a closed batch's
+ * steps), so that it need not read the warp's cached class. */
 typedef enum {
     SM_ACCOUNT_ANY,
-    SM_ACCOUNT_PLAIN
+    SM_ACCOUNT_PLAIN,
+    SM_ACCOUNT_CHAIN
 } SmAccountForm;
 
 /* Charges [since, at) to the warp's current state and enters state st
@@ -362,12 +394,16 @@ G_ALWAYS_INLINE static inline void sm_catch_up(Sm *sm, Warp *w, SimCycle now, Si
          * input if later, or for a shared-memory load or store its path's
          * floor (ldst_issue_floor) if later. */
         if (G_UNLIKELY(checks)) {
+            g_assert(form != SM_ACCOUNT_CHAIN || sm->ready_cls[w->id] < sm->arch.nclasses);
             sm_check_issue_cache(sm, w, eligible, pipe);
         }
         if (pipe > eligible) {
             /* A compute statement's pipe, or a load's or store's path
              * (ldst_issue_floor: the only wait of another statement). */
-            sm_account_form(w, sm->ready_cls[w->id] < sm->arch.nclasses ? WS_MATH_THROTTLE : WS_MIO_THROTTLE,
+            sm_account_form(w,
+                            form == SM_ACCOUNT_CHAIN || sm->ready_cls[w->id] < sm->arch.nclasses
+                                ? WS_MATH_THROTTLE
+                                : WS_MIO_THROTTLE,
                             eligible, role, form);
             eligible = pipe;
         }

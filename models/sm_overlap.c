@@ -125,6 +125,15 @@ void sm_note_compute_slow(Sm *sm, int32_t smsp, SimCycle at)
     }
 }
 
+void sm_note_compute_grow(Sm *sm, int32_t smsp, guint n)
+{
+    CycleQueue *q = &sm->compute_marks[smsp];
+    while (q->cap - q->len < n) {
+        q->cap = MAX(2 * q->cap, 64u);
+    }
+    q->v = g_renew(SimCycle, q->v, q->cap);
+}
+
 int sm_note_copy(Sm *sm, SimCycle from, SimCycle to, const char *what, const SimSliceArgs *args)
 {
     if (to <= from) {

@@ -3,7 +3,8 @@
  * fit, shared memory per block includes the system's reserve, the deadlock
  * report names the waiting threads, their line and what they wait for,
  * every warp-cycle is in exactly one state, and a closed sub-partition's
- * batch gives what the cycle-stepped engine gives. */
+ * batch gives what the cycle-stepped engine gives, with invariant checks
+ * and without. */
 #include "test_util.h"
 
 #include "models/sm.h"
@@ -417,6 +418,73 @@ START_TEST(shared_path_matches_the_stepped_engine)
 }
 END_TEST
 
+/* Runs text on h100 with sets, the engine given, without
+ * check_invariants (the closed batch's unchecked copy, sm_batch.c);
+ * fails the test if the run fails. */
+static void run_unchecked(TestRun *tr, const char *text, const char *const *sets, SimEngineKind engine)
+{
+    GError *err = NULL;
+    memset(tr, 0, sizeof *tr);
+    tr->trace = trace_parse_string("test.trace", text, strlen(text), &err);
+    ck_assert_msg(tr->trace != NULL, "%s", err ? err->message : "");
+    GPtrArray *sl = test_set_list(sets);
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.sets = sl;
+    o.sm.engine = engine;
+    o.sm.max_cycles = 100000000;
+    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
+    g_ptr_array_free(sl, TRUE);
+    ck_assert_msg(ok, "%s", err ? err->message : "");
+}
+
+/* Without check_invariants a closed batch writes its steps' compute marks
+ * as they issue and notes them together at its end
+ * (sm_note_compute_many), finalising the overlap once past
+ * SM_MARKS_PENDING_MAX: the same compute and overlap cycles as the stepped
+ * engine's one mark an instruction, and the same cycles in each warp's and
+ * role's states.  bench.trace's loop at 32 warps: its
+ * batches cross that bound many times, with copies in flight. */
+START_TEST(closed_batches_mark_their_steps_together)
+{
+    const char *text = "smpipe 1\nblock 1024\nglobal int4 src[1024 * 64]\nglobal int4 dst[1024 * 64]\n"
+                       "shared int4 buf[2 * 1024]\nshared pipeline_shared_state<block, 2> st\n"
+                       "var p = make_pipeline(block, st)\nvar fetch = 0\n"
+                       "for (var i = 0; i < 60; ++i)\n"
+                       "    while fetch < 60 && fetch < i + 2\n"
+                       "        p.producer_acquire()\n"
+                       "        memcpy_async(block, buf + (fetch % 2) * block.size(), src + (fetch % 64) * block.size(), "
+                       "sizeof(int4) * block.size(), p)\n"
+                       "        p.producer_commit()\n        fetch += 1\n    end\n"
+                       "    p.consumer_wait()\n    var x = load(buf + (i % 2) * block.size() + threadIdx.x)\n"
+                       "    x = compute(x, 16)\n    store(dst + (i % 64) * block.size() + threadIdx.x, x)\n"
+                       "    p.consumer_release()\nend\n";
+    const char *policies[] = { "greedy", "lrr" };
+    for (size_t p = 0; p < G_N_ELEMENTS(policies); p++) {
+        g_autofree char *set = g_strdup_printf("sched.policy=%s", policies[p]);
+        const char *sets[] = { set, NULL };
+        TestRun ev, st;
+        run_unchecked(&ev, text, sets, SIM_ENGINE_EVENT);
+        run_unchecked(&st, text, sets, SIM_ENGINE_STEPPED);
+        const SimStats *a = tr_stats(&ev), *b = tr_stats(&st);
+        ck_assert_uint_gt(a->compute_instructions, 4 * 4096);
+        ck_assert_uint_eq(a->cycles, b->cycles);
+        ck_assert_uint_eq(a->instructions, b->instructions);
+        ck_assert_uint_eq(a->compute_instructions, b->compute_instructions);
+        ck_assert_uint_eq(a->compute_busy, b->compute_busy);
+        ck_assert_uint_eq(a->both_busy, b->both_busy);
+        ck_assert_uint_gt(a->both_busy, 0);
+        ck_assert_int_eq(b->warps, a->warps);
+        ck_assert_msg(memcmp(a->warp_state, b->warp_state, (size_t) a->warps * WS__COUNT * sizeof *a->warp_state) == 0,
+                      "%s: a warp's states differ", policies[p]);
+        ck_assert_msg(memcmp(a->role_state, b->role_state, sizeof a->role_state) == 0, "%s: a role's states differ",
+                      policies[p]);
+        test_run_clear(&ev);
+        test_run_clear(&st);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sm");
@@ -440,6 +508,7 @@ int main(void)
     tcase_add_test(tc, greedy_gives_the_slot_up_at_control);
     tcase_add_test(tc, closed_batches_match_the_stepped_engine);
     tcase_add_test(tc, shared_path_matches_the_stepped_engine);
+    tcase_add_test(tc, closed_batches_mark_their_steps_together);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

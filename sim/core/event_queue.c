@@ -309,11 +309,14 @@ const SimEvent *sim_event_queue_pop_chained(SimEventQueue *q, SimCycle limit, in
     if (q->len > 0 && sim_event_before(&q->heap[0], &bound)) {
         bound = q->heap[0];
     }
+    /* The entries come in order, so the queue's base moves to the last
+     * one's cycle, once, as it leaves (nothing here reads it). */
     int32_t k = (int32_t) (q->slot_order & 0xff);
     for (;;) {
         const SimEvent *ev = &q->slot[k];
-        q->base = MAX(q->base, ev->cycle);
+        SimCycle cycle = ev->cycle;
         if (q->slot_chain_len[k] == 0) {
+            q->base = MAX(q->base, cycle);
             sim_event_queue_slot_remove(q, k);
             return ev;
         }
@@ -321,6 +324,7 @@ const SimEvent *sim_event_queue_pop_chained(SimEventQueue *q, SimCycle limit, in
         sim_event_queue_slot_chain_step(q, k);
         k = (int32_t) (q->slot_order & 0xff);
         if (!sim_event_before(&q->slot[k], &bound)) {
+            q->base = MAX(q->base, cycle);
             return NULL;
         }
     }
