@@ -423,19 +423,11 @@ END_TEST
  * fails the test if the run fails. */
 static void run_unchecked(TestRun *tr, const char *text, const char *const *sets, SimEngineKind engine)
 {
-    GError *err = NULL;
-    memset(tr, 0, sizeof *tr);
-    tr->trace = trace_parse_string("test.trace", text, strlen(text), &err);
-    ck_assert_msg(tr->trace != NULL, "%s", err ? err->message : "");
-    GPtrArray *sl = test_set_list(sets);
     SimRunOptions o;
     memset(&o, 0, sizeof o);
-    o.sets = sl;
     o.sm.engine = engine;
     o.sm.max_cycles = 100000000;
-    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
-    g_ptr_array_free(sl, TRUE);
-    ck_assert_msg(ok, "%s", err ? err->message : "");
+    ck_assert_msg(run_text_options(tr, "test.trace", text, sets, &o), "%s", tr->msg ? tr->msg : "");
 }
 
 /* Without check_invariants a closed batch writes its steps' compute marks

@@ -74,13 +74,11 @@ typedef struct {
     int status;     /* exit status the CLI would give */
 } TestRun;
 
-/* Runs a trace text (named path in messages) on an architecture (NULL:
- * h100) with NULL-terminated "name=value" sets, an engine, the two limits
- * (0 = none) and, when asked, the functional model (the data the program
- * moves). */
-static inline bool run_text_arch_full(TestRun *tr, const char *path, const char *text, const char *arch,
-                                      const char *const *sets, SimEngineKind engine, SimCycle max_cycles,
-                                      uint64_t max_ops, bool functional)
+/* Runs a trace text (named path in messages) with NULL-terminated
+ * "name=value" sets and the options o gives (its sets are replaced);
+ * on failure tr->msg and tr->status say why. */
+static inline bool run_text_options(TestRun *tr, const char *path, const char *text, const char *const *sets,
+                                    SimRunOptions *o)
 {
     GError *err = NULL;
     memset(tr, 0, sizeof *tr);
@@ -92,24 +90,36 @@ static inline bool run_text_arch_full(TestRun *tr, const char *path, const char 
         return false;
     }
     GPtrArray *sl = test_set_list(sets);
-    SimRunOptions o;
-    memset(&o, 0, sizeof o);
-    o.arch = arch;
-    o.sets = sl;
-    o.sm.engine = engine;
-    o.sm.race_check = true;
-    o.sm.max_cycles = max_cycles;
-    o.sm.max_ops = max_ops;
-    o.sm.functional = functional;
-    o.sm.check_invariants = true;
-    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
+    o->sets = sl;
+    bool ok = sim_run_trace(tr->trace, o, &tr->run, &err);
     g_ptr_array_free(sl, TRUE);
+    o->sets = NULL;
     if (!ok) {
         tr->msg = g_strdup(err->message);
         tr->status = sim_error_exit_status(err);
         g_error_free(err);
     }
     return ok;
+}
+
+/* Runs a trace text (named path in messages) on an architecture (NULL:
+ * h100) with NULL-terminated "name=value" sets, an engine, the two limits
+ * (0 = none) and, when asked, the functional model (the data the program
+ * moves). */
+static inline bool run_text_arch_full(TestRun *tr, const char *path, const char *text, const char *arch,
+                                      const char *const *sets, SimEngineKind engine, SimCycle max_cycles,
+                                      uint64_t max_ops, bool functional)
+{
+    SimRunOptions o;
+    memset(&o, 0, sizeof o);
+    o.arch = arch;
+    o.sm.engine = engine;
+    o.sm.race_check = true;
+    o.sm.max_cycles = max_cycles;
+    o.sm.max_ops = max_ops;
+    o.sm.functional = functional;
+    o.sm.check_invariants = true;
+    return run_text_options(tr, path, text, sets, &o);
 }
 
 /* The same on h100. */
@@ -141,22 +151,8 @@ static inline bool run_text(TestRun *tr, const char *text, const char *const *se
  * "name=value" sets; fails the test if the run fails. */
 static inline void run_arch_ok(TestRun *tr, const char *text, const char *arch, const char *const *sets)
 {
-    GError *err = NULL;
-    memset(tr, 0, sizeof *tr);
-    tr->trace = trace_parse_string("test.trace", text, strlen(text), &err);
-    ck_assert_msg(tr->trace != NULL, "%s", err ? err->message : "");
-    GPtrArray *sl = test_set_list(sets);
-    SimRunOptions o;
-    memset(&o, 0, sizeof o);
-    o.arch = arch;
-    o.sets = sl;
-    o.sm.engine = SIM_ENGINE_EVENT;
-    o.sm.race_check = true;
-    o.sm.max_cycles = 100000000;
-    o.sm.check_invariants = true;
-    bool ok = sim_run_trace(tr->trace, &o, &tr->run, &err);
-    g_ptr_array_free(sl, TRUE);
-    ck_assert_msg(ok, "%s", err ? err->message : "");
+    bool ok = run_text_arch_full(tr, "test.trace", text, arch, sets, SIM_ENGINE_EVENT, 100000000, 0, false);
+    ck_assert_msg(ok, "%s", tr->msg ? tr->msg : "");
 }
 
 static inline void test_run_clear(TestRun *tr)
