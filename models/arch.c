@@ -74,6 +74,7 @@ static const KeyDef keys[] = {
     { "smem", "wavefront_bytes", K_INT, F(smem_wavefront_bytes), 16, 1024, "bytes one wavefront moves" },
     { "smem", "warp_interval", K_INT, F(smem_warp_interval), 0, 64, "least cycles between one warp's shared-memory loads or stores (0: no limit)" },
     { "smem", "warp_wave_cycles", K_INT, F(smem_warp_wave_cycles), 0, 64, "cycles a wavefront on a warp's own path to the shared-memory port (0: none)" },
+    { "smem", "fill_port", K_BOOL, F(smem_fill_port), 0, 0, "async-copy fills (cp.async, bulk copies) write shared memory through a port of their own, a wavefront a cycle, instead of taking the warps' port" },
     { "l1", "latency", K_INT, F(l1_latency), 1, 1000, "L1 hit latency (cycles)" },
     { "l1", "lines", K_INT, F(l1_lines), 1, 1 << 20, "L1 data-cache lines" },
     { "l1", "line_bytes", K_INT, F(line_bytes), 32, 1024, "cache line size" },

@@ -75,6 +75,7 @@ typedef struct {
     int64_t smem_wavefront_bytes; /* bytes one shared-memory wavefront moves */
     int64_t smem_warp_interval;   /* least cycles between one warp's shared-memory instructions */
     int64_t smem_warp_wave_cycles; /* a warp's own path's cycles a wavefront */
+    bool smem_fill_port;          /* async-copy fills write through a port of their own */
 
     int64_t l1_latency;
     int64_t l1_lines;             /* 128-byte lines of L1 data cache */

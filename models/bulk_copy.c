@@ -44,8 +44,7 @@ SimCycle bulk_engine_copy(BulkEngine *b, MemPath *m, Smem *s, SimCycle t, uint64
             x += n;
         }
         int64_t waves = (chunk + wavefront_bytes - 1) / wavefront_bytes;
-        s->fill_wavefronts += (uint64_t) waves;
-        SimCycle filled = smem_reserve(s, arrive, waves);
+        SimCycle filled = smem_fill(s, arrive, waves);
         done = MAX(done, filled);
         off += chunk;
     }

@@ -277,8 +277,7 @@ static CopyResult issue_waves(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, co
         }
         c->sectors += (uint64_t) sectors;
     }
-    s->fill_wavefronts += (uint64_t) waves;
-    SimCycle done = smem_reserve(s, arrive, waves);
+    SimCycle done = smem_fill(s, arrive, waves);
     c->instructions++;
     c->lines += (uint64_t) n;
     c->bytes += (uint64_t) bytes;

@@ -798,6 +798,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     smem_init(&sm->smem, arch->smem_banks, arch->smem_bank_bytes, arch->smem_wavefront_bytes);
     smem_init_warps(&sm->smem, sm->nwarps, arch->smem_latency, arch->smem_warp_interval, arch->smem_warp_wave_cycles);
+    smem_init_fill_port(&sm->smem, arch->smem_fill_port);
     /* The global arrays are the launch's (gridDim counts every block); the
      * SM's blocks compete for L2 with their share of them. */
     int64_t launch_blocks = arch->grid > 0 ? arch->grid : arch->blocks;

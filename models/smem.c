@@ -25,6 +25,8 @@ void smem_clear(Smem *s)
 {
     g_free(s->slot);
     s->slot = NULL;
+    g_free(s->fill_slot);
+    s->fill_slot = NULL;
     g_free(s->warp_next);
     s->warp_next = NULL;
 }
@@ -161,22 +163,40 @@ int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64
     return total;
 }
 
-SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n)
+/* Reserves n cycles of the calendar cal at or after `at` (smem_reserve). */
+static SimCycle reserve(uint64_t *cal, SimCycle at, int64_t n)
 {
     SimCycle c = at;
     SimCycle last = at;
     for (int64_t k = 0; k < n; k++) {
         /* Find the next free cycle; give up searching past the calendar. */
         int64_t probes = 0;
-        while (s->slot[c % SMEM_CALENDAR] == c + 1 && probes < SMEM_CALENDAR) {
+        while (cal[c % SMEM_CALENDAR] == c + 1 && probes < SMEM_CALENDAR) {
             c++;
             probes++;
         }
-        s->slot[c % SMEM_CALENDAR] = c + 1;
+        cal[c % SMEM_CALENDAR] = c + 1;
         last = c;
         c++;
     }
     return n > 0 ? last + 1 : at;
+}
+
+SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n)
+{
+    return reserve(s->slot, at, n);
+}
+
+void smem_init_fill_port(Smem *s, bool own)
+{
+    g_free(s->fill_slot);
+    s->fill_slot = own ? g_new0(uint64_t, SMEM_CALENDAR) : NULL;
+}
+
+SimCycle smem_fill(Smem *s, SimCycle at, int64_t waves)
+{
+    s->fill_wavefronts += (uint64_t) waves;
+    return reserve(s->fill_slot != NULL ? s->fill_slot : s->slot, at, waves);
 }
 
 /* smem_access once the access's wavefronts are counted. */

@@ -8,7 +8,11 @@
  * fall in the same bank serialise; the same word is broadcast.  The number
  * of wavefronts is the access's cost in port cycles; more than the minimum
  * is a bank conflict (replay).  Writes that async copies make (cp.async
- * fills, bulk copies) use the same port, so copies and loads compete.
+ * fills, bulk copies) take a port of their own, one wavefront a cycle, with
+ * smem.fill_port (scripts/calib/mixq.cu: eight warps land 98 bytes a cycle
+ * of copies while loading 98 bytes a cycle, more than one 128-byte port
+ * moves); without it they take the warps' port, and copies and loads
+ * compete.
  * Each warp reaches the port through a path of its own: its shared-memory
  * instructions follow one another at least max(warp_interval,
  * warp_wave_cycles x wavefronts + 1) cycles apart, whatever else it issues
@@ -35,6 +39,9 @@ typedef struct {
     int64_t wavefront_bytes;
     /* Port calendar: slot[c % SMEM_CALENDAR] == c + 1 when cycle c is taken. */
     uint64_t *slot;
+    /* The fills' own port's calendar (smem_init_fill_port); NULL: fills
+     * take the warps' port. */
+    uint64_t *fill_slot;
     /* The warps' own paths (smem_init_warps; none before). */
     int64_t latency;           /* a conflict-free load's data, cycles after it starts */
     int64_t warp_interval;     /* least cycles between a warp's accesses */
@@ -76,9 +83,18 @@ int64_t smem_wavefronts(const Smem *s, const int64_t *addr, uint32_t mask, int64
 bool smem_run_wavefronts(const Smem *s, int64_t addr0, uint32_t mask, int64_t size, int64_t *waves,
                          int64_t *ideal);
 
+/* Gives async-copy fills a port of their own (smem.fill_port), or keeps
+ * them on the warps' port (own == false, the default). */
+void smem_init_fill_port(Smem *s, bool own);
+
 /* Reserves n port cycles at or after `at`; returns the cycle after the
  * last one reserved (when the access is done). */
 SimCycle smem_reserve(Smem *s, SimCycle at, int64_t n);
+
+/* An async copy's fill of `waves` wavefronts landing at `at`: reserves
+ * them on the fills' port (smem_init_fill_port) and counts them.  Returns
+ * the cycle the last is written. */
+SimCycle smem_fill(Smem *s, SimCycle at, int64_t waves);
 
 /* A warp access: computes its wavefronts, reserves the port, records the
  * statistics.  Returns the cycle the port finishes it; *replays receives

@@ -61,6 +61,31 @@ START_TEST(port_calendar_serialises)
 }
 END_TEST
 
+START_TEST(fills_take_their_own_port)
+{
+    Smem s;
+    smem_init(&s, 32, 4, 128);
+    int64_t addr[32], replays;
+    for (int l = 0; l < 32; l++) {
+        addr[l] = l * 16;
+    }
+    /* Without smem.fill_port a 4-wavefront fill landing at 100 holds the
+     * port for 100..103, and a warp's access asked for at 100 follows it. */
+    ck_assert_uint_eq(smem_fill(&s, 100, 4), 104);
+    ck_assert_uint_eq(smem_access(&s, 100, addr, 0xffffffffu, 16, &replays), 108);
+    /* With it, fills queue on their own calendar: the warp's access at
+     * 200 starts at once, and a second fill at 200 waits only for the first. */
+    smem_init_fill_port(&s, true);
+    ck_assert_uint_eq(smem_fill(&s, 200, 4), 204);
+    ck_assert_uint_eq(smem_access(&s, 200, addr, 0xffffffffu, 16, &replays), 204);
+    ck_assert_uint_eq(smem_fill(&s, 201, 2), 206);
+    /* Counted as fills either way: 4 + 4 + 2 wavefronts. */
+    ck_assert_uint_eq(s.fill_wavefronts, 10);
+    ck_assert_uint_eq(s.wavefronts, 8);
+    smem_clear(&s);
+}
+END_TEST
+
 START_TEST(a_warps_path_spaces_its_accesses)
 {
     /* h100's path: 4 cycles between a warp's accesses at least, 2 a
@@ -109,6 +134,7 @@ int main(void)
     tcase_add_test(tc, wide_accesses_use_phases);
     tcase_add_test(tc, port_calendar_serialises);
     tcase_add_test(tc, a_warps_path_spaces_its_accesses);
+    tcase_add_test(tc, fills_take_their_own_port);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -343,6 +343,31 @@ def ldsfill(smpipe, gpu, extra):
     return True
 
 
+def mixq(smpipe, gpu, extra):
+    """mixq.cu's rows replayed (replay/mixq.trace): a round of K 16-byte
+    cp.async a lane, K 16-byte shared loads, or both in either order, for
+    1, 4 and 8 warps alone.  None without a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "mixq_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "mixq")
+    print("| case | measured cycles a round | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    for mode, name in ((1, "cp"), (2, "ld"), (3, "cpld"), (4, "ldcp")):
+        for k in (4, 8):
+            for w in (1, 4, 8):
+                key = "mixq.%s.K%d.W%d" % (name, k, w)
+                sets = ["W=%d" % w, "K=%d" % k, "mode=%d" % mode, "rounds=256", "mem.source=l2"]
+                sim = cycles(smpipe, gpu, "mixq.trace", sets, extra) / 256.0
+                err = 100.0 * (sim - meas[key]) / meas[key]
+                errs.append(err)
+                print("| `%s` | %.0f | %.0f | %+.1f%% |" % (key, meas[key], sim, err))
+    print()
+    print("%s copies and loads of one warp: %s" % (gpu.upper(), mape(errs)))
+    print()
+    return True
+
+
 def stream(smpipe, gpu, extra):
     """stream.cu's cp.async rows from DRAM (stream.cpasync.E*.T*.B*.S*.dram):
     bytes a cycle an SM, the blocks' bytes over the span of an SM's blocks.
@@ -872,6 +897,7 @@ def main():
     ldsrate(a.smpipe, a.gpu, a.extra)
     ldsq(a.smpipe, a.gpu, a.extra)
     ldsfill(a.smpipe, a.gpu, a.extra)
+    mixq(a.smpipe, a.gpu, a.extra)
     stream(a.smpipe, a.gpu, a.extra)
     if os.path.exists(os.path.join(MICRO, "wback_%s.txt" % a.gpu)):
         wback(a.smpipe, a.gpu, a.extra)
