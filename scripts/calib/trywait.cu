@@ -20,6 +20,14 @@
 //  * trywait.lib.div.d<d>.e<e>.y / .x: even lanes wait_parity on X, odd lanes
 //    on Y; cycles from Y's arrive to the odd lanes' return (.y) and from X's
 //    arrive to the even lanes' return (.x); e < 0: X arrives first
+//  * trywait.sweep.raw.d<d>, trywait.sweep.lib.d<d>: the odd lanes' wake on
+//    Y (arrive at d = 1,000 to 1,600 in steps of 25) while the even lanes
+//    wait on X until 30,000, with raw try_wait loops and with wait_parity:
+//    how the wake depends on when the phase completes (the turns' period)
+//  * trywait.gap.raw.*, trywait.gap.lib.*: even lanes wait on X until
+//    30,000 (raw loop or wait_parity) while odd lanes read clock64 in a loop
+//    until 28,000; the odd loop's stalls over 20 cycles (count, median,
+//    longest, total): whether a waiting half takes turns from a running one
 //
 // Medians of 7 launches.  Build: nvcc -O3 -std=c++17 -arch=sm_90 -o trywait trywait.cu
 #include <cuda/barrier>
@@ -27,11 +35,13 @@
 #include "common.cuh"
 #include "mbarrier.cuh"
 
-enum { SOLO, DIV, LIBCONV, LIBDIV };
+enum { SOLO, DIV, LIBCONV, LIBDIV, GAPRAW, GAPLIB };
 
 // out[0]: Y's arrive, out[1]: the odd lanes' (or all lanes') return,
 // out[2]: X's arrive, out[3]: the even lanes' return, out[4]: even lanes'
-// iterations, out[5]: odd lanes' iterations.
+// iterations, out[5]: odd lanes' iterations; GAP modes: out[4..6] the odd
+// loop's stall count, summed length and longest, out[8 + k] its first 64
+// stalls.
 template <int MODE>
 __global__ void k_tw(long long d, long long e, unsigned long long *out)
 {
@@ -50,7 +60,7 @@ __global__ void k_tw(long long d, long long e, unsigned long long *out)
     __syncthreads();
     const unsigned long long t0 = clk();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const bool lib_mode = MODE == LIBCONV || MODE == LIBDIV;
+    const bool lib_mode = MODE == LIBCONV || MODE == LIBDIV || MODE == GAPLIB;
     if (warp == 1) {
         if (lane == 0) {
             const long long ty = d, tx = d + e;
@@ -70,6 +80,35 @@ __global__ void k_tw(long long d, long long e, unsigned long long *out)
     }
     const bool odd = lane % 2 == 1;
     unsigned long long n = 0;
+    if (MODE == GAPRAW || MODE == GAPLIB) {
+        if (odd) {
+            unsigned long long last = clk(), count = 0, sum = 0, longest = 0;
+            while (last < t0 + 28000) {
+                const unsigned long long now = clk();
+                const unsigned long long gap = now - last;
+                if (gap > 20) {
+                    if (lane == 1 && count < 64) {
+                        out[8 + count] = gap;
+                    }
+                    ++count;
+                    sum += gap;
+                    longest = gap > longest ? gap : longest;
+                }
+                last = now;
+            }
+            if (lane == 1) {
+                out[4] = count;
+                out[5] = sum;
+                out[6] = longest;
+            }
+        } else if (MODE == GAPLIB) {
+            lib[0].wait_parity(false);
+        } else {
+            while (!mbar_try_wait(X, 0)) {
+            }
+        }
+        return;
+    }
     if (MODE == SOLO) {
         while (!mbar_try_wait(X, 0)) {
             ++n;
@@ -122,7 +161,7 @@ static std::vector<std::vector<double>> runs(long long d, long long e, unsigned 
     std::vector<std::vector<double>> v(6);
     std::vector<unsigned long long> h(8);
     for (int r = 0; r < 7; ++r) {
-        CK(cudaMemset(d_out, 0, 8 * sizeof(unsigned long long)));
+        CK(cudaMemset(d_out, 0, 72 * sizeof(unsigned long long)));
         k_tw<MODE><<<1, 64>>>(d, e, d_out);
         CKL();
         CK(cudaMemcpy(h.data(), d_out, 8 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
@@ -142,7 +181,7 @@ int main()
     CK(cudaGetDeviceProperties(&prop, 0));
     info("device=%s sms=%d", prop.name, prop.multiProcessorCount);
     unsigned long long *d_out;
-    CK(cudaMalloc(&d_out, 8 * sizeof(unsigned long long)));
+    CK(cudaMalloc(&d_out, 72 * sizeof(unsigned long long)));
     const long long D = 20000;
     {
         auto v = runs<SOLO>(D, 0, d_out);
@@ -175,6 +214,38 @@ int main()
             result(strf("trywait.lib.div.d%lld.e%lld.x", d, e), median_of(v[1]), "cycles",
                    "the same: X's arrive to the even lanes' return");
         }
+    }
+    for (long long d = 1000; d <= 1600; d += 25) {
+        result(strf("trywait.sweep.raw.d%lld", d), median_of(runs<DIV>(d, 29000 - d, d_out)[0]), "cycles",
+               "odd lanes' raw try_wait loop on Y (arrive at %lld) while the even lanes wait on X until 30000: "
+               "Y's arrive to the odd lanes' return", d);
+        result(strf("trywait.sweep.lib.d%lld", d), median_of(runs<LIBDIV>(d, 29000 - d, d_out)[0]), "cycles",
+               "the same with wait_parity", d);
+    }
+    std::vector<unsigned long long> g(72);
+    for (int lib_mode = 0; lib_mode < 2; ++lib_mode) {
+        CK(cudaMemset(d_out, 0, 72 * sizeof(unsigned long long)));
+        if (lib_mode) {
+            k_tw<GAPLIB><<<1, 64>>>(30000, 0, d_out);
+        } else {
+            k_tw<GAPRAW><<<1, 64>>>(30000, 0, d_out);
+        }
+        CKL();
+        CK(cudaMemcpy(g.data(), d_out, 72 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        const char *m = lib_mode ? "lib" : "raw";
+        std::vector<double> stalls;
+        std::string list;
+        for (unsigned long long k = 0; k < std::min<unsigned long long>(g[4], 64); ++k) {
+            stalls.push_back((double) g[8 + k]);
+            list += strf(" %llu", g[8 + k]);
+        }
+        result(strf("trywait.gap.%s.count", m), (double) g[4], "stalls",
+               "odd lanes' clock loop while the even lanes wait (%s): stalls over 20 cycles in 28000", m);
+        result(strf("trywait.gap.%s.median", m), stalls.empty() ? 0.0 : median_of(stalls), "cycles",
+               "median of the first 64 stalls");
+        result(strf("trywait.gap.%s.longest", m), (double) g[6], "cycles", "longest stall");
+        result(strf("trywait.gap.%s.total", m), (double) g[5], "cycles", "cycles stalled");
+        info("trywait.gap.%s first stalls:%s", m, list.c_str());
     }
     return 0;
 }
