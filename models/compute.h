@@ -13,8 +13,9 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
  * the independent chains of a straight-line region, so one warp issues them
  * back to back (scripts/calib/contend.cu ilp.ffma.C*.W1: 4.9 cycles a link
  * for one chain, 2.5, 1.5 and 1.25 for 2, 4 and 8 chains), and each chain
- * still completes a latency per link after its input (chain[c]); the warp
- * waits for them where the region ends (chains_drain). */
+ * still completes a latency per link after its input (chain[c]); a statement
+ * that reads a chain's result waits for it, and the warp's exit for them all
+ * (warp.c's chains_drain). */
 static inline SimCycle compute_link_dep(const Sm *sm, const Warp *w, int64_t c)
 {
     return sm->arch.chain_overlap ? 0 : w->chain[c];
