@@ -158,22 +158,14 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
  * exit: a warp ends when its last instruction has completed, not issued. */
 static bool chains_drain(Sm *sm, Warp *w, Split *s, SimCycle t)
 {
-    if (!sm->arch.chain_overlap || s->step != 0 || w->chains_done <= t) {
+    /* The operations that end the region, under sched.chain_overlap:
+     * SM_OP_DRAINS (sm.c's op_flags_new lists them). */
+    if (!(sm->op_flags[s->pc] & SM_OP_DRAINS) || s->step != 0 || w->chains_done <= t) {
         return false;
     }
-    switch ((OpCode) sm_op(sm, s->pc)->code) {
-    case OP_MAKE_PIPE_THREAD: case OP_MAKE_PIPE_BLOCK: case OP_PIPE_ACQUIRE: case OP_PIPE_COMMIT:
-    case OP_PIPE_WAIT: case OP_PIPE_WAIT_FOR: case OP_PIPE_RELEASE: case OP_PIPE_QUIT: case OP_PIPE_WAIT_PRIOR:
-    case OP_PIPE_COMMIT_BAR: case OP_MEMCPY: case OP_MEMCPY_TX: case OP_BAR_INIT: case OP_BAR_ARRIVE:
-    case OP_BAR_ARRIVE_TX: case OP_BAR_EXPECT_TX: case OP_BAR_WAIT: case OP_BAR_WAIT_PARITY: case OP_BAR_ARRIVE_WAIT:
-    case OP_BAR_ARRIVE_DROP: case OP_SYNCTHREADS: case OP_SYNCWARP: case OP_CG_WAIT: case OP_CL_RESERVE:
-    case OP_CL_COMMIT: case OP_CL_RW_RESERVED: case OP_CL_RW: case OP_WG_BARRIER: case OP_RETURN: case OP_EXIT:
-        s->ready_at = w->chains_done;
-        s->wait_state = WS_DEPENDENCY;
-        return true;
-    default:
-        return false;
-    }
+    s->ready_at = w->chains_done;
+    s->wait_state = WS_DEPENDENCY;
+    return true;
 }
 
 /* Cycles a sub-partition spends issuing n instructions of w's integer and
@@ -246,7 +238,9 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
         return STEP_WAIT;
     }
     StepResult r = step_op(sm, w, si, t, cost);
-    if (starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
+    /* Without SM_OP_START_COST the operation runs no division and no
+     * library code: the sum below adds 0 and holds nothing. */
+    if (starting && (sm->op_flags[pc] & SM_OP_START_COST) && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
         (w->split[si].pc != pc || w->split[si].step != 0 || w->split[si].status != SPLIT_RUNNABLE)) {
         int64_t divs = sm->op_divs[pc];
         *cost += divs * sm->arch.div_cycles + int_issue(sm, w, library_issue(sm, w, op));
@@ -274,8 +268,9 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
     const Op *op = sm_op(sm, s->pc);
     LaneMask m = s->mask;
     *cost = 0;
-    if (s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
-        /* Arrived at its reconvergence point: wait for the other side. */
+    if ((sm->op_flags[s->pc] & SM_OP_JOIN) && s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
+        /* Arrived at its reconvergence point: wait for the other side
+         * (only a branch's or a loop's join can be one: SM_OP_JOIN). */
         simt_goto(w, si, s->pc, t);
         return STEP_CONTINUE;
     }
@@ -552,12 +547,6 @@ SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now)
     return MAX(now, MAX(pipe_free[s->cls], w->chain[s->chain_next]));
 }
 
-/* The operations charged sched.control_issue (step_op). */
-static bool is_control(OpCode code)
-{
-    return code == OP_ASSIGN || code == OP_JUMP || code == OP_BRANCH || code == OP_LOOP || code == OP_ASSERT;
-}
-
 /* The end of warp_issue's every issue: `used` cycles issued from now on.
  * `chain`: a chain's step, which kept the warp's role (warp_acct_role). */
 static inline int64_t issue_end(Sm *sm, Warp *w, SimCycle now, int64_t used, bool chain)
@@ -587,7 +576,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
 {
     Split *f = &w->split[w->focus];
     if (f->step != 0 && f->status == SPLIT_RUNNABLE && f->ready_at <= now && w->live != 0 &&
-        sm_op(sm, f->pc)->code == OP_COMPUTE) {
+        (sm->op_flags[f->pc] & SM_OP_COMPUTE)) {
         /* A chain under way, the commonest issue: the loop below's one
          * pass (step's first case; a chain's step issues or waits, which
          * ends the run), without the loop. */
@@ -639,7 +628,8 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
             return -1;
         }
         int64_t cost = 0;
-        OpCode code = (OpCode) sm_op(sm, s->pc)->code;
+        /* Whether the operation is charged sched.control_issue (step_op). */
+        bool control = (sm->op_flags[s->pc] & SM_OP_CONTROL) != 0;
         StepResult r = step(sm, w, si, now + (SimCycle) used, &cost);
         if (r == STEP_STOP) {
             return -1;
@@ -648,7 +638,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         if (r == STEP_ISSUED || r == STEP_WAIT) {
             break;
         }
-        if (cost > 0 && cost < sm->arch.control_latency && is_control(code) &&
+        if (cost > 0 && cost < sm->arch.control_latency && control &&
             w->split[si].status == SPLIT_RUNNABLE) {
             /* A control statement's instructions form a dependent chain:
              * the next operation waits for its result, while the scheduler
