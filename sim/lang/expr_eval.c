@@ -803,6 +803,9 @@ typedef struct {
     int max_depth;         /* the deepest it gets, any subprogram's included */
     GArray *subs;          /* XA_SCALAR instructions awaiting their subprogram:
                             * (instruction index, node) as SimInsn k, node */
+    int32_t landed;        /* the latest jump target set (code_land), or -1:
+                            * an instruction there may not be folded into the
+                            * one before it */
 } CodeBuilder;
 
 static int32_t code_emit(CodeBuilder *b, SimInsnCode code, int32_t op, int64_t k, const ExprNode *node, int push)
@@ -818,6 +821,35 @@ static int32_t code_emit(CodeBuilder *b, SimInsnCode code, int32_t op, int64_t k
 static void code_land(CodeBuilder *b, int32_t at)
 {
     g_array_index(b->insn, SimInsn, at).k = b->insn->len;
+    b->landed = (int32_t) b->insn->len;
+}
+
+/* x op k is x, and never fails: x + 0, x - 0, x * 1 (nothing to emit). */
+static inline bool scalar_identity(int op, int64_t k)
+{
+    return ((op == '+' || op == '-') && k == 0) || (op == '*' && k == 1);
+}
+
+/* Folds a multiply of the top by k into the instruction before, when that
+ * multiplies by a constant too ((x * k1) * k -> x * (k1 * k)) and no jump
+ * lands between them.  The exact product is the same, and so is whether it
+ * fails: where x * k1 overflows, |x * k1 * k| >= |x * k1| exceeds the range
+ * too unless k is -1 (2^63 * -1 is INT64_MIN) or 0, which are left as they
+ * are, as is a k1 * k that overflows.  Returns whether it folded. */
+static bool code_fold_mul(CodeBuilder *b, int64_t k)
+{
+    guint n = b->insn->len;
+    if (k == 0 || k == -1 || n == 0 || b->landed == (int32_t) n) {
+        return false;
+    }
+    SimInsn *last = &g_array_index(b->insn, SimInsn, n - 1);
+    int64_t product;
+    if (!(last->code == XS_MUL_K || (last->code == XS_VAR_BINARY_K && last->op == '*')) ||
+        __builtin_mul_overflow(last->k, k, &product)) {
+        return false;
+    }
+    last->k = product;
+    return true;
 }
 
 /* A constant or a uniform variable: an operand an instruction can name. */
@@ -860,11 +892,13 @@ static void emit_scalar(CodeBuilder *b, const ExprNode *n)
             return;
         }
         const ExprNode *l = n->a, *r = n->b;
-        if ((n->op == '+' || n->op == '*') && is_operand(l) && !is_operand(r)) {
-            /* K + e, v * e: the operands swapped, to take the forms
-             * below.  The same value and the same overflow (the exact
-             * sum or product does not depend on the order), and the
-             * constant or variable cannot fail where e does not. */
+        if ((n->op == '+' || n->op == '*') && is_operand(l) &&
+            (!is_operand(r) || (l->kind == EN_CONST && r->kind == EN_VAR))) {
+            /* K + e, v * e, and K + v, K * v: the operands swapped, to
+             * take the forms below (v op K one instruction).  The same
+             * value and the same overflow (the exact sum or product does
+             * not depend on the order), and the constant or variable
+             * cannot fail where e does not. */
             l = n->b;
             r = n->a;
         }
@@ -881,7 +915,11 @@ static void emit_scalar(CodeBuilder *b, const ExprNode *n)
          * operation, the same operands. */
         int family = n->op == '+' ? 0 : n->op == '-' ? 1 : n->op == '*' ? 2 : 3;
         if (r->kind == EN_CONST) {
-            code_emit(b, (SimInsnCode) (XS_ADD_K + family), n->op, r->value, NULL, 0);
+            /* Nothing for x + 0 (an offset of zero), and x * k1 * k2 as
+             * one multiply (an index times a row, times an element). */
+            if (!scalar_identity(n->op, r->value) && !(n->op == '*' && code_fold_mul(b, r->value))) {
+                code_emit(b, (SimInsnCode) (XS_ADD_K + family), n->op, r->value, NULL, 0);
+            }
         } else if (r->kind == EN_VAR && !r->varying) {
             code_emit(b, (SimInsnCode) (XS_ADD_V + family), n->op, r->var, NULL, 0);
         } else {
@@ -975,7 +1013,7 @@ static void emit_affine(CodeBuilder *b, const ExprNode *n)
 
 SimExprCode *sim_expr_compile(const ExprNode *n)
 {
-    CodeBuilder b = { g_array_new(FALSE, FALSE, sizeof(SimInsn)), 0, 0, g_array_new(FALSE, FALSE, sizeof(SimInsn)) };
+    CodeBuilder b = { g_array_new(FALSE, FALSE, sizeof(SimInsn)), 0, 0, g_array_new(FALSE, FALSE, sizeof(SimInsn)), -1 };
     if (!n->varying) {
         emit_scalar(&b, n);
         code_emit(&b, XS_END, 0, 0, NULL, 0);
