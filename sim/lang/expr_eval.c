@@ -564,6 +564,10 @@ typedef struct {
 
 struct SimExprCode {
     int32_t len;           /* instructions */
+    bool scaled_lane;      /* affine code of the form u + lane part * K: XA_SCALAR,
+                            * XA_TID, XA_BINARY_K, XA_BINARY, XA_END (an
+                            * address, a base plus the thread index times an
+                            * element), which root_affine runs without the loop */
     SimInsn insn[];        /* from 0: scalar code for a uniform root, affine
                             * code for a varying one; then the affine code's
                             * scalar subprograms */
@@ -1034,6 +1038,9 @@ SimExprCode *sim_expr_compile(const ExprNode *n)
         code = g_malloc(sizeof *code + b.insn->len * sizeof(SimInsn));
         code->len = (int32_t) b.insn->len;
         memcpy(code->insn, b.insn->data, b.insn->len * sizeof(SimInsn));
+        const SimInsn *i = code->insn;
+        code->scaled_lane = n->varying && code->len >= 5 && i[0].code == XA_SCALAR && i[1].code == XA_TID &&
+                            i[2].code == XA_BINARY_K && i[3].code == XA_BINARY && i[4].code == XA_END;
     }
     g_array_free(b.insn, TRUE);
     g_array_free(b.subs, TRUE);
@@ -1070,6 +1077,22 @@ static inline bool root_affine(const ExprNode *n, const SimEvalEnv *env, SimAffi
         out->stride = 0;
         out->uniform = true;
         return root_scalar(n, env, &out->base);
+    }
+    if (n->code != NULL && n->code->scaled_lane) {
+        /* code_affine's steps for its five instructions, in order, without
+         * its loop: the uniform part (its scalar code; v op K without that
+         * loop either, as root_scalar), the lane part, times K, and their
+         * sum (or whatever the two operators are). */
+        const SimInsn *i = n->code->insn;
+        const SimInsn *sub = i + i[0].k;
+        SimAffine u = { 0, 0, true }, lane, k = { i[2].k, 0, true };
+        if (sub[0].code == XS_VAR_BINARY_K && sub[1].code == XS_END
+                ? !scalar_binary(sub->op, env->vals[sub->var], sub->k, &u.base)
+                : !code_scalar(i, i[0].k, env, &u.base)) {
+            return false;
+        }
+        return affine_tid(i[1].node, env, &lane) && affine_binary(i[2].op, lane, k, &lane) &&
+               affine_binary(i[3].op, u, lane, out);
     }
     if (n->code != NULL) {
         return code_affine(n->code->insn, env, out);
