@@ -568,6 +568,8 @@ struct SimExprCode {
                             * XA_TID, XA_BINARY_K, XA_BINARY, XA_END (an
                             * address, a base plus the thread index times an
                             * element), which root_affine runs without the loop */
+    int8_t straight;       /* scalar code for a uniform root, or the scaled_lane
+                            * form's uniform part: code_straight_len's, or -1 */
     SimInsn insn[];        /* from 0: scalar code for a uniform root, affine
                             * code for a varying one; then the affine code's
                             * scalar subprograms */
@@ -694,6 +696,49 @@ static bool code_scalar(const SimInsn *code, int64_t start, const SimEvalEnv *en
             return false;
         }
     }
+}
+
+/* How many constant operations (XS_ADD_K, XS_SUB_K, XS_MUL_K) follow the
+ * v op K that starts the scalar code at i before its end, at most 2 (an
+ * index times a row and an element, plus an offset), or -1 where the code
+ * is not of that form. */
+static int code_straight_len(const SimInsn *i)
+{
+    if (i[0].code != XS_VAR_BINARY_K) {
+        return -1;
+    }
+    int n = 0;
+    while (n < 2 && (i[1 + n].code == XS_ADD_K || i[1 + n].code == XS_SUB_K || i[1 + n].code == XS_MUL_K)) {
+        n++;
+    }
+    return i[1 + n].code == XS_END ? n : -1;
+}
+
+/* Runs the scalar code at i of code_straight_len n (>= 0) as code_scalar
+ * does, the same operations in the same order, without its loop and
+ * stack.  Out of line, as code_scalar is: inlined, its registers gave
+ * sim_eval_uniform_node a frame that every v op K root paid. */
+G_GNUC_NO_INLINE static bool code_straight(const SimInsn *i, int n, const SimEvalEnv *env, int64_t *out)
+{
+    int64_t v;
+    if (!scalar_binary(i->op, env->vals[i->var], i->k, &v)) {
+        return false;
+    }
+    for (int j = 1; j <= n; j++) {
+        bool over;
+        if (i[j].code == XS_ADD_K) {
+            over = __builtin_add_overflow(v, i[j].k, &v);
+        } else if (i[j].code == XS_SUB_K) {
+            over = __builtin_sub_overflow(v, i[j].k, &v);
+        } else {
+            over = __builtin_mul_overflow(v, i[j].k, &v);
+        }
+        if (over) {
+            return false;
+        }
+    }
+    *out = v;
+    return true;
 }
 
 /* Runs the affine code from instruction 0: affine_eval of its tree. */
@@ -1041,6 +1086,8 @@ SimExprCode *sim_expr_compile(const ExprNode *n)
         const SimInsn *i = code->insn;
         code->scaled_lane = n->varying && code->len >= 5 && i[0].code == XA_SCALAR && i[1].code == XA_TID &&
                             i[2].code == XA_BINARY_K && i[3].code == XA_BINARY && i[4].code == XA_END;
+        code->straight = (int8_t) (!n->varying ? code_straight_len(i)
+                                   : code->scaled_lane ? code_straight_len(i + i[0].k) : -1);
     }
     g_array_free(b.insn, TRUE);
     g_array_free(b.subs, TRUE);
@@ -1059,11 +1106,14 @@ static inline bool root_scalar(const ExprNode *n, const SimEvalEnv *env, int64_t
         return true;
     }
     if (n->code != NULL) {
+        /* v op K (a loop's test, a counter plus one), and that times or
+         * plus constants (an index's offset): without the loop. */
         const SimInsn *i = n->code->insn;
-        if (i[0].code == XS_VAR_BINARY_K && i[1].code == XS_END) {
-            /* v op K (a loop's test, a counter plus one): the program's
-             * one instruction, without its loop. */
+        if (n->code->straight == 0) {
             return scalar_binary(i->op, env->vals[i->var], i->k, out);
+        }
+        if (n->code->straight > 0) {
+            return code_straight(i, n->code->straight, env, out);
         }
         return code_scalar(i, 0, env, out);
     }
@@ -1080,15 +1130,15 @@ static inline bool root_affine(const ExprNode *n, const SimEvalEnv *env, SimAffi
     }
     if (n->code != NULL && n->code->scaled_lane) {
         /* code_affine's steps for its five instructions, in order, without
-         * its loop: the uniform part (its scalar code; v op K without that
-         * loop either, as root_scalar), the lane part, times K, and their
+         * its loop: the uniform part (its scalar code; a straight one without
+         * that loop either, as root_scalar), the lane part, times K, and their
          * sum (or whatever the two operators are). */
         const SimInsn *i = n->code->insn;
-        const SimInsn *sub = i + i[0].k;
         SimAffine u = { 0, 0, true }, lane, k = { i[2].k, 0, true };
-        if (sub[0].code == XS_VAR_BINARY_K && sub[1].code == XS_END
-                ? !scalar_binary(sub->op, env->vals[sub->var], sub->k, &u.base)
-                : !code_scalar(i, i[0].k, env, &u.base)) {
+        const SimInsn *sub = i + i[0].k;
+        if (n->code->straight == 0 ? !scalar_binary(sub->op, env->vals[sub->var], sub->k, &u.base)
+            : n->code->straight > 0 ? !code_straight(sub, n->code->straight, env, &u.base)
+                                    : !code_scalar(i, i[0].k, env, &u.base)) {
             return false;
         }
         return affine_tid(i[1].node, env, &lane) && affine_binary(i[2].op, lane, k, &lane) &&
