@@ -570,6 +570,7 @@ struct SimExprCode {
                             * element), which root_affine runs without the loop */
     int8_t straight;       /* scalar code for a uniform root, or the scaled_lane
                             * form's uniform part: code_straight_len's, or -1 */
+    bool test;             /* scalar code for a uniform root of code_test's form */
     SimInsn insn[];        /* from 0: scalar code for a uniform root, affine
                             * code for a varying one; then the affine code's
                             * scalar subprograms */
@@ -738,6 +739,38 @@ G_GNUC_NO_INLINE static bool code_straight(const SimInsn *i, int n, const SimEva
         }
     }
     *out = v;
+    return true;
+}
+
+/* Whether the scalar code at i is v1 op K1 && v2 op (v3 op K3) (or ||):
+ * XS_VAR_BINARY_K, XS_ANDOR to the end, XS_VAR, XS_VAR_BINARY_K, XS_BINARY,
+ * XS_BOOL, XS_END (a producer loop's test, fetch < n && fetch < i +
+ * stages). */
+static bool code_test_form(const SimInsn *i)
+{
+    return i[0].code == XS_VAR_BINARY_K && i[1].code == XS_ANDOR && i[1].k == 6 && i[2].code == XS_VAR &&
+           i[3].code == XS_VAR_BINARY_K && i[4].code == XS_BINARY && i[5].code == XS_BOOL && i[6].code == XS_END;
+}
+
+/* Runs scalar code of code_test_form at i as code_scalar does, the same
+ * operations in the same order, without its loop and stack (out of line,
+ * as code_straight). */
+G_GNUC_NO_INLINE static bool code_test(const SimInsn *i, const SimEvalEnv *env, int64_t *out)
+{
+    int64_t a, b;
+    if (!scalar_binary(i[0].op, env->vals[i[0].var], i[0].k, &a)) {
+        return false;
+    }
+    if ((a != 0) != (i[1].op == TK_ANDAND)) {
+        /* The left side decides (XS_ANDOR's jump to the end). */
+        *out = a != 0;
+        return true;
+    }
+    if (!scalar_binary(i[3].op, env->vals[i[3].var], i[3].k, &b) ||
+        !scalar_binary(i[4].op, env->vals[i[2].k], b, &b)) {
+        return false;
+    }
+    *out = b != 0;
     return true;
 }
 
@@ -1088,6 +1121,7 @@ SimExprCode *sim_expr_compile(const ExprNode *n)
                             i[2].code == XA_BINARY_K && i[3].code == XA_BINARY && i[4].code == XA_END;
         code->straight = (int8_t) (!n->varying ? code_straight_len(i)
                                    : code->scaled_lane ? code_straight_len(i + i[0].k) : -1);
+        code->test = !n->varying && code->len == 7 && code_test_form(i);
     }
     g_array_free(b.insn, TRUE);
     g_array_free(b.subs, TRUE);
@@ -1114,6 +1148,9 @@ static inline bool root_scalar(const ExprNode *n, const SimEvalEnv *env, int64_t
         }
         if (n->code->straight > 0) {
             return code_straight(i, n->code->straight, env, out);
+        }
+        if (n->code->test) {
+            return code_test(i, env, out);
         }
         return code_scalar(i, 0, env, out);
     }
