@@ -291,8 +291,7 @@ G_ALWAYS_INLINE static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, Sim
          * the compiler folded away issues nothing to yield at. */
         int32_t pc = w->split[w->focus].pc;
         scheduler_set_issued(s, free,
-                             w->live != 0 && (sm->op_flags[pc] & SM_OP_KEEPS_SLOT) ? free
-                                                                                                      : SIM_CYCLE_NEVER);
+                             w->live != 0 && (sm->op_flags[pc] & SM_OP_KEEPS_SLOT) ? free : SIM_CYCLE_NEVER);
         return 1;
     }
     return 0;

@@ -1095,7 +1095,8 @@ static void emit_affine(CodeBuilder *b, const ExprNode *n)
 
 SimExprCode *sim_expr_compile(const ExprNode *n)
 {
-    CodeBuilder b = { g_array_new(FALSE, FALSE, sizeof(SimInsn)), 0, 0, g_array_new(FALSE, FALSE, sizeof(SimInsn)), -1 };
+    CodeBuilder b = { g_array_new(FALSE, FALSE, sizeof(SimInsn)), 0, 0, g_array_new(FALSE, FALSE, sizeof(SimInsn)),
+                      -1 };
     if (!n->varying) {
         emit_scalar(&b, n);
         code_emit(&b, XS_END, 0, 0, NULL, 0);
