@@ -200,7 +200,7 @@ G_ALWAYS_INLINE static inline SimCycle cache_ready(Sm *sm, Scheduler *sched, War
     const Op *op = sm_op(sm, s->pc);
     SimCycle base = MAX(s->ready_at, w->busy_until);
     int32_t cls = sm->arch.nclasses;
-    if (op->code == OP_COMPUTE && s->status == SPLIT_RUNNABLE) {
+    if ((sm->op_flags[s->pc] & SM_OP_COMPUTE) && s->status == SPLIT_RUNNABLE) {
         if (s->step == 0) {
             cls = sm->class_map[op->value];
         } else {
@@ -291,8 +291,7 @@ G_ALWAYS_INLINE static inline int issue_taken(Sm *sm, Scheduler *s, Warp *w, Sim
          * the compiler folded away issues nothing to yield at. */
         int32_t pc = w->split[w->focus].pc;
         scheduler_set_issued(s, free,
-                             w->live != 0 && (sm_op(sm, pc)->code == OP_COMPUTE || sm->op_unrolled[pc]) ? free
-                                                                                                      : SIM_CYCLE_NEVER);
+                             w->live != 0 && (sm->op_flags[pc] & SM_OP_KEEPS_SLOT) ? free : SIM_CYCLE_NEVER);
         return 1;
     }
     return 0;
@@ -679,6 +678,46 @@ int64_t sm_smem_per_block(const Program *prog, const ArchParams *arch)
     return prog->smem_bytes + arch->smem_reserved;
 }
 
+/* The operations' pre-decoded flags (SmOpFlag) for prog on arch, op_divs
+ * being prog's divisions by operation.  Returns a new array (g_free), one
+ * byte an operation and one for the end of the program (a join may name
+ * it). */
+static uint8_t *op_flags_new(const Program *prog, const ArchParams *arch, const int32_t *op_divs,
+                             const bool *op_unrolled)
+{
+    guint n = prog->ops->len;
+    uint8_t *flags = g_new0(uint8_t, n + 1);
+    for (guint i = 0; i < n; i++) {
+        const Op *op = &g_array_index(prog->ops, Op, i);
+        if ((op->code == OP_RETURN || op->code == OP_EXIT) && arch->chain_overlap) {
+            flags[i] |= SM_OP_DRAINS;
+        }
+        if (op->code == OP_ASSIGN || op->code == OP_JUMP || op->code == OP_BRANCH || op->code == OP_LOOP ||
+            op->code == OP_ASSERT) {
+            flags[i] |= SM_OP_CONTROL;
+        }
+        /* warp.c's library_issue is 0 for any other operation. */
+        if (op_divs[i] > 0 || op->code == OP_PIPE_ACQUIRE || op->code == OP_PIPE_COMMIT ||
+            op->code == OP_PIPE_WAIT || op->code == OP_PIPE_RELEASE ||
+            (op->code == OP_MEMCPY && (GroupKind) op->sub != GROUP_THREAD)) {
+            flags[i] |= SM_OP_START_COST;
+        }
+        if (op->code == OP_COMPUTE) {
+            flags[i] |= SM_OP_COMPUTE | SM_OP_KEEPS_SLOT;
+        }
+        if (op_unrolled[i]) {
+            flags[i] |= SM_OP_KEEPS_SLOT;
+        }
+    }
+    for (guint i = 0; i < n; i++) {
+        const Op *op = &g_array_index(prog->ops, Op, i);
+        if ((op->code == OP_BRANCH || op->code == OP_LOOP_ENTER) && op->join >= 0 && (guint) op->join <= n) {
+            flags[op->join] |= SM_OP_JOIN;
+        }
+    }
+    return flags;
+}
+
 static bool check_fit(const Program *p, const ArchParams *a, GError **error)
 {
     int64_t blocks = a->blocks;
@@ -854,6 +893,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
     sm->op_rt_unrolled = compiler_runtime_unrolled(prog, arch->unroll_max);
 
     sm->op_fuse = compiler_fusable_computes(prog, sm->op_divs);
+    sm->op_flags = op_flags_new(prog, arch, sm->op_divs, sm->op_unrolled);
 
     /* A pipeline object per make_pipeline operation. */
     sm->pipe_slot = g_new(int32_t, MAX(prog->ops->len, 1u));
@@ -1057,6 +1097,7 @@ void sm_free(Sm *sm)
     g_free(sm->op_unrolled);
     g_free(sm->op_rt_unrolled);
     g_free(sm->op_fuse);
+    g_free(sm->op_flags);
     g_free(sm->copy_tracks);
     g_free(sm->copy_track_free);
     g_free(sm->data_global);

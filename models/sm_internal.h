@@ -114,6 +114,31 @@ typedef struct {
     SimCycle at[SM_REPLAY_MAX];
 } DecisionReplay;
 
+/* An operation pre-decoded once for the issue loop (Sm.op_flags, set by
+ * sm_new from the program and the architecture, fixed after it): what
+ * warp.c's every step asked of the operation by switching over its code
+ * (docs/performance.md, item 34).  Each bit is a fact about the operation
+ * alone; a clear bit means the test it stands for can only fail. */
+typedef enum {
+    /* sched.chain_overlap is on and the operation is a thread's exit, which
+     * waits for the warp's compute chains in flight (warp.c's chains_drain). */
+    SM_OP_DRAINS = 1 << 0,
+    /* A control statement, charged sched.control_issue (warp.c's is_control). */
+    SM_OP_CONTROL = 1 << 1,
+    /* Starting it may pay issue slots beyond its own: divisions
+     * (op_divs > 0) or library code (warp.c's library_issue). */
+    SM_OP_START_COST = 1 << 2,
+    /* The join of a branch or a loop: the only operations a reconvergence
+     * frame's join can name (warp.c makes every frame, from one of them). */
+    SM_OP_JOIN = 1 << 3,
+    /* A compute operation (OP_COMPUTE). */
+    SM_OP_COMPUTE = 1 << 4,
+    /* A compute operation or control the compiler folded away
+     * (op_unrolled): greedy keeps its slot for a warp whose next
+     * operation is one (sm.c's issue_taken). */
+    SM_OP_KEEPS_SLOT = 1 << 5
+} SmOpFlag;
+
 /* Instruction counts whose issue cycles Sm.int_cycles holds. */
 #define SM_INT_CYCLES 64
 
@@ -173,6 +198,7 @@ struct Sm {
     int32_t *op_fuse;        /* op index -> following compute ops it interleaves with */
     bool *op_rt_unrolled;    /* op index -> OP_LOOP_ENTER of a loop unrolled with a computed trip count */
     bool *op_unrolled;       /* op index -> control folded away (a constant-trip loop unrolled, a branch on a constant) */
+    uint8_t *op_flags;       /* op index -> what every step asks of the operation, pre-decoded (SmOpFlag) */
     int32_t npipes;
     int64_t live_warps;
     SimCycle end_cycle;

@@ -61,14 +61,31 @@ void sm_finalize_overlap(Sm *sm, SimCycle upto)
         SimCycle top = lo;
         for (int64_t k = 0; k < n; k++) {
             const CycleQueue *q = &sm->compute_marks[k];
+            const SimCycle *v = q->v;
             guint h = sm->mark_head[k];
-            while (h < q->len && q->v[h] < hi) {
-                uint64_t d = q->v[h] - lo;
-                bits[d / 64] |= UINT64_C(1) << (d % 64);
-                h++;
+            /* A queue's marks are in cycle order (sm_note_compute), so
+             * those before hi are a prefix of the pending ones: all of
+             * them, usually (the window is wider than the pending bound's
+             * cycles), else the first at hi or later, found by halving.
+             * Then each sets its bit without a test. */
+            guint end = q->len;
+            if (h < end && v[end - 1] >= hi) {
+                guint a = h;
+                while (a < end) {
+                    guint mid = a + (end - a) / 2;
+                    if (v[mid] < hi) {
+                        a = mid + 1;
+                    } else {
+                        end = mid;
+                    }
+                }
             }
-            /* A queue's marks are in cycle order (sm_note_compute): its
-             * last one taken is its latest. */
+            for (guint j = h; j < end; j++) {
+                uint64_t d = v[j] - lo;
+                bits[d / 64] |= UINT64_C(1) << (d % 64);
+            }
+            h = end;
+            /* Its last one taken is its latest. */
             if (h > sm->mark_head[k]) {
                 top = MAX(top, q->v[h - 1]);
             }

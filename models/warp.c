@@ -159,17 +159,14 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
  * H200: 4 cycles for them beside 16 MMAs, docs/validation.md). */
 static bool chains_drain(Sm *sm, Warp *w, Split *s, SimCycle t)
 {
-    if (!sm->arch.chain_overlap || s->step != 0 || w->chains_done <= t) {
+    /* The operations whose chains drain, under sched.chain_overlap:
+     * SM_OP_DRAINS (sm.c's op_flags_new sets it on the exits). */
+    if (!(sm->op_flags[s->pc] & SM_OP_DRAINS) || s->step != 0 || w->chains_done <= t) {
         return false;
     }
-    switch ((OpCode) sm_op(sm, s->pc)->code) {
-    case OP_RETURN: case OP_EXIT:
-        s->ready_at = w->chains_done;
-        s->wait_state = WS_DEPENDENCY;
-        return true;
-    default:
-        return false;
-    }
+    s->ready_at = w->chains_done;
+    s->wait_state = WS_DEPENDENCY;
+    return true;
 }
 
 /* Cycles a sub-partition spends issuing n instructions of w's integer and
@@ -242,7 +239,9 @@ static StepResult step(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
         return STEP_WAIT;
     }
     StepResult r = step_op(sm, w, si, t, cost);
-    if (starting && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
+    /* Without SM_OP_START_COST the operation runs no division and no
+     * library code: the sum below adds 0 and holds nothing. */
+    if (starting && (sm->op_flags[pc] & SM_OP_START_COST) && (r == STEP_CONTINUE || r == STEP_ISSUED) &&
         (w->split[si].pc != pc || w->split[si].step != 0 || w->split[si].status != SPLIT_RUNNABLE)) {
         int64_t divs = sm->op_divs[pc];
         *cost += divs * sm->arch.div_cycles + int_issue(sm, w, library_issue(sm, w, op));
@@ -264,14 +263,157 @@ static inline int64_t control_cost(const Sm *sm, const Warp *w, int32_t pc)
     return sm->op_unrolled[pc] ? 0 : sm->control_cycles[sm_warp_alone(sm, w)];
 }
 
+/* step_op's operations with a body of their own, out of line, so that
+ * step_op itself is a dispatch whose other cases are tail calls, without a
+ * frame (docs/performance.md, item 35).  Each runs one step of the
+ * operation split si of w is at, at cycle t, as step_op does. */
+
+/* An assignment. */
+G_GNUC_NO_INLINE static StepResult exec_assign(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    const Op *op = sm_op(sm, s->pc);
+    LaneMask m = s->mask;
+    int64_t ctrl = control_cost(sm, w, s->pc);
+    const ProgVar *var = sm_var(sm, op->var);
+    int64_t u;
+    if (!var->varying && warp_eval_uniform(w, m, op->e[0], &u)) {
+        /* A uniform value into a uniform variable (the usual counter
+         * or index): warp_store_var's store, without a lane vector. */
+        w->vals[var->slot] = u;
+        w->vals_writes++;
+    } else {
+        SimLaneValue v;
+        if (!warp_eval(sm, w, m, op, op->e[0], &v)) {
+            return STEP_STOP;
+        }
+        warp_store_var(w, var, m, &v);
+    }
+    *cost = ctrl;
+    sm->stats.control_instructions += (uint64_t) (ctrl > 0);
+    simt_goto(w, si, s->pc + 1, t);
+    return STEP_CONTINUE;
+}
+
+/* A branch or a loop's test. */
+G_GNUC_NO_INLINE static StepResult exec_test(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    const Op *op = sm_op(sm, s->pc);
+    LaneMask m = s->mask;
+    int64_t ctrl = control_cost(sm, w, s->pc);
+    SimLaneValue c;
+    if (warp_eval_uniform(w, m, op->e[0], &c.s)) {
+        c.uniform = true;
+    } else if (!warp_eval(sm, w, m, op, op->e[0], &c)) {
+        return STEP_STOP;
+    }
+    /* A uniform condition (the usual loop test) decides every lane. */
+    LaneMask taken = c.uniform ? (c.s != 0 ? m : 0) : 0;
+    for (int l = 0; l < SIM_WARP_SIZE && !c.uniform; l++) {
+        if ((m & (1u << l)) && c.v[l] != 0) {
+            taken |= 1u << l;
+        }
+    }
+    LaneMask other = m & ~taken;
+    *cost = ctrl;
+    sm->stats.control_instructions += (uint64_t) (ctrl > 0);
+    if (other == 0) {
+        simt_goto(w, si, s->pc + 1, t);
+    } else if (taken == 0) {
+        simt_goto(w, si, op->target, t);
+    } else {
+        int32_t ni = simt_split_new(w);
+        if (ni < 0) {
+            return RULE(sm, w, m, op, "more than %d divergent paths in one warp", MAX_SPLITS);
+        }
+        int32_t frame = s->frame;
+        if (op->code == OP_BRANCH) {
+            frame = simt_frame_new(w, op->join, m, s->frame);
+        }
+        /* The taken side runs first; the other waits its turn. */
+        Split *n = &w->split[ni];
+        n->status = SPLIT_RUNNABLE;
+        n->mask = other;
+        n->frame = frame;
+        n->ready_at = t + (SimCycle) ctrl;
+        n->wait_state = WS_DIVERGENT;
+        s = &w->split[si];
+        s->mask = taken;
+        s->frame = frame;
+        s->role = -1;
+        simt_goto(w, ni, op->target, t);
+        simt_goto(w, si, s->pc + 1, t);
+    }
+    return STEP_CONTINUE;
+}
+
+/* A loop's entry. */
+G_GNUC_NO_INLINE static StepResult exec_loop_enter(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    const Op *op = sm_op(sm, s->pc);
+    LaneMask m = s->mask;
+    /* nvcc's prologue of a loop it unrolls with a computed trip count. */
+    *cost = sm->op_rt_unrolled[s->pc] ? int_issue(sm, w, sm->arch.unroll_entry_issue) : 0;
+    s->frame = simt_frame_new(w, op->join, m, s->frame);
+    simt_goto(w, si, s->pc + 1, t);
+    return STEP_CONTINUE;
+}
+
+/* An assertion or an expectation. */
+G_GNUC_NO_INLINE static StepResult exec_assert(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
+{
+    Split *s = &w->split[si];
+    const Op *op = sm_op(sm, s->pc);
+    LaneMask m = s->mask;
+    int64_t ctrl = control_cost(sm, w, s->pc);
+    if (op->sub == ASSERT_EXPECT) {
+        if (ldst_exec_expect(sm, w, m, op) == STEP_STOP) {
+            return STEP_STOP;
+        }
+        *cost = ctrl;
+        simt_goto(w, si, s->pc + 1, t);
+        return STEP_CONTINUE;
+    }
+    SimLaneValue c;
+    if (!warp_eval(sm, w, m, op, op->e[0], &c)) {
+        return STEP_STOP;
+    }
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if ((m & (1u << l)) && sim_lane_value(&c, l) == 0) {
+            return RULE(sm, w, 1u << l, op, "assertion failed");
+        }
+    }
+    *cost = ctrl;
+    simt_goto(w, si, s->pc + 1, t);
+    return STEP_CONTINUE;
+}
+
+/* A thread-scope make_pipeline. */
+G_GNUC_NO_INLINE static StepResult exec_make_pipe_thread(Sm *sm, Warp *w, int32_t si, SimCycle t)
+{
+    Split *s = &w->split[si];
+    LaneMask m = s->mask;
+    Pipe *p = &sm->blocks[w->block].pipes[sm->pipe_slot[s->pc]];
+    for (int l = 0; l < SIM_WARP_SIZE; l++) {
+        if (m & (1u << l)) {
+            pipe_thread_made(p, w->tid0 + l, ROLEBIT_PRODUCER | ROLEBIT_CONSUMER);
+        }
+    }
+    simt_goto(w, si, s->pc + 1, t);
+    return STEP_CONTINUE;
+}
+
 static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost)
 {
     Split *s = &w->split[si];
     const Op *op = sm_op(sm, s->pc);
     LaneMask m = s->mask;
     *cost = 0;
-    if (s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
-        /* Arrived at its reconvergence point: wait for the other side. */
+    if ((sm->op_flags[s->pc] & SM_OP_JOIN) && s->step == 0 && s->frame >= 0 && w->frames[s->frame].join == s->pc) {
+        /* Arrived at its reconvergence point: wait for the other side
+         * (only a branch's or a loop's join can be one: SM_OP_JOIN). */
         simt_goto(w, si, s->pc, t);
         return STEP_CONTINUE;
     }
@@ -279,123 +421,25 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
     case OP_NOP:
         simt_goto(w, si, s->pc + 1, t);
         return STEP_CONTINUE;
-    case OP_ASSIGN: {
-        int64_t ctrl = control_cost(sm, w, s->pc);
-        const ProgVar *var = sm_var(sm, op->var);
-        int64_t u;
-        if (!var->varying && warp_eval_uniform(w, m, op->e[0], &u)) {
-            /* A uniform value into a uniform variable (the usual counter
-             * or index): warp_store_var's store, without a lane vector. */
-            w->vals[var->slot] = u;
-            w->vals_writes++;
-        } else {
-            SimLaneValue v;
-            if (!warp_eval(sm, w, m, op, op->e[0], &v)) {
-                return STEP_STOP;
-            }
-            warp_store_var(w, var, m, &v);
-        }
-        *cost = ctrl;
-        sm->stats.control_instructions += (uint64_t) (ctrl > 0);
-        simt_goto(w, si, s->pc + 1, t);
-        return STEP_CONTINUE;
-    }
+    case OP_ASSIGN:
+        return exec_assign(sm, w, si, t, cost);
     case OP_JUMP:
         *cost = control_cost(sm, w, s->pc);
         simt_goto(w, si, op->target, t);
         return STEP_CONTINUE;
-    case OP_LOOP_ENTER: {
-        /* nvcc's prologue of a loop it unrolls with a computed trip count. */
-        *cost = sm->op_rt_unrolled[s->pc] ? int_issue(sm, w, sm->arch.unroll_entry_issue) : 0;
-        s->frame = simt_frame_new(w, op->join, m, s->frame);
-        simt_goto(w, si, s->pc + 1, t);
-        return STEP_CONTINUE;
-    }
+    case OP_LOOP_ENTER:
+        return exec_loop_enter(sm, w, si, t, cost);
     case OP_BRANCH:
-    case OP_LOOP: {
-        int64_t ctrl = control_cost(sm, w, s->pc);
-        SimLaneValue c;
-        if (warp_eval_uniform(w, m, op->e[0], &c.s)) {
-            c.uniform = true;
-        } else if (!warp_eval(sm, w, m, op, op->e[0], &c)) {
-            return STEP_STOP;
-        }
-        /* A uniform condition (the usual loop test) decides every lane. */
-        LaneMask taken = c.uniform ? (c.s != 0 ? m : 0) : 0;
-        for (int l = 0; l < SIM_WARP_SIZE && !c.uniform; l++) {
-            if ((m & (1u << l)) && c.v[l] != 0) {
-                taken |= 1u << l;
-            }
-        }
-        LaneMask other = m & ~taken;
-        *cost = ctrl;
-        sm->stats.control_instructions += (uint64_t) (ctrl > 0);
-        if (other == 0) {
-            simt_goto(w, si, s->pc + 1, t);
-        } else if (taken == 0) {
-            simt_goto(w, si, op->target, t);
-        } else {
-            int32_t ni = simt_split_new(w);
-            if (ni < 0) {
-                return RULE(sm, w, m, op, "more than %d divergent paths in one warp", MAX_SPLITS);
-            }
-            int32_t frame = s->frame;
-            if (op->code == OP_BRANCH) {
-                frame = simt_frame_new(w, op->join, m, s->frame);
-            }
-            /* The taken side runs first; the other waits its turn. */
-            Split *n = &w->split[ni];
-            n->status = SPLIT_RUNNABLE;
-            n->mask = other;
-            n->frame = frame;
-            n->ready_at = t + (SimCycle) ctrl;
-            n->wait_state = WS_DIVERGENT;
-            s = &w->split[si];
-            s->mask = taken;
-            s->frame = frame;
-            s->role = -1;
-            simt_goto(w, ni, op->target, t);
-            simt_goto(w, si, s->pc + 1, t);
-        }
-        return STEP_CONTINUE;
-    }
+    case OP_LOOP:
+        return exec_test(sm, w, si, t, cost);
     case OP_RETURN:
     case OP_EXIT:
         warp_lanes_exit(sm, w, si, m, t);
         return STEP_CONTINUE;
-    case OP_ASSERT: {
-        int64_t ctrl = control_cost(sm, w, s->pc);
-        if (op->sub == ASSERT_EXPECT) {
-            if (ldst_exec_expect(sm, w, m, op) == STEP_STOP) {
-                return STEP_STOP;
-            }
-            *cost = ctrl;
-            simt_goto(w, si, s->pc + 1, t);
-            return STEP_CONTINUE;
-        }
-        SimLaneValue c;
-        if (!warp_eval(sm, w, m, op, op->e[0], &c)) {
-            return STEP_STOP;
-        }
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if ((m & (1u << l)) && sim_lane_value(&c, l) == 0) {
-                return RULE(sm, w, 1u << l, op, "assertion failed");
-            }
-        }
-        *cost = ctrl;
-        simt_goto(w, si, s->pc + 1, t);
-        return STEP_CONTINUE;
-    }
-    case OP_MAKE_PIPE_THREAD: {
-        Pipe *p = &sm->blocks[w->block].pipes[sm->pipe_slot[s->pc]];
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if (m & (1u << l)) {
-                pipe_thread_made(p, w->tid0 + l, ROLEBIT_PRODUCER | ROLEBIT_CONSUMER);
-            }
-        }
-        simt_goto(w, si, s->pc + 1, t);
-        return STEP_CONTINUE;
-    }
+    case OP_ASSERT:
+        return exec_assert(sm, w, si, t, cost);
+    case OP_MAKE_PIPE_THREAD:
+        return exec_make_pipe_thread(sm, w, si, t);
     case OP_MAKE_PIPE_BLOCK:
         *cost = 1;
         return pipe_exec_make_block(sm, w, si, op, t);
@@ -548,12 +592,6 @@ SimCycle warp_issue_time(Sm *sm, Warp *w, SimCycle now)
     return MAX(now, MAX(pipe_free[s->cls], w->chain[s->chain_next]));
 }
 
-/* The operations charged sched.control_issue (step_op). */
-static bool is_control(OpCode code)
-{
-    return code == OP_ASSIGN || code == OP_JUMP || code == OP_BRANCH || code == OP_LOOP || code == OP_ASSERT;
-}
-
 /* The end of warp_issue's every issue: `used` cycles issued from now on.
  * `chain`: a chain's step, which kept the warp's role (warp_acct_role). */
 static inline int64_t issue_end(Sm *sm, Warp *w, SimCycle now, int64_t used, bool chain)
@@ -583,7 +621,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
 {
     Split *f = &w->split[w->focus];
     if (f->step != 0 && f->status == SPLIT_RUNNABLE && f->ready_at <= now && w->live != 0 &&
-        sm_op(sm, f->pc)->code == OP_COMPUTE) {
+        (sm->op_flags[f->pc] & SM_OP_COMPUTE)) {
         /* A chain under way, the commonest issue: the loop below's one
          * pass (step's first case; a chain's step issues or waits, which
          * ends the run), without the loop. */
@@ -635,7 +673,8 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
             return -1;
         }
         int64_t cost = 0;
-        OpCode code = (OpCode) sm_op(sm, s->pc)->code;
+        /* Whether the operation is charged sched.control_issue (step_op). */
+        bool control = (sm->op_flags[s->pc] & SM_OP_CONTROL) != 0;
         StepResult r = step(sm, w, si, now + (SimCycle) used, &cost);
         if (r == STEP_STOP) {
             return -1;
@@ -644,7 +683,7 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         if (r == STEP_ISSUED || r == STEP_WAIT) {
             break;
         }
-        if (cost > 0 && cost < sm->arch.control_latency && is_control(code) &&
+        if (cost > 0 && cost < sm->arch.control_latency && control &&
             w->split[si].status == SPLIT_RUNNABLE) {
             /* A control statement's instructions form a dependent chain:
              * the next operation waits for its result, while the scheduler

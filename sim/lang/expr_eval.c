@@ -564,6 +564,13 @@ typedef struct {
 
 struct SimExprCode {
     int32_t len;           /* instructions */
+    bool scaled_lane;      /* affine code of the form u + lane part * K: XA_SCALAR,
+                            * XA_TID, XA_BINARY_K, XA_BINARY, XA_END (an
+                            * address, a base plus the thread index times an
+                            * element), which root_affine runs without the loop */
+    int8_t straight;       /* scalar code for a uniform root, or the scaled_lane
+                            * form's uniform part: code_straight_len's, or -1 */
+    bool test;             /* scalar code for a uniform root of code_test's form */
     SimInsn insn[];        /* from 0: scalar code for a uniform root, affine
                             * code for a varying one; then the affine code's
                             * scalar subprograms */
@@ -692,6 +699,81 @@ static bool code_scalar(const SimInsn *code, int64_t start, const SimEvalEnv *en
     }
 }
 
+/* How many constant operations (XS_ADD_K, XS_SUB_K, XS_MUL_K) follow the
+ * v op K that starts the scalar code at i before its end, at most 2 (an
+ * index times a row and an element, plus an offset), or -1 where the code
+ * is not of that form. */
+static int code_straight_len(const SimInsn *i)
+{
+    if (i[0].code != XS_VAR_BINARY_K) {
+        return -1;
+    }
+    int n = 0;
+    while (n < 2 && (i[1 + n].code == XS_ADD_K || i[1 + n].code == XS_SUB_K || i[1 + n].code == XS_MUL_K)) {
+        n++;
+    }
+    return i[1 + n].code == XS_END ? n : -1;
+}
+
+/* Runs the scalar code at i of code_straight_len n (>= 0) as code_scalar
+ * does, the same operations in the same order, without its loop and
+ * stack.  Out of line, as code_scalar is: inlined, its registers gave
+ * sim_eval_uniform_node a frame that every v op K root paid. */
+G_GNUC_NO_INLINE static bool code_straight(const SimInsn *i, int n, const SimEvalEnv *env, int64_t *out)
+{
+    int64_t v;
+    if (!scalar_binary(i->op, env->vals[i->var], i->k, &v)) {
+        return false;
+    }
+    for (int j = 1; j <= n; j++) {
+        bool over;
+        if (i[j].code == XS_ADD_K) {
+            over = __builtin_add_overflow(v, i[j].k, &v);
+        } else if (i[j].code == XS_SUB_K) {
+            over = __builtin_sub_overflow(v, i[j].k, &v);
+        } else {
+            over = __builtin_mul_overflow(v, i[j].k, &v);
+        }
+        if (over) {
+            return false;
+        }
+    }
+    *out = v;
+    return true;
+}
+
+/* Whether the scalar code at i is v1 op K1 && v2 op (v3 op K3) (or ||):
+ * XS_VAR_BINARY_K, XS_ANDOR to the end, XS_VAR, XS_VAR_BINARY_K, XS_BINARY,
+ * XS_BOOL, XS_END (a producer loop's test, fetch < n && fetch < i +
+ * stages). */
+static bool code_test_form(const SimInsn *i)
+{
+    return i[0].code == XS_VAR_BINARY_K && i[1].code == XS_ANDOR && i[1].k == 6 && i[2].code == XS_VAR &&
+           i[3].code == XS_VAR_BINARY_K && i[4].code == XS_BINARY && i[5].code == XS_BOOL && i[6].code == XS_END;
+}
+
+/* Runs scalar code of code_test_form at i as code_scalar does, the same
+ * operations in the same order, without its loop and stack (out of line,
+ * as code_straight). */
+G_GNUC_NO_INLINE static bool code_test(const SimInsn *i, const SimEvalEnv *env, int64_t *out)
+{
+    int64_t a, b;
+    if (!scalar_binary(i[0].op, env->vals[i[0].var], i[0].k, &a)) {
+        return false;
+    }
+    if ((a != 0) != (i[1].op == TK_ANDAND)) {
+        /* The left side decides (XS_ANDOR's jump to the end). */
+        *out = a != 0;
+        return true;
+    }
+    if (!scalar_binary(i[3].op, env->vals[i[3].var], i[3].k, &b) ||
+        !scalar_binary(i[4].op, env->vals[i[2].k], b, &b)) {
+        return false;
+    }
+    *out = b != 0;
+    return true;
+}
+
 /* Runs the affine code from instruction 0: affine_eval of its tree. */
 static bool code_affine(const SimInsn *code, const SimEvalEnv *env, SimAffine *out)
 {
@@ -803,6 +885,9 @@ typedef struct {
     int max_depth;         /* the deepest it gets, any subprogram's included */
     GArray *subs;          /* XA_SCALAR instructions awaiting their subprogram:
                             * (instruction index, node) as SimInsn k, node */
+    int32_t landed;        /* the latest jump target set (code_land), or -1:
+                            * an instruction there may not be folded into the
+                            * one before it */
 } CodeBuilder;
 
 static int32_t code_emit(CodeBuilder *b, SimInsnCode code, int32_t op, int64_t k, const ExprNode *node, int push)
@@ -818,6 +903,35 @@ static int32_t code_emit(CodeBuilder *b, SimInsnCode code, int32_t op, int64_t k
 static void code_land(CodeBuilder *b, int32_t at)
 {
     g_array_index(b->insn, SimInsn, at).k = b->insn->len;
+    b->landed = (int32_t) b->insn->len;
+}
+
+/* x op k is x, and never fails: x + 0, x - 0, x * 1 (nothing to emit). */
+static inline bool scalar_identity(int op, int64_t k)
+{
+    return ((op == '+' || op == '-') && k == 0) || (op == '*' && k == 1);
+}
+
+/* Folds a multiply of the top by k into the instruction before, when that
+ * multiplies by a constant too ((x * k1) * k -> x * (k1 * k)) and no jump
+ * lands between them.  The exact product is the same, and so is whether it
+ * fails: where x * k1 overflows, |x * k1 * k| >= |x * k1| exceeds the range
+ * too unless k is -1 (2^63 * -1 is INT64_MIN) or 0, which are left as they
+ * are, as is a k1 * k that overflows.  Returns whether it folded. */
+static bool code_fold_mul(CodeBuilder *b, int64_t k)
+{
+    guint n = b->insn->len;
+    if (k == 0 || k == -1 || n == 0 || b->landed == (int32_t) n) {
+        return false;
+    }
+    SimInsn *last = &g_array_index(b->insn, SimInsn, n - 1);
+    int64_t product;
+    if (!(last->code == XS_MUL_K || (last->code == XS_VAR_BINARY_K && last->op == '*')) ||
+        __builtin_mul_overflow(last->k, k, &product)) {
+        return false;
+    }
+    last->k = product;
+    return true;
 }
 
 /* A constant or a uniform variable: an operand an instruction can name. */
@@ -860,11 +974,13 @@ static void emit_scalar(CodeBuilder *b, const ExprNode *n)
             return;
         }
         const ExprNode *l = n->a, *r = n->b;
-        if ((n->op == '+' || n->op == '*') && is_operand(l) && !is_operand(r)) {
-            /* K + e, v * e: the operands swapped, to take the forms
-             * below.  The same value and the same overflow (the exact
-             * sum or product does not depend on the order), and the
-             * constant or variable cannot fail where e does not. */
+        if ((n->op == '+' || n->op == '*') && is_operand(l) &&
+            (!is_operand(r) || (l->kind == EN_CONST && r->kind == EN_VAR))) {
+            /* K + e, v * e, and K + v, K * v: the operands swapped, to
+             * take the forms below (v op K one instruction).  The same
+             * value and the same overflow (the exact sum or product does
+             * not depend on the order), and the constant or variable
+             * cannot fail where e does not. */
             l = n->b;
             r = n->a;
         }
@@ -881,7 +997,11 @@ static void emit_scalar(CodeBuilder *b, const ExprNode *n)
          * operation, the same operands. */
         int family = n->op == '+' ? 0 : n->op == '-' ? 1 : n->op == '*' ? 2 : 3;
         if (r->kind == EN_CONST) {
-            code_emit(b, (SimInsnCode) (XS_ADD_K + family), n->op, r->value, NULL, 0);
+            /* Nothing for x + 0 (an offset of zero), and x * k1 * k2 as
+             * one multiply (an index times a row, times an element). */
+            if (!scalar_identity(n->op, r->value) && !(n->op == '*' && code_fold_mul(b, r->value))) {
+                code_emit(b, (SimInsnCode) (XS_ADD_K + family), n->op, r->value, NULL, 0);
+            }
         } else if (r->kind == EN_VAR && !r->varying) {
             code_emit(b, (SimInsnCode) (XS_ADD_V + family), n->op, r->var, NULL, 0);
         } else {
@@ -975,7 +1095,8 @@ static void emit_affine(CodeBuilder *b, const ExprNode *n)
 
 SimExprCode *sim_expr_compile(const ExprNode *n)
 {
-    CodeBuilder b = { g_array_new(FALSE, FALSE, sizeof(SimInsn)), 0, 0, g_array_new(FALSE, FALSE, sizeof(SimInsn)) };
+    CodeBuilder b = { g_array_new(FALSE, FALSE, sizeof(SimInsn)), 0, 0, g_array_new(FALSE, FALSE, sizeof(SimInsn)),
+                      -1 };
     if (!n->varying) {
         emit_scalar(&b, n);
         code_emit(&b, XS_END, 0, 0, NULL, 0);
@@ -996,6 +1117,12 @@ SimExprCode *sim_expr_compile(const ExprNode *n)
         code = g_malloc(sizeof *code + b.insn->len * sizeof(SimInsn));
         code->len = (int32_t) b.insn->len;
         memcpy(code->insn, b.insn->data, b.insn->len * sizeof(SimInsn));
+        const SimInsn *i = code->insn;
+        code->scaled_lane = n->varying && code->len >= 5 && i[0].code == XA_SCALAR && i[1].code == XA_TID &&
+                            i[2].code == XA_BINARY_K && i[3].code == XA_BINARY && i[4].code == XA_END;
+        code->straight = (int8_t) (!n->varying ? code_straight_len(i)
+                                   : code->scaled_lane ? code_straight_len(i + i[0].k) : -1);
+        code->test = !n->varying && code->len == 7 && code_test_form(i);
     }
     g_array_free(b.insn, TRUE);
     g_array_free(b.subs, TRUE);
@@ -1014,11 +1141,17 @@ static inline bool root_scalar(const ExprNode *n, const SimEvalEnv *env, int64_t
         return true;
     }
     if (n->code != NULL) {
+        /* v op K (a loop's test, a counter plus one), and that times or
+         * plus constants (an index's offset): without the loop. */
         const SimInsn *i = n->code->insn;
-        if (i[0].code == XS_VAR_BINARY_K && i[1].code == XS_END) {
-            /* v op K (a loop's test, a counter plus one): the program's
-             * one instruction, without its loop. */
+        if (n->code->straight == 0) {
             return scalar_binary(i->op, env->vals[i->var], i->k, out);
+        }
+        if (n->code->straight > 0) {
+            return code_straight(i, n->code->straight, env, out);
+        }
+        if (n->code->test) {
+            return code_test(i, env, out);
         }
         return code_scalar(i, 0, env, out);
     }
@@ -1032,6 +1165,22 @@ static inline bool root_affine(const ExprNode *n, const SimEvalEnv *env, SimAffi
         out->stride = 0;
         out->uniform = true;
         return root_scalar(n, env, &out->base);
+    }
+    if (n->code != NULL && n->code->scaled_lane) {
+        /* code_affine's steps for its five instructions, in order, without
+         * its loop: the uniform part (its scalar code; a straight one without
+         * that loop either, as root_scalar), the lane part, times K, and their
+         * sum (or whatever the two operators are). */
+        const SimInsn *i = n->code->insn;
+        SimAffine u = { 0, 0, true }, lane, k = { i[2].k, 0, true };
+        const SimInsn *sub = i + i[0].k;
+        if (n->code->straight == 0 ? !scalar_binary(sub->op, env->vals[sub->var], sub->k, &u.base)
+            : n->code->straight > 0 ? !code_straight(sub, n->code->straight, env, &u.base)
+                                    : !code_scalar(i, i[0].k, env, &u.base)) {
+            return false;
+        }
+        return affine_tid(i[1].node, env, &lane) && affine_binary(i[2].op, lane, k, &lane) &&
+               affine_binary(i[3].op, u, lane, out);
     }
     if (n->code != NULL) {
         return code_affine(n->code->insn, env, out);
