@@ -123,7 +123,8 @@ typedef enum {
     /* sched.chain_overlap is on and the operation is a thread's exit, which
      * waits for the warp's compute chains in flight (warp.c's chains_drain). */
     SM_OP_DRAINS = 1 << 0,
-    /* A control statement, charged sched.control_issue (warp.c's is_control). */
+    /* A control statement, charged sched.control_issue, whose dependent chain
+     * the next operation waits for (warp.c's warp_issue). */
     SM_OP_CONTROL = 1 << 1,
     /* Starting it may pay issue slots beyond its own: divisions
      * (op_divs > 0) or library code (warp.c's library_issue). */
