@@ -121,6 +121,7 @@ typedef struct {
     bool cp_async_warp_groups;    /* commit groups shared by the warp (sm_80) */
     bool chain_overlap;           /* independent compute chains overlap as ptxas schedules them */
     bool wait_yields;             /* a path waiting on an mbarrier lets its warp's other paths run past their join */
+    bool older_blocks_first;      /* a scheduler issues the oldest resident block's ready warps before younger blocks' */
 
     int64_t bulk_issue_latency;
     int64_t bulk_issue_cycles;   /* the issuing warp's own cycles a bulk copy (elect loop, UBLKCP) */

@@ -31,6 +31,27 @@ void scheduler_use_mask(Scheduler *s, int32_t first, int32_t stride, int32_t cou
     s->classes = 1;
 }
 
+void scheduler_set_blocks(Scheduler *s, int32_t warps_per_block)
+{
+    g_assert(warps_per_block >= 1);
+    s->warps_per_block = warps_per_block;
+    s->ngroups = 0;
+    if (!s->by_mask) {
+        return;
+    }
+    /* Warp ids grow with the bits, so each block's bits are a run; bits
+     * past the last warp (cap, the SM's warps) hold none. */
+    int32_t block = -1;
+    for (int32_t j = 0; j < 64 && s->slot_warp[j] < s->cap; j++) {
+        int32_t b = s->slot_warp[j] / warps_per_block;
+        if (b != block) {
+            block = b;
+            s->groups[s->ngroups++] = 0;
+        }
+        s->groups[s->ngroups - 1] |= UINT64_C(1) << j;
+    }
+}
+
 void scheduler_clear(Scheduler *s)
 {
     g_free(s->ready);
@@ -64,7 +85,8 @@ static void move_to_front(int32_t *out, int32_t n, int32_t warp)
     }
 }
 
-int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, SimCycle now, int32_t *out)
+/* scheduler_order within one block: the policy's order alone. */
+static int32_t policy_order(const Scheduler *s, SchedPolicy policy, SimCycle now, int32_t *out)
 {
     int32_t n = s->nready;
     int32_t last = s->last;
@@ -108,6 +130,27 @@ int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, SimCycle now, in
         /* Greedy: the last warp, if ready, ahead of the rotation. */
         move_to_front(out, n, last);
     }
+    return n;
+}
+
+/* Older blocks first: the policy order out[0..n) made stable by block. */
+static void order_by_block(const Scheduler *s, int32_t *out, int32_t n)
+{
+    for (int32_t i = 1; i < n; i++) {
+        int32_t w = out[i];
+        int32_t j = i;
+        while (j > 0 && scheduler_block_rank(s, out[j - 1]) > scheduler_block_rank(s, w)) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = w;
+    }
+}
+
+int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, SimCycle now, int32_t *out)
+{
+    int32_t n = policy_order(s, policy, now, out);
+    order_by_block(s, out, n);
     return n;
 }
 

@@ -18,6 +18,10 @@
  * half-rate pipe), which get only the slots they leave; warps that all
  * wait so share the slots in turn.  Each instruction class has an issue interval on its pipe
  * (arch [inst.*] interval): a second instruction of the class waits for it.
+ * Across blocks, age comes first (sched.older_blocks_first): the ready
+ * warps of the oldest resident block issue before any younger block's, so
+ * blocks that contend for a pipe end one after another
+ * (scripts/calib/schedblk.cu, phaseq.cu).
  * Sources: NVIDIA A100 and H100 whitepapers (four sub-partitions, one
  * dispatch per clock); Rogers et al., "Cache-Conscious Wavefront
  * Scheduling" (MICRO 2012) for LRR and GTO. */
@@ -63,6 +67,14 @@ typedef struct {
     SimCycle *pipe_free; /* per instruction class: first cycle its pipe takes another;
                           * one more entry, pipe_free[nclasses], stays 0: the
                           * slot of an instruction that waits for no pipe */
+    /* Older blocks first (scheduler_set_blocks; sched.older_blocks_first):
+     * a decision takes the ready warps block by block, the oldest (lowest
+     * id) first, each block's in the policy order.  warps_per_block is 0
+     * when off or with one block; in mask mode groups[g] holds the bits of
+     * the g-th block with warps here (ngroups of them). */
+    int32_t warps_per_block;
+    int32_t ngroups;
+    uint64_t groups[64];
 } Scheduler;
 
 void scheduler_init(Scheduler *s, int32_t max_warps, int nclasses);
@@ -70,6 +82,16 @@ void scheduler_init(Scheduler *s, int32_t max_warps, int nclasses);
  * ..., count of them (at most 64). */
 void scheduler_use_mask(Scheduler *s, int32_t first, int32_t stride, int32_t count);
 void scheduler_clear(Scheduler *s);
+/* Turns on older blocks first for warps numbered block by block,
+ * warps_per_block each (call after scheduler_use_mask, if used). */
+void scheduler_set_blocks(Scheduler *s, int32_t warps_per_block);
+
+/* The block rank that comes before the policy's rank under older blocks
+ * first: 0 when off. */
+static inline int64_t scheduler_block_rank(const Scheduler *s, int32_t warp)
+{
+    return s->warps_per_block > 0 ? (int64_t) (warp / s->warps_per_block) << 40 : 0;
+}
 
 /* The bit of warp `warp` in mask mode. */
 static inline int32_t scheduler_slot(const Scheduler *s, int32_t warp)
@@ -221,8 +243,9 @@ static inline uint64_t scheduler_first_bits(SchedPolicy policy, int32_t last_slo
     return split >= 64 ? 0 : ~UINT64_C(0) << split;
 }
 
-/* The ready warps in the order the policy prefers them at cycle now;
- * returns the count (out has room for nready). */
+/* The ready warps in the order the policy prefers them at cycle now, the
+ * oldest block's first under older blocks first; returns the count (out
+ * has room for nready). */
 int32_t scheduler_order(const Scheduler *s, SchedPolicy policy, SimCycle now, int32_t *out);
 /* The rank of a ready warp in the order scheduler_order gives (lower
  * first), without sorting: `last` is s->last when the ready list was read

@@ -320,7 +320,7 @@ G_ALWAYS_INLINE static inline bool visit_list(Sm *sm, Scheduler *s, SimCycle now
         int32_t best_pos = -1;
         for (int32_t i = 0; i < n; i++) {
             int32_t id = order[i];
-            int64_t rank = scheduler_rank(sm->arch.policy, last, keep, id, i);
+            int64_t rank = scheduler_block_rank(s, id) + scheduler_rank(sm->arch.policy, last, keep, id, i);
             /* Both tests are pure: the Warp is read last, for a candidate. */
             if (rank <= visited || rank >= best_rank || cached_ready_time(sm, s, id, now) > now ||
                 !sm->warps[id].queued) {
@@ -379,7 +379,8 @@ G_ALWAYS_INLINE static inline int visit_bits(Sm *sm, Scheduler *s, uint64_t bits
 
 /* visit_list's visits over a ready mask (LRR, mask mode): the policy
  * order is the bits above the last warp's, then the bits up to it, each
- * part in ascending order.  A visit that issues nothing lets the next bit
+ * part in ascending order (under older blocks first, so within each
+ * block's bits, the oldest block's first).  A visit that issues nothing lets the next bit
  * in that order try: the warps still to try are the ones the decision read
  * and has not tried (the visited warp may have returned to the mask; it is
  * not tried again, and no other warp joins or leaves while a warp issues).
@@ -393,10 +394,27 @@ G_ALWAYS_INLINE static inline bool visit_mask(Sm *sm, Scheduler *s, SimCycle now
     }
     uint64_t above = scheduler_first_bits(sm->arch.policy, s->last_slot, s->last_end, now);
     /* Both parts as read now: a visited warp may return to the mask. */
-    uint64_t wrapped = s->mask & ~above;
-    int issued = visit_bits(sm, s, s->mask & above, now, checks);
+    uint64_t ready = s->mask;
+    if (s->ngroups > 1) {
+        /* Older blocks first: each block's warps in the policy order. */
+        for (int32_t g = 0; g < s->ngroups; g++) {
+            uint64_t bits = ready & s->groups[g];
+            if (bits == 0) {
+                continue;
+            }
+            int issued = visit_bits(sm, s, bits & above, now, checks);
+            if (issued == 0) {
+                issued = visit_bits(sm, s, bits & ~above, now, checks);
+            }
+            if (issued != 0) {
+                return issued > 0;
+            }
+        }
+        return true;
+    }
+    int issued = visit_bits(sm, s, ready & above, now, checks);
     if (issued == 0) {
-        issued = visit_bits(sm, s, wrapped, now, checks);
+        issued = visit_bits(sm, s, ready & ~above, now, checks);
     }
     return issued >= 0;
 }
@@ -921,6 +939,9 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         /* Every policy but GTO ranks by warp id (scheduler.h): a mask serves. */
         if (arch->policy != SCHED_GTO && count <= 64) {
             scheduler_use_mask(&sm->smsp[i], (int32_t) i, (int32_t) arch->subpartitions, count);
+        }
+        if (arch->older_blocks_first && sm->nblocks > 1) {
+            scheduler_set_blocks(&sm->smsp[i], (int32_t) prog->warps);
         }
     }
 

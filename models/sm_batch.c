@@ -78,6 +78,23 @@ static bool warp_roles_fixed(const Sm *sm, Warp *w)
  * the next is at arbitrate's scan from floor t + 1 (the earliest chain's
  * ready time and the pipe, or another warp's, if before the issued warp's
  * own request, which it then supersedes). */
+/* The bits of `mask` from the first in policy order (those in `above`,
+ * ascending, then the others) whose warp's own ready time is by t on:
+ * its lowest bit is the one a decision at t picks; 0 if none. */
+G_ALWAYS_INLINE static inline uint64_t first_ready(uint64_t mask, uint64_t above, const SimCycle *slot_base, SimCycle t)
+{
+    uint64_t bits = mask & above;
+    if (bits == 0 || slot_base[__builtin_ctzll(bits)] > t) {
+        for (bits &= bits - 1; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
+        }
+        if (bits == 0) {
+            for (bits = mask & ~above; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
+            }
+        }
+    }
+    return bits;
+}
+
 G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_t smsp, bool checks,
                                                      SchedPolicy policy)
 {
@@ -115,14 +132,14 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
          * the last warp while it issues back to back); a warp at a chain
          * waits for the one pipe too, free by t (checked below). */
         uint64_t above = scheduler_first_bits(policy, last_slot, last_end, t);
-        uint64_t bits = mask & above;
-        if (bits == 0 || slot_base[__builtin_ctzll(bits)] > t) {
-            for (bits &= bits - 1; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
+        uint64_t bits = 0;
+        if (s->ngroups > 1) {
+            /* Older blocks first: each block's bits in the policy order. */
+            for (int32_t g = 0; g < s->ngroups && bits == 0; g++) {
+                bits = first_ready(mask & s->groups[g], above, slot_base, t);
             }
-            if (bits == 0) {
-                for (bits = mask & ~above; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
-                }
-            }
+        } else {
+            bits = first_ready(mask, above, slot_base, t);
         }
         if (bits == 0) {
             break;

@@ -174,6 +174,56 @@ START_TEST(greedy_keeps_a_warp_issuing_back_to_back)
 }
 END_TEST
 
+/* Older blocks first (scripts/calib/schedblk.cu): the ready warps of the
+ * oldest block come before any younger block's, each block's in the
+ * policy order, whoever issued last.  Four blocks of eight warps, two on
+ * each of four sub-partitions: this one holds warps 1 and 5 (block 0), 9
+ * and 13 (block 1), 17 and 21 (block 2)...  In list and in mask mode. */
+START_TEST(older_blocks_first)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        Scheduler s;
+        scheduler_init(&s, 32, 1);
+        if (mode == 1) {
+            scheduler_use_mask(&s, 1, 4, 8);
+        }
+        scheduler_set_blocks(&s, 8);
+        ck_assert_int_eq(scheduler_block_rank(&s, 9) > scheduler_block_rank(&s, 5), true);
+        scheduler_enqueue(&s, 21);
+        scheduler_enqueue(&s, 13);
+        scheduler_enqueue(&s, 9);
+        int32_t order[8];
+        ck_assert_int_eq(scheduler_order(&s, SCHED_LRR, 0, order), 3);
+        ck_assert_int_eq(order[0], 9);   /* block 1 before block 2 */
+        ck_assert_int_eq(order[1], 13);
+        ck_assert_int_eq(order[2], 21);
+        ck_assert_int_eq(first(&s, SCHED_LRR), 9);
+        scheduler_enqueue(&s, 9);
+        ck_assert_int_eq(first(&s, SCHED_LRR), 13);  /* round-robin within block 1 */
+        scheduler_enqueue(&s, 13);
+        ck_assert_int_eq(first(&s, SCHED_LRR), 9);   /* wraps within block 1, not to 21 */
+        scheduler_enqueue(&s, 9);
+        /* Greedy keeps the last warp only against its own block's. */
+        scheduler_take(&s, 21);
+        s.last_end = 20;
+        scheduler_enqueue(&s, 21);
+        ck_assert(scheduler_keeps_last(&s, SCHED_GREEDY, 20));
+        ck_assert_int_eq(scheduler_order(&s, SCHED_GREEDY, 20, order), 3);
+        ck_assert_int_eq(order[0], 9);
+        ck_assert_int_eq(order[1], 13);
+        ck_assert_int_eq(order[2], 21);
+        if (mode == 1) {
+            /* Block runs of bits: 1, 5 | 9, 13 | 17, 21 | 25, 29. */
+            ck_assert_int_eq(s.ngroups, 4);  /* the 32 warps' 8 bits here */
+            ck_assert_uint_eq(s.groups[0], 0x3);
+            ck_assert_uint_eq(s.groups[1], 0xc);
+            ck_assert_uint_eq(s.groups[2], 0x30);
+        }
+        scheduler_clear(&s);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("scheduler");
@@ -183,6 +233,7 @@ int main(void)
     tcase_add_test(tc, loose_round_robin_mask);
     tcase_add_test(tc, oldest_first);
     tcase_add_test(tc, greedy_keeps_a_warp_issuing_back_to_back);
+    tcase_add_test(tc, older_blocks_first);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -356,13 +356,13 @@ END_TEST
  * policy and checks that they agree on cycles, instructions, busy cycles
  * and every warp's and role's state cycles; returns the event engine's
  * warp-cycles in `state` summed over the policies. */
-static uint64_t engines_agree(const char *text, int32_t warps, SimWarpState state)
+static uint64_t engines_agree_with(const char *text, const char *extra, int32_t warps, SimWarpState state)
 {
     const char *policies[] = { "lrr", "greedy", "oldest", "gto" };
     uint64_t in_state = 0;
     for (size_t p = 0; p < G_N_ELEMENTS(policies); p++) {
         g_autofree char *set = g_strdup_printf("sched.policy=%s", policies[p]);
-        const char *sets[] = { set, NULL };
+        const char *sets[] = { set, extra, NULL };
         TestRun ev, st;
         ck_assert_msg(run_text_engine(&ev, text, sets, SIM_ENGINE_EVENT), "%s", ev.msg ? ev.msg : "");
         ck_assert_msg(run_text_engine(&st, text, sets, SIM_ENGINE_STEPPED), "%s", st.msg ? st.msg : "");
@@ -383,6 +383,11 @@ static uint64_t engines_agree(const char *text, int32_t warps, SimWarpState stat
     return in_state;
 }
 
+static uint64_t engines_agree(const char *text, int32_t warps, SimWarpState state)
+{
+    return engines_agree_with(text, NULL, warps, state);
+}
+
 START_TEST(closed_batches_match_the_stepped_engine)
 {
     const char *text = "smpipe 1\nblock 1024\nshared pipeline_shared_state<block, 2> st\n"
@@ -390,6 +395,48 @@ START_TEST(closed_batches_match_the_stepped_engine)
                        "    for (var i = 0; i < 30; ++i)\n        compute(ffma, 6, 2)\n    end\n"
                        "else\n    compute(ffma, 300, 4)\nend\ncompute(imad, 40, 2)\n";
     engines_agree(text, 32, WS_ISSUING);
+}
+END_TEST
+
+/* Older blocks first (scripts/calib/schedblk.cu): two blocks of four
+ * warps, one of each on every sub-partition, in 4 independent IMAD chains
+ * that the half-rate pipe paces.  The older block's warps take every slot
+ * they can use and end as if alone; without the rule the blocks share the
+ * pipe in turn and end together.  Closed batches keep agreeing with the
+ * stepped engine under each policy. */
+START_TEST(older_blocks_run_first)
+{
+    const char *text = "smpipe 1\nblock 128\ncompute(imad, 256, 4)\n";
+    const char *on[] = { "sm.blocks=2", "sched.older_blocks_first=true", NULL };
+    const char *off[] = { "sm.blocks=2", "sched.older_blocks_first=false", NULL };
+    const char *alone[] = { "sm.blocks=1", NULL };
+    int64_t end_on[2], end_off[2], end_alone = 0;
+    const char **sets[] = { on, off, alone };
+    for (int k = 0; k < 3; k++) {
+        TestRun tr;
+        ck_assert_msg(run_text(&tr, text, sets[k]), "%s", tr.msg ? tr.msg : "");
+        const SimStats *st = tr_stats(&tr);
+        for (int b = 0; b < (k < 2 ? 2 : 1); b++) {
+            /* Warp 4b + 0's end: the run's cycles less its exited ones. */
+            int64_t end = (int64_t) st->cycles - (int64_t) st->warp_state[4 * b * WS__COUNT + WS_EXITED];
+            if (k == 0) {
+                end_on[b] = end;
+            } else if (k == 1) {
+                end_off[b] = end;
+            } else {
+                end_alone = end;
+            }
+        }
+        test_run_clear(&tr);
+    }
+    ck_assert_msg(end_on[0] <= end_alone + 8, "older block %" G_GINT64_FORMAT " vs alone %" G_GINT64_FORMAT,
+                  end_on[0], end_alone);
+    ck_assert_msg(end_on[1] >= 2 * end_alone - 64, "younger block %" G_GINT64_FORMAT, end_on[1]);
+    ck_assert_msg(end_off[1] - end_off[0] <= 16 && end_off[0] > end_alone + end_alone / 2,
+                  "in turn: %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT, end_off[0], end_off[1]);
+    engines_agree_with("smpipe 1\nblock 128\nif warp_id % 2 == 0\n    compute(imad, 200, 4)\nelse\n"
+                       "    for (var i = 0; i < 20; ++i)\n        compute(ffma, 12, 2)\n    end\nend\n",
+                       "sm.blocks=3", 12, WS_ISSUING);
 }
 END_TEST
 
@@ -499,6 +546,7 @@ int main(void)
     tcase_add_test(tc, greedy_keeps_a_warp_issuing_back_to_back);
     tcase_add_test(tc, greedy_gives_the_slot_up_at_control);
     tcase_add_test(tc, closed_batches_match_the_stepped_engine);
+    tcase_add_test(tc, older_blocks_run_first);
     tcase_add_test(tc, shared_path_matches_the_stepped_engine);
     tcase_add_test(tc, closed_batches_mark_their_steps_together);
     suite_add_tcase(s, tc);

@@ -481,6 +481,78 @@ def sched(smpipe, gpu, extra):
     return True
 
 
+def schedblk(smpipe, gpu, extra):
+    """schedblk.cu: B blocks of four warps on every SM, each warp K = 8,192
+    IMADs in N independent chains (then B blocks of T threads in
+    pipe_batch.trace's protocol loop); the end of each block (its last
+    warp's, warp_ends') from the SM's start, the blocks in age order.  None
+    without a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "schedblk_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "schedblk")
+    print("| case | measured end | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    for n in (1, 2, 4):
+        for b in (1, 2, 4):
+            ends = warp_ends(smpipe, gpu, "schedblk.trace",
+                             ["N=%d" % n, "sm.blocks=%d" % b, "launch.grid=%d" % (b * SMS)], extra)
+            for i in range(b):
+                key = "schedblk.N%d.B%d.end%d" % (n, b, i + 1)
+                sim = max(ends[4 * i:4 * i + 4])
+                err = 100.0 * (sim - meas[key]) / meas[key]
+                errs.append(err)
+                print("| `%s` | %.0f | %.0f | %+.1f%% |" % (key, meas[key], sim, err))
+    print()
+    print("%s blocks in age order: %s" % (gpu.upper(), mape(errs)))
+    print()
+    print("| case | measured end | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    for t in (128, 256):
+        for b in (1, 2, 4):
+            ends = warp_ends(smpipe, gpu, "pipe_batch.trace",
+                             ["T=%d" % t, "sm.blocks=%d" % b, "launch.grid=%d" % (b * SMS)], extra)
+            w = t // 32
+            for i in range(b):
+                key = "schedblk.pipe.T%d.B%d.end%d" % (t, b, i + 1)
+                sim = max(ends[w * i:w * i + w])
+                err = 100.0 * (sim - meas[key]) / meas[key]
+                errs.append(err)
+                print("| `%s` | %.0f | %.0f | %+.1f%% |" % (key, meas[key], sim, err))
+    print()
+    print("%s pipeline protocol's blocks in age order: %s" % (gpu.upper(), mape(errs)))
+    print()
+    return True
+
+
+def phaseq(smpipe, gpu, extra):
+    """phaseq.cu: the campaign's gemm_tiles (128 threads, 16-byte elements,
+    4 KiB tiles, 512 batches from DRAM) with B blocks on every SM, S stages
+    and C multiply-adds a word: the SM's span a batch.  None without a
+    measurement."""
+    if not os.path.exists(os.path.join(MICRO, "phaseq_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "phaseq")
+    print("| case | measured cycles a batch | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    for c in (64, 16):
+        for b in (1, 2, 4):
+            for st in (1, 2):
+                key = "phaseq.S%d.B%d.C%d.batch" % (st, b, c)
+                sets = ["threads=128", "batches=512", "elem_bytes=16", "tile_bytes=4096", "compute_iters=%d" % c,
+                        "stages=%d" % st, "sm.blocks=%d" % b, "launch.grid=%d" % (b * SMS), "mem.source=dram"]
+                sim = cycles(smpipe, gpu, "traces/gemm_tiles.trace", sets, extra) / 512.0
+                err = 100.0 * (sim - meas[key]) / meas[key]
+                errs.append(err)
+                print("| `%s` | %.0f | %.0f | %+.1f%% |" % (key, meas[key], sim, err))
+    print()
+    print("%s gemm_tiles with several blocks an SM: %s" % (gpu.upper(), mape(errs)))
+    print()
+    return True
+
+
 def schedmix(smpipe, gpu, extra):
     """schedmix.cu: warps of two kinds on each sub-partition, a dependent
     chain (D) and independent FFMAs (I), slot 0 the oldest: when does each
@@ -910,6 +982,8 @@ def main():
     together_sms(a.smpipe, a.gpu, a.extra)
     sched(a.smpipe, a.gpu, a.extra)
     schedmix(a.smpipe, a.gpu, a.extra)
+    schedblk(a.smpipe, a.gpu, a.extra)
+    phaseq(a.smpipe, a.gpu, a.extra)
     branch(a.smpipe, a.gpu, a.extra)
     pipecopy(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
