@@ -472,14 +472,20 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
         hold_request(sm, MAX(next, floor));
     }
     end_decision(sm, smsp);
-    /* A closed sub-partition (sm_batch.c): every warp with live threads
-     * queued. */
-    if (s->nready >= 2 && s->nready == sm->smsp_live[smsp] && sm->batch_ok && s->by_mask) {
-        /* At most one of them at another statement than a compute chain:
-         * with more, a batch rarely gets far enough to repay its set-up
-         * (tried: with any number, the guide kernel +4%). */
+    /* A batch ahead of the clock (sm_batch.c), tried only where every
+     * queued warp at another statement than a compute chain is not ready
+     * within SM_BATCH_GAP cycles of the next decision: a batch ends before a
+     * decision would pick one, and a shorter one does not repay the
+     * attempt (tried: at most one such warp, whatever its ready time, and
+     * the batch's own test; with any number and that test, the guide kernel
+     * +10%).  Warps not queued bound it too (sm_batch.c). */
+    if (s->nready >= 2 && sm->batch_ok && s->by_mask && sim_timer_is_armed(&sm->arbitration[smsp])) {
+        SimCycle gap = sim_timer_cycle(&sm->arbitration[smsp]) + SM_BATCH_GAP;
         uint64_t other = s->class_slots[sm->arch.nclasses] & s->mask;
-        if ((other & (other - 1)) == 0) {
+        while (other != 0 && s->slot_base[__builtin_ctzll(other)] >= gap) {
+            other &= other - 1;
+        }
+        if (other == 0) {
             if (G_UNLIKELY(checks)) {
                 sm_batch_closed_checked(sm, s, smsp);
             } else {

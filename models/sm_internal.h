@@ -106,6 +106,12 @@ typedef struct {
  * (sm_batch.c). */
 #define SM_REPLAY_MAX 256
 
+/* The cycles a batch needs before the first warp at another statement than
+ * a chain is ready, or a warp not queued could join, to be worth its
+ * set-up (sm.c's arbitrate and sm_batch.c; tried 0, 4, 8 and 16: 8 and 4
+ * best by a little, 16 fewer batches). */
+#define SM_BATCH_GAP 8
+
 /* A sub-partition's decisions taken ahead of the clock whose events are
  * still to come: at[0 .. n) are the cycles of the decisions after each of
  * them, in order, its arbitration timer's chain (sim_engine_timer_chain)
