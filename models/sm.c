@@ -471,6 +471,9 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
         /* floor is no earlier than now or next_free. */
         hold_request(sm, MAX(next, floor));
     }
+    /* The next decision's cycle, if a request stands (else
+     * SIM_CYCLE_NEVER): end_decision arms the timer for it. */
+    SimCycle first = sm->decision_at;
     end_decision(sm, smsp);
     /* A batch ahead of the clock (sm_batch.c), tried only where every
      * queued warp at another statement than a compute chain is not ready
@@ -479,8 +482,8 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
      * attempt (tried: at most one such warp, whatever its ready time, and
      * the batch's own test; with any number and that test, the guide kernel
      * +10%).  Warps not queued bound it too (sm_batch.c). */
-    if (s->nready >= 2 && sm->batch_ok && s->by_mask && sim_timer_is_armed(&sm->arbitration[smsp])) {
-        SimCycle gap = sim_timer_cycle(&sm->arbitration[smsp]) + SM_BATCH_GAP;
+    if (s->nready >= 2 && first != SIM_CYCLE_NEVER && sm->batch_ok) {
+        SimCycle gap = first + SM_BATCH_GAP;
         uint64_t other = s->class_slots[sm->arch.nclasses] & s->mask;
         while (other != 0 && s->slot_base[__builtin_ctzll(other)] >= gap) {
             other &= other - 1;
@@ -1223,6 +1226,10 @@ bool sm_run(Sm *sm, GError **error)
     /* The replays are the arbitration timer's chain, which a slot keeps. */
     for (int64_t i = 0; i < sm->arch.subpartitions; i++) {
         sm->batch_ok = sm->batch_ok && sm->arbitration[i].in_slot;
+    }
+    /* A batch reads the ready warps by bit (mask mode, fixed by sm_new). */
+    for (int64_t i = 0; i < sm->arch.subpartitions; i++) {
+        sm->batch_ok = sm->batch_ok && sm->smsp[i].by_mask;
     }
     for (int32_t i = 0; i < sm->nwarps; i++) {
         sm_warp_schedule(sm, &sm->warps[i]);

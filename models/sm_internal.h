@@ -106,11 +106,13 @@ typedef struct {
  * (sm_batch.c). */
 #define SM_REPLAY_MAX 256
 
-/* The cycles a batch needs before the first warp at another statement than
- * a chain is ready, or a warp not queued could join, to be worth its
- * set-up (sm.c's arbitrate and sm_batch.c; tried 0, 4, 8 and 16: 8 and 4
- * best by a little, 16 fewer batches). */
-#define SM_BATCH_GAP 8
+/* The cycles after a batch's first decision before which no warp at
+ * another statement than a chain may be ready, and no warp not queued may
+ * join, for the batch to be tried (sm.c's arbitrate and sm_batch.c): a
+ * batch ends there, and a shorter one does not repay its set-up.  Tried 0
+ * to 8 and 16 (docs/performance.md, items 24 and 39): 2 best since
+ * arbitrate tests it before the attempt. */
+#define SM_BATCH_GAP 2
 
 /* A sub-partition's decisions taken ahead of the clock whose events are
  * still to come: at[0 .. n) are the cycles of the decisions after each of
@@ -171,7 +173,8 @@ struct Sm {
      * (sm_batch.c), replayed in cycle order as its arbitration timer's
      * chain; batch_ok: the run allows such batches (the event engine, no
      * timeline, no per-line accounting, no OpenCL pipes, every arbitration
-     * timer bound to a slot: set by sm_run). */
+     * timer bound to a slot and every scheduler in mask mode: set by
+     * sm_run). */
     DecisionReplay *replay;
     bool batch_ok;
     /* [warp id] while the warp is queued: the part of its ready time that
