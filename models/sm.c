@@ -475,20 +475,20 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
      * SIM_CYCLE_NEVER): end_decision arms the timer for it. */
     SimCycle first = sm->decision_at;
     end_decision(sm, smsp);
-    /* A batch ahead of the clock (sm_batch.c), tried only where every
-     * queued warp at another statement than a compute chain is not ready
-     * within SM_BATCH_GAP cycles of the next decision: a batch ends before a
-     * decision would pick one, and a shorter one does not repay the
-     * attempt (tried: at most one such warp, whatever its ready time, and
-     * the batch's own test; with any number and that test, the guide kernel
-     * +10%).  Warps not queued bound it too (sm_batch.c). */
+    /* A batch ahead of the clock (sm_batch.c), tried only where at most one
+     * queued warp is at another statement than a compute chain and that one
+     * is not ready within SM_BATCH_GAP cycles of the next decision: a batch
+     * ends before a decision would pick it, and a shorter one does not repay
+     * the attempt (tested here, the failed attempt's call is spared).  With
+     * two or more such warps the batches are short: fewer host instructions
+     * (bench.trace at 32 warps -5.5%) but more wall time (the guide kernel
+     * +4.6%: mispredicted branches and cache misses of their set-up and
+     * their chained steps; docs/performance.md, item 40).  Warps not queued
+     * bound it too (sm_batch.c). */
     if (s->nready >= 2 && first != SIM_CYCLE_NEVER && sm->batch_ok) {
-        SimCycle gap = first + SM_BATCH_GAP;
         uint64_t other = s->class_slots[sm->arch.nclasses] & s->mask;
-        while (other != 0 && s->slot_base[__builtin_ctzll(other)] >= gap) {
-            other &= other - 1;
-        }
-        if (other == 0) {
+        if ((other & (other - 1)) == 0 &&
+            (other == 0 || s->slot_base[__builtin_ctzll(other)] >= first + SM_BATCH_GAP)) {
             if (G_UNLIKELY(checks)) {
                 sm_batch_closed_checked(sm, s, smsp);
             } else {

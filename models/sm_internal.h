@@ -110,9 +110,9 @@ typedef struct {
  * another statement than a chain may be ready, and no warp not queued may
  * join, for the batch to be tried (sm.c's arbitrate and sm_batch.c): a
  * batch ends there, and a shorter one does not repay its set-up.  Tried 0
- * to 8 and 16 (docs/performance.md, items 24 and 39): 2 best since
- * arbitrate tests it before the attempt. */
-#define SM_BATCH_GAP 2
+ * to 8 and 16 (docs/performance.md, items 24, 39 and 40): 2 fewest host
+ * instructions, 8 least wall time. */
+#define SM_BATCH_GAP 8
 
 /* A sub-partition's decisions taken ahead of the clock whose events are
  * still to come: at[0 .. n) are the cycles of the decisions after each of
