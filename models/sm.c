@@ -489,15 +489,24 @@ G_ALWAYS_INLINE static inline void arbitrate(Sm *sm, int32_t smsp, SimCycle now,
         /* floor is no earlier than now or next_free. */
         hold_request(sm, MAX(next, floor));
     }
+    /* The next decision's cycle, if a request stands (else
+     * SIM_CYCLE_NEVER): end_decision arms the timer for it. */
+    SimCycle first = sm->decision_at;
     end_decision(sm, smsp);
-    /* A closed sub-partition (sm_batch.c): every warp with live threads
-     * queued. */
-    if (s->nready >= 2 && s->nready == sm->smsp_live[smsp] && sm->batch_ok && s->by_mask) {
-        /* At most one of them at another statement than a compute chain:
-         * with more, a batch rarely gets far enough to repay its set-up
-         * (tried: with any number, the guide kernel +4%). */
+    /* A batch ahead of the clock (sm_batch.c), tried only where at most one
+     * queued warp is at another statement than a compute chain and that one
+     * is not ready within SM_BATCH_GAP cycles of the next decision: a batch
+     * ends before a decision would pick it, and a shorter one does not repay
+     * the attempt (tested here, the failed attempt's call is spared).  With
+     * two or more such warps the batches are short: fewer host instructions
+     * (bench.trace at 32 warps -5.5%) but more wall time (the guide kernel
+     * +4.6%: mispredicted branches and cache misses of their set-up and
+     * their chained steps; docs/performance.md, item 40).  Warps not queued
+     * bound it too (sm_batch.c). */
+    if (s->nready >= 2 && first != SIM_CYCLE_NEVER && sm->batch_ok) {
         uint64_t other = s->class_slots[sm->arch.nclasses] & s->mask;
-        if ((other & (other - 1)) == 0) {
+        if ((other & (other - 1)) == 0 &&
+            (other == 0 || s->slot_base[__builtin_ctzll(other)] >= first + SM_BATCH_GAP)) {
             if (G_UNLIKELY(checks)) {
                 sm_batch_closed_checked(sm, s, smsp);
             } else {
@@ -1238,6 +1247,10 @@ bool sm_run(Sm *sm, GError **error)
     /* The replays are the arbitration timer's chain, which a slot keeps. */
     for (int64_t i = 0; i < sm->arch.subpartitions; i++) {
         sm->batch_ok = sm->batch_ok && sm->arbitration[i].in_slot;
+    }
+    /* A batch reads the ready warps by bit (mask mode, fixed by sm_new). */
+    for (int64_t i = 0; i < sm->arch.subpartitions; i++) {
+        sm->batch_ok = sm->batch_ok && sm->smsp[i].by_mask;
     }
     for (int32_t i = 0; i < sm->nwarps; i++) {
         sm_warp_schedule(sm, &sm->warps[i]);

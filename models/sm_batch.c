@@ -13,6 +13,8 @@
  * sm_ev_arbitrate. */
 #include "models/sm_internal.h"
 
+#include "models/arch_features.h"
+#include "models/barrier.h"
 #include "models/compute.h"
 #include "models/simt.h"
 #include "models/warp.h"
@@ -44,16 +46,60 @@ static bool warp_roles_fixed(const Sm *sm, Warp *w)
     return true;
 }
 
-/* The cycles a closed batch needs before the first warp at another
- * statement than a chain is ready, to be worth its set-up (batch_closed_run;
- * tried 0, 4, 8 and 16: 8 and 4 best by a little, 16 fewer batches). */
-#define SM_BATCH_GAP 8
+/* The earliest cycle at which a warp of sub-partition smsp (s) that is not
+ * queued could join it again, SIM_CYCLE_NEVER when every warp with live
+ * threads is queued, or 0 when that cannot be bounded.  A warp with live
+ * threads that is not queued has its focus path blocked (warp_schedule
+ * queues a runnable one); a converged one, blocked on an mbarrier or at the
+ * block barrier, runs again only when its wake or deadline timer fires
+ * (sm_split_wake, pipe_exec.c's time-out).  Those already armed give their
+ * cycles; one armed later is asked for by an event at the clock or after
+ * it, for a barrier's completion no earlier than that event (every caller
+ * of sync_barrier_wake passes its own cycle or a later one), and
+ * sync_barrier_wake adds at least the barrier's resume cost: for an
+ * mbarrier barrier.mbarrier_wake where the wait suspends (mbar_resume_at,
+ * the wake-up's rank and a diverged warp's delay only add) and
+ * barrier.mbarrier_test where it polls (the polls end no earlier than the
+ * completion), for the block barrier block_barrier_cost.  Any other wait
+ * (a collective, __syncwarp, OpenCL's), or a diverged warp, gives 0. */
+static SimCycle batch_wake_bound(const Sm *sm, const Scheduler *s)
+{
+    const ArchParams *a = &sm->arch;
+    SimCycle now = sm->engine.now;
+    SimCycle bound = SIM_CYCLE_NEVER;
+    for (int32_t j = 0; j < 64; j++) {
+        int32_t id = scheduler_slot_warp(s, j);
+        if (id >= sm->nwarps) {
+            break;
+        }
+        const Warp *w = &sm->warps[id];
+        if ((s->mask & (UINT64_C(1) << j)) != 0 || w->live == 0) {
+            continue;
+        }
+        const Split *f = &w->split[w->focus];
+        if (w->nsplits != 1 || f->status != SPLIT_BLOCKED) {
+            return 0;
+        }
+        SimCycle resume;
+        if (f->wait == WAIT_MBAR) {
+            resume = (SimCycle) (arch_mbar_wait_suspends(a) ? a->mbar_wake : a->mbar_test);
+        } else if (f->wait == WAIT_BLOCK_BAR) {
+            resume = block_barrier_cost(a, sm->prog->warps);
+        } else {
+            return 0;
+        }
+        bound = MIN(bound, now + resume);
+        bound = MIN(bound, MIN(sim_timer_cycle(&f->wake), sim_timer_cycle(&f->deadline)));
+    }
+    return bound;
+}
 
 /* Sub-partition smsp's decisions ahead of the clock, while it is closed:
  * every warp of it with live threads is queued and converged (one path, so
- * no timer armed).  Nothing another unit does then reaches it: a wake-up
- * needs a warp that is not queued, and a queued warp changes only when it
- * issues.  A decision that issues a compute chain's step (under way, not
+ * no timer armed), or a warp not queued cannot join before a known cycle
+ * (batch_wake_bound), before which the decisions stay.  Nothing another
+ * unit does then reaches it: a wake-up needs a warp that is not queued,
+ * and a queued warp changes only when it issues.  A decision that issues a compute chain's step (under way, not
  * its last) touches nothing another event reads (its warp, pipe and marks,
  * their accounting; the statistics are sums), so such decisions are taken
  * now, each as sm.c's arbitrate would take it at its cycle (below), until a
@@ -163,6 +209,13 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
             if (other_ready < t + SM_BATCH_GAP) {
                 return;
             }
+            /* Warps not queued: decisions only before any of them could
+             * join (batch_wake_bound), so that nothing asks the
+             * sub-partition while its batch replays. */
+            SimCycle wake = s->nready == sm->smsp_live[smsp] ? SIM_CYCLE_NEVER : batch_wake_bound(sm, s);
+            if (wake < t + SM_BATCH_GAP) {
+                return;
+            }
             int32_t cls = s->slot_cls[slot];
             for (uint64_t m = mask; m != 0; m &= m - 1) {
                 int32_t j = __builtin_ctzll(m);
@@ -181,7 +234,7 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
             pipe_free = &s->pipe_free[cls];
             pf = *pipe_free;
             /* Nothing past the watchdog's limit: the run stops there. */
-            limit = sm->engine.max_cycles != 0 ? sm->engine.max_cycles : SIM_CYCLE_NEVER;
+            limit = MIN(sm->engine.max_cycles != 0 ? sm->engine.max_cycles : SIM_CYCLE_NEVER, wake - 1);
             /* --max-ops: the batch's steps count now, ahead of the other
              * warps' operations until its last cycle, so it stops while
              * even the most those could run meanwhile (every warp's

@@ -106,6 +106,14 @@ typedef struct {
  * (sm_batch.c). */
 #define SM_REPLAY_MAX 256
 
+/* The cycles after a batch's first decision before which no warp at
+ * another statement than a chain may be ready, and no warp not queued may
+ * join, for the batch to be tried (sm.c's arbitrate and sm_batch.c): a
+ * batch ends there, and a shorter one does not repay its set-up.  Tried 0
+ * to 8 and 16 (docs/performance.md, items 24, 39 and 40): 2 fewest host
+ * instructions, 8 least wall time. */
+#define SM_BATCH_GAP 8
+
 /* A sub-partition's decisions taken ahead of the clock whose events are
  * still to come: at[0 .. n) are the cycles of the decisions after each of
  * them, in order, its arbitration timer's chain (sim_engine_timer_chain)
@@ -165,7 +173,8 @@ struct Sm {
      * (sm_batch.c), replayed in cycle order as its arbitration timer's
      * chain; batch_ok: the run allows such batches (the event engine, no
      * timeline, no per-line accounting, no OpenCL pipes, every arbitration
-     * timer bound to a slot: set by sm_run). */
+     * timer bound to a slot and every scheduler in mask mode: set by
+     * sm_run). */
     DecisionReplay *replay;
     bool batch_ok;
     /* [warp id] while the warp is queued: the part of its ready time that

@@ -524,6 +524,63 @@ START_TEST(closed_batches_mark_their_steps_together)
 }
 END_TEST
 
+/* A batch beside warps blocked on an mbarrier (the pipeline's waits) or at
+ * __syncthreads takes its decisions only before the earliest cycle one of
+ * them could join (sm_batch.c's batch_wake_bound): under check_invariants
+ * request_arbitration fails the run if anything asks a sub-partition
+ * whose batch still replays.  Both waits, where an mbarrier wait suspends
+ * (h100, h200) and where it polls (a100), under two policies, 16 warps
+ * with some of them blocked while the others run their chains: the
+ * stepped engine's statistics. */
+START_TEST(batches_beside_blocked_warps)
+{
+    const char *text = "smpipe 1\nparam sync = 0 in 0..1\nblock 512\nglobal int4 src[512 * 64]\n"
+                       "global int4 dst[512 * 64]\nshared int4 buf[2 * 512]\n"
+                       "shared pipeline_shared_state<block, 2> st\n"
+                       "var p = make_pipeline(block, st)\nvar fetch = 0\n"
+                       "for (var i = 0; i < 24; ++i)\n"
+                       "    while fetch < 24 && fetch < i + 2\n"
+                       "        p.producer_acquire()\n"
+                       "        memcpy_async(block, buf + (fetch % 2) * block.size(), src + (fetch % 64) * block.size(), "
+                       "sizeof(int4) * block.size(), p)\n"
+                       "        p.producer_commit()\n        fetch += 1\n    end\n"
+                       "    p.consumer_wait()\n    var x = load(buf + (i % 2) * block.size() + threadIdx.x)\n"
+                       "    x = compute(x, 40 + threadIdx.x / 32 % 4 * 20)\n"
+                       "    store(dst + (i % 64) * block.size() + threadIdx.x, x)\n"
+                       "    p.consumer_release()\n"
+                       "    if sync == 1\n        __syncthreads()\n    end\nend\n";
+    const char *arches[] = { "h100", "a100", "h200" };
+    const char *policies[] = { "greedy", "lrr" };
+    const char *syncs[] = { "sync=0", "sync=1" };
+    for (size_t a = 0; a < G_N_ELEMENTS(arches); a++) {
+        for (size_t p = 0; p < G_N_ELEMENTS(policies); p++) {
+            for (size_t y = 0; y < G_N_ELEMENTS(syncs); y++) {
+                g_autofree char *set = g_strdup_printf("sched.policy=%s", policies[p]);
+                const char *sets[] = { set, syncs[y], NULL };
+                TestRun ev, st;
+                ck_assert_msg(run_text_arch_full(&ev, "test.trace", text, arches[a], sets, SIM_ENGINE_EVENT,
+                                                 100000000, 0, false),
+                              "%s", ev.msg ? ev.msg : "");
+                ck_assert_msg(run_text_arch_full(&st, "test.trace", text, arches[a], sets, SIM_ENGINE_STEPPED,
+                                                 100000000, 0, false),
+                              "%s", st.msg ? st.msg : "");
+                const SimStats *e = tr_stats(&ev), *d = tr_stats(&st);
+                ck_assert_uint_eq(e->cycles, d->cycles);
+                ck_assert_uint_eq(e->instructions, d->instructions);
+                ck_assert_uint_eq(e->compute_busy, d->compute_busy);
+                ck_assert_uint_eq(e->both_busy, d->both_busy);
+                ck_assert_int_eq(e->warps, d->warps);
+                ck_assert_msg(memcmp(e->warp_state, d->warp_state,
+                                     (size_t) e->warps * WS__COUNT * sizeof *e->warp_state) == 0,
+                              "%s %s %s: a warp's states differ", arches[a], policies[p], syncs[y]);
+                test_run_clear(&ev);
+                test_run_clear(&st);
+            }
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sm");
@@ -549,6 +606,7 @@ int main(void)
     tcase_add_test(tc, older_blocks_run_first);
     tcase_add_test(tc, shared_path_matches_the_stepped_engine);
     tcase_add_test(tc, closed_batches_mark_their_steps_together);
+    tcase_add_test(tc, batches_beside_blocked_warps);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
