@@ -94,6 +94,23 @@ static SimCycle batch_wake_bound(const Sm *sm, const Scheduler *s)
     return bound;
 }
 
+/* The bits of `mask` from the first in policy order (those in `above`,
+ * ascending, then the others) whose warp's own ready time is by t on:
+ * its lowest bit is the one a decision at t picks; 0 if none. */
+G_ALWAYS_INLINE static inline uint64_t first_ready(uint64_t mask, uint64_t above, const SimCycle *slot_base, SimCycle t)
+{
+    uint64_t bits = mask & above;
+    if (bits == 0 || slot_base[__builtin_ctzll(bits)] > t) {
+        for (bits &= bits - 1; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
+        }
+        if (bits == 0) {
+            for (bits = mask & ~above; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
+            }
+        }
+    }
+    return bits;
+}
+
 /* Sub-partition smsp's decisions ahead of the clock, while it is closed:
  * every warp of it with live threads is queued and converged (one path, so
  * no timer armed), or a warp not queued cannot join before a known cycle
@@ -124,23 +141,6 @@ static SimCycle batch_wake_bound(const Sm *sm, const Scheduler *s)
  * the next is at arbitrate's scan from floor t + 1 (the earliest chain's
  * ready time and the pipe, or another warp's, if before the issued warp's
  * own request, which it then supersedes). */
-/* The bits of `mask` from the first in policy order (those in `above`,
- * ascending, then the others) whose warp's own ready time is by t on:
- * its lowest bit is the one a decision at t picks; 0 if none. */
-G_ALWAYS_INLINE static inline uint64_t first_ready(uint64_t mask, uint64_t above, const SimCycle *slot_base, SimCycle t)
-{
-    uint64_t bits = mask & above;
-    if (bits == 0 || slot_base[__builtin_ctzll(bits)] > t) {
-        for (bits &= bits - 1; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
-        }
-        if (bits == 0) {
-            for (bits = mask & ~above; bits != 0 && slot_base[__builtin_ctzll(bits)] > t; bits &= bits - 1) {
-            }
-        }
-    }
-    return bits;
-}
-
 G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_t smsp, bool checks,
                                                      SchedPolicy policy)
 {
