@@ -553,6 +553,33 @@ def phaseq(smpipe, gpu, extra):
     return True
 
 
+def mmashadow(smpipe, gpu, extra):
+    """mmashadow.cu: M independent MMAs an iteration with A integer adds
+    after each (dep: one chain), 1 or 4 warps a sub-partition; the trace
+    puts the A x M adds after the MMA statement (replay/mmashadow.trace).
+    None without a measurement."""
+    if not os.path.exists(os.path.join(MICRO, "mmashadow_%s.txt" % gpu)):
+        return None
+    meas = measured(gpu, "mmashadow")
+    print("| case | measured cycles an iteration | simulated | error |")
+    print("| --- | --- | --- | --- |")
+    errs = []
+    for m in (8, 16):
+        for a in (0, 1, 2, 4):
+            for w in (1, 4):
+                key = "mmashadow.M%d.A%d.W%d.%s" % (m, a, w, "ind" if a == 0 else "dep")
+                if key not in meas:
+                    continue
+                sim = cycles(smpipe, gpu, "mmashadow.trace", ["M=%d" % m, "A=%d" % a, "W=%d" % w], extra) / 64.0
+                err = 100.0 * (sim - meas[key]) / meas[key]
+                errs.append(err)
+                print("| `%s` | %.0f | %.0f | %+.1f%% |" % (key, meas[key], sim, err))
+    print()
+    print("%s integer work beside MMAs: %s" % (gpu.upper(), mape(errs)))
+    print()
+    return True
+
+
 def schedmix(smpipe, gpu, extra):
     """schedmix.cu: warps of two kinds on each sub-partition, a dependent
     chain (D) and independent FFMAs (I), slot 0 the oldest: when does each
@@ -984,6 +1011,7 @@ def main():
     schedmix(a.smpipe, a.gpu, a.extra)
     schedblk(a.smpipe, a.gpu, a.extra)
     phaseq(a.smpipe, a.gpu, a.extra)
+    mmashadow(a.smpipe, a.gpu, a.extra)
     branch(a.smpipe, a.gpu, a.extra)
     pipecopy(a.smpipe, a.gpu, a.extra)
     meas = measured(a.gpu)
