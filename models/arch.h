@@ -122,6 +122,7 @@ typedef struct {
     bool chain_overlap;           /* independent compute chains overlap as ptxas schedules them */
     bool wait_yields;             /* a path waiting on an mbarrier lets its warp's other paths run past their join */
     bool older_blocks_first;      /* a scheduler issues the oldest resident block's ready warps before younger blocks' */
+    bool mma_shadow;              /* control and library instructions after MMAs take the slots their links left */
 
     int64_t bulk_issue_latency;
     int64_t bulk_issue_cycles;   /* the issuing warp's own cycles a bulk copy (elect loop, UBLKCP) */

@@ -351,6 +351,10 @@ StepResult compute_exec(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle t, i
             return STEP_STOP;
         }
         s->cls = cls;
+        if (cls == sm->shadow_cls) {
+            /* Each link leaves interval - 1 slots (scripts/calib/mmashadow.cu). */
+            w->mma_free += s->count * (ic->interval - 1);
+        }
         if (s->count == 0) {
             compute_done(sm, w, s, m);
             return STEP_CONTINUE;

@@ -898,6 +898,7 @@ Sm *sm_new(const Program *prog, const ArchParams *arch, const SmOptions *opt, GE
         }
         sm->class_map[i] = c;
     }
+    sm->shadow_cls = arch->mma_shadow ? arch_class_index(arch, "hmma") : -1;
 
     /* Integer divisions and modulos an operation's expressions evaluate,
      * except by constant powers of two (a shift or a mask): the hardware

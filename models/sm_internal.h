@@ -194,6 +194,7 @@ struct Sm {
     CopyEngine cpa;
     BulkEngine bulk;
     int32_t *class_map;      /* Program.classes index -> arch class */
+    int32_t shadow_cls;      /* sched.mma_shadow: the arch class of hmma, else -1 */
     int32_t *pipe_slot;      /* op index -> pipe slot, or -1 */
     int32_t *op_divs;        /* op index -> emulated divisions it runs (a loop entry: its invariant ones) */
     /* A control statement's issue cycles (sched.control_issue x int_cpi) and

@@ -209,6 +209,28 @@ static int64_t library_issue(Sm *sm, Warp *w, const Op *op)
     }
 }
 
+/* sched.mma_shadow: an operation's issue cycles less what the slots left
+ * by the warp's last hmma chains cover, for a control statement or a
+ * library call (nvcc places their instructions between the MMAs: the GPU
+ * takes a k-tile's loop and pipeline calls beside its 16 MMAs in 4
+ * cycles, scripts/calib/cutparts.trace; integer work there costs 0-0.75
+ * of a cycle an instruction, mmashadow.cu).  Another operation that
+ * issues (a load or store, a copy, a barrier) ends the run: what follows
+ * it follows the MMAs' slots. */
+static int64_t take_mma_free(Warp *w, int32_t code, bool control, int64_t cost)
+{
+    bool lib = code == OP_PIPE_ACQUIRE || code == OP_PIPE_COMMIT || code == OP_PIPE_WAIT || code == OP_PIPE_RELEASE;
+    if (control || lib) {
+        int64_t c = MIN(cost, w->mma_free);
+        w->mma_free -= c;
+        return cost - c;
+    }
+    if (code != OP_COMPUTE && cost > 0) {
+        w->mma_free = 0;
+    }
+    return cost;
+}
+
 /* A runnable split whose next operation needs a result its last one starts
  * (a division's, a control chain's) waits, as a dependency, until `until`. */
 static void hold_for_result(Split *s, SimCycle until)
@@ -675,9 +697,13 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
         int64_t cost = 0;
         /* Whether the operation is charged sched.control_issue (step_op). */
         bool control = (sm->op_flags[s->pc] & SM_OP_CONTROL) != 0;
+        int32_t code = sm_op(sm, s->pc)->code;
         StepResult r = step(sm, w, si, now + (SimCycle) used, &cost);
         if (r == STEP_STOP) {
             return -1;
+        }
+        if (G_UNLIKELY(w->mma_free > 0)) {
+            cost = take_mma_free(w, code, control, cost);
         }
         used += cost;
         if (r == STEP_ISSUED || r == STEP_WAIT) {

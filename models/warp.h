@@ -149,6 +149,10 @@ struct Warp {
     SimCycle lane_open[SIM_WARP_SIZE];
     SimCycle lane_copies[SIM_WARP_SIZE];
     SimCycle open_all, copies_all, copies_max;
+    /* sched.mma_shadow: issue slots its last hmma chains left between
+     * their links, which its following control statements and library
+     * calls take instead of their own (warp_issue). */
+    int64_t mma_free;
     /* Stores into vals so far: what was computed from them holds while
      * this has not changed.  copy_memo: memcpy_async's operands, uniform,
      * as split `split` evaluated them for the operation at `pc` when

@@ -440,6 +440,37 @@ START_TEST(older_blocks_run_first)
 }
 END_TEST
 
+/* sched.mma_shadow (scripts/calib/mmashadow.cu, cutparts.trace): a loop's
+ * control and the statements after an hmma chain take the slots its links
+ * left, so each pass costs its MMAs alone; after an IMAD chain (two cycles
+ * a link, one slot left) nothing changes, and a load between the chain
+ * and the statements ends the credit.  Returns the run's cycles. */
+static uint64_t shadow_cycles(const char *cls, bool load, bool on)
+{
+    g_autofree char *text = g_strdup_printf("smpipe 1\nblock 32\nshared int s[32]\nvar r = 0\n"
+                                            "for (var i = 0; i < 40; ++i)\n    compute(%s, 8, 8)\n%s"
+                                            "    r = r * 3 + i\n    r = r + 1\nend\n", cls,
+                                            load ? "    var v = load(s + threadIdx.x)\n" : "");
+    const char *sets[] = { on ? "sched.mma_shadow=true" : "sched.mma_shadow=false", NULL };
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, text, sets), "%s", tr.msg ? tr.msg : "");
+    uint64_t cycles = tr_stats(&tr)->cycles;
+    test_run_clear(&tr);
+    return cycles;
+}
+
+START_TEST(control_takes_the_slots_mmas_leave)
+{
+    uint64_t on = shadow_cycles("hmma", false, true), off = shadow_cycles("hmma", false, false);
+    /* 40 passes of two statements and the loop's control, each 3 slots and
+     * a dependent 12 cycles without the credit (8 links x 5 slots). */
+    ck_assert_msg(on + 40 * 20 <= off, "hmma: %" G_GUINT64_FORMAT " with the shadow, %" G_GUINT64_FORMAT " without", on,
+                  off);
+    ck_assert_uint_eq(shadow_cycles("imad", false, true), shadow_cycles("imad", false, false));
+    ck_assert_uint_eq(shadow_cycles("hmma", true, true), shadow_cycles("hmma", true, false));
+}
+END_TEST
+
 START_TEST(shared_path_matches_the_stepped_engine)
 {
     /* Warps whose shared-memory loads, stores and fills wait for their
@@ -604,6 +635,7 @@ int main(void)
     tcase_add_test(tc, greedy_gives_the_slot_up_at_control);
     tcase_add_test(tc, closed_batches_match_the_stepped_engine);
     tcase_add_test(tc, older_blocks_run_first);
+    tcase_add_test(tc, control_takes_the_slots_mmas_leave);
     tcase_add_test(tc, shared_path_matches_the_stepped_engine);
     tcase_add_test(tc, closed_batches_mark_their_steps_together);
     tcase_add_test(tc, batches_beside_blocked_warps);
