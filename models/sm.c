@@ -719,14 +719,17 @@ static uint8_t *op_flags_new(const Program *prog, const ArchParams *arch, const 
         if ((op->code == OP_RETURN || op->code == OP_EXIT) && arch->chain_overlap) {
             flags[i] |= SM_OP_DRAINS;
         }
+        bool pipe_call = op->code == OP_PIPE_ACQUIRE || op->code == OP_PIPE_COMMIT || op->code == OP_PIPE_WAIT ||
+                         op->code == OP_PIPE_RELEASE;
         if (op->code == OP_ASSIGN || op->code == OP_JUMP || op->code == OP_BRANCH || op->code == OP_LOOP ||
             op->code == OP_ASSERT) {
-            flags[i] |= SM_OP_CONTROL;
+            flags[i] |= SM_OP_CONTROL | SM_OP_SHADOWED;
+        }
+        if (pipe_call) {
+            flags[i] |= SM_OP_SHADOWED;
         }
         /* warp.c's library_issue is 0 for any other operation. */
-        if (op_divs[i] > 0 || op->code == OP_PIPE_ACQUIRE || op->code == OP_PIPE_COMMIT ||
-            op->code == OP_PIPE_WAIT || op->code == OP_PIPE_RELEASE ||
-            (op->code == OP_MEMCPY && (GroupKind) op->sub != GROUP_THREAD)) {
+        if (op_divs[i] > 0 || pipe_call || (op->code == OP_MEMCPY && (GroupKind) op->sub != GROUP_THREAD)) {
             flags[i] |= SM_OP_START_COST;
         }
         if (op->code == OP_COMPUTE) {
@@ -1246,12 +1249,10 @@ bool sm_run(Sm *sm, GError **error)
     sm->batch_ok = sm->engine.kind == SIM_ENGINE_EVENT && sm->tl == NULL && !sm->account_place &&
                    sm->nclpipes == 0;
     /* The replays are the arbitration timer's chain, which a slot keeps. */
+    /* A batch also reads the ready warps by bit (mask mode, fixed by
+     * sm_new). */
     for (int64_t i = 0; i < sm->arch.subpartitions; i++) {
-        sm->batch_ok = sm->batch_ok && sm->arbitration[i].in_slot;
-    }
-    /* A batch reads the ready warps by bit (mask mode, fixed by sm_new). */
-    for (int64_t i = 0; i < sm->arch.subpartitions; i++) {
-        sm->batch_ok = sm->batch_ok && sm->smsp[i].by_mask;
+        sm->batch_ok = sm->batch_ok && sm->arbitration[i].in_slot && sm->smsp[i].by_mask;
     }
     for (int32_t i = 0; i < sm->nwarps; i++) {
         sm_warp_schedule(sm, &sm->warps[i]);

@@ -145,7 +145,11 @@ typedef enum {
     /* A compute operation or control the compiler folded away
      * (op_unrolled): greedy keeps its slot for a warp whose next
      * operation is one (sm.c's issue_taken). */
-    SM_OP_KEEPS_SLOT = 1 << 5
+    SM_OP_KEEPS_SLOT = 1 << 5,
+    /* A control statement or a pipeline call: under sched.mma_shadow it
+     * takes the slots the warp's last hmma chains left (warp.c's
+     * take_mma_free). */
+    SM_OP_SHADOWED = 1 << 6
 } SmOpFlag;
 
 /* Instruction counts whose issue cycles Sm.int_cycles holds. */

@@ -217,15 +217,14 @@ static int64_t library_issue(Sm *sm, Warp *w, const Op *op)
  * of a cycle an instruction, mmashadow.cu).  Another operation that
  * issues (a load or store, a copy, a barrier) ends the run: what follows
  * it follows the MMAs' slots. */
-static int64_t take_mma_free(Warp *w, int32_t code, bool control, int64_t cost)
+static int64_t take_mma_free(Warp *w, uint8_t flags, int64_t cost)
 {
-    bool lib = code == OP_PIPE_ACQUIRE || code == OP_PIPE_COMMIT || code == OP_PIPE_WAIT || code == OP_PIPE_RELEASE;
-    if (control || lib) {
+    if (flags & SM_OP_SHADOWED) {
         int64_t c = MIN(cost, w->mma_free);
         w->mma_free -= c;
         return cost - c;
     }
-    if (code != OP_COMPUTE && cost > 0) {
+    if (!(flags & SM_OP_COMPUTE) && cost > 0) {
         w->mma_free = 0;
     }
     return cost;
@@ -695,15 +694,15 @@ int64_t warp_issue(Sm *sm, Warp *w, SimCycle now)
             return -1;
         }
         int64_t cost = 0;
+        uint8_t flags = sm->op_flags[s->pc];
         /* Whether the operation is charged sched.control_issue (step_op). */
-        bool control = (sm->op_flags[s->pc] & SM_OP_CONTROL) != 0;
-        int32_t code = sm_op(sm, s->pc)->code;
+        bool control = (flags & SM_OP_CONTROL) != 0;
         StepResult r = step(sm, w, si, now + (SimCycle) used, &cost);
         if (r == STEP_STOP) {
             return -1;
         }
         if (G_UNLIKELY(w->mma_free > 0)) {
-            cost = take_mma_free(w, code, control, cost);
+            cost = take_mma_free(w, flags, cost);
         }
         used += cost;
         if (r == STEP_ISSUED || r == STEP_WAIT) {
