@@ -85,6 +85,8 @@ typedef struct {
     int64_t l2_latency;
     double l2_bytes_per_clk_sm;   /* SM <-> L2 link, one SM */
     double l2_bytes_per_clk;      /* whole L2, shared by active SMs */
+    double l2_store_bytes_per_clk_sm; /* one SM's store port (0: none) */
+    int64_t l2_store_queue_bytes; /* stores the port holds before a warp waits */
     int64_t l2_bytes;
     int64_t l2_assoc;             /* ways per set of L2's tag array */
     double l2_dirty_fraction;     /* share of L2's lines that may be dirty */
@@ -112,6 +114,7 @@ typedef struct {
     int64_t cp_async_issue;       /* cycles the LSU spends per cp.async warp instruction */
     int64_t cp_async_warp_issue;  /* cycles between one warp's cp.async instructions */
     int64_t cp_async_call;        /* latency of a group memcpy_async call's library code */
+    int64_t cp_async_group_loop;  /* one pass of a group call's per-thread copy loop (0: cp_async_warp_issue) */
     int64_t cp_async_wait;        /* latency of a thread-scope consumer_wait call (libcudacxx's switch) */
     int64_t cp_async_wait_prior;  /* latency of a wait with a compile-time count of 0 (wait_group 0) */
     int64_t cp_async_wait_prior_n; /* the same for a count of 1 or more, when it finds its groups landed */

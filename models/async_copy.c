@@ -741,9 +741,18 @@ StepResult async_exec_memcpy(Sm *sm, Warp *w, int32_t si, const Op *op, SimCycle
         sm->stats.instructions++;
         s->remaining = k + 1;
         *cost = 1;
-        /* A warp issues its next cp.async warp_issue_cycles later. */
-        s->ready_at = t + MAX((SimCycle) 1, (SimCycle) sm->arch.cp_async_warp_issue);
-        s->wait_state = WS_COPY_THROTTLE;
+        if (g != GROUP_THREAD && sm->arch.cp_async_group_loop > 0) {
+            /* A group call's chunks are passes of the library's loop over
+             * the thread's offsets (its trip count is known only at run
+             * time): the warp runs the pass's address arithmetic, the
+             * cp.async and the back branch (scripts/calib/flashq.cu). */
+            s->ready_at = t + (SimCycle) sm->arch.cp_async_group_loop;
+            s->wait_state = WS_DEPENDENCY;
+        } else {
+            /* A warp issues its next cp.async warp_issue_cycles later. */
+            s->ready_at = t + MAX((SimCycle) 1, (SimCycle) sm->arch.cp_async_warp_issue);
+            s->wait_state = WS_COPY_THROTTLE;
+        }
         if (s->remaining < iters) {
             return STEP_ISSUED;
         }

@@ -310,43 +310,59 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
                 }
             }
         }
-    } else if (ascend) {
-        /* A converged warp's consecutive elements: the lanes of a line
-         * follow one another, so each run of them is one write, in the
-         * order and with the bytes the general loop below gives. */
-        uint64_t lb = (uint64_t) sm->arch.line_bytes;
-        int l = 0;
-        while (l < SIM_WARP_SIZE) {
-            uint64_t line = (uint64_t) addr[l] / lb;
-            /* The lanes left in this line, from the spacing: those below
-             * the next line's first byte. */
-            uint64_t left = (line + 1) * lb - (uint64_t) addr[l];
-            int k = (int) MIN((left + (uint64_t) size - 1) / (uint64_t) size, (uint64_t) (SIM_WARP_SIZE - l));
-            mem_path_write(&sm->mem, t, line * lb, MIN((int64_t) k * size, sm->arch.line_bytes));
-            l += k;
-        }
     } else {
-        uint64_t done_lines[64];
+        /* The lines it writes and their bytes; the SM's store port takes
+         * their sectors first (mem_path_store_accept), and the warp waits
+         * for it when the port's queue is full. */
+        uint64_t lines[SIM_WARP_SIZE];
+        int64_t bytes[SIM_WARP_SIZE];
         int n = 0;
-        for (int l = 0; l < SIM_WARP_SIZE; l++) {
-            if (!(m & (1u << l))) {
-                continue;
+        uint64_t lb = (uint64_t) sm->arch.line_bytes;
+        if (ascend) {
+            /* A converged warp's consecutive elements: the lanes of a
+             * line follow one another, so each run of them is one write,
+             * in the order and with the bytes the general loop gives. */
+            int l = 0;
+            while (l < SIM_WARP_SIZE) {
+                uint64_t line = (uint64_t) addr[l] / lb;
+                /* The lanes left in this line, from the spacing: those
+                 * below the next line's first byte. */
+                uint64_t left = (line + 1) * lb - (uint64_t) addr[l];
+                int k = (int) MIN((left + (uint64_t) size - 1) / (uint64_t) size, (uint64_t) (SIM_WARP_SIZE - l));
+                lines[n] = line;
+                bytes[n++] = MIN((int64_t) k * size, sm->arch.line_bytes);
+                l += k;
             }
-            uint64_t line = (uint64_t) addr[l] / (uint64_t) sm->arch.line_bytes;
-            bool dup = false;
-            for (int k = 0; k < n; k++) {
-                dup |= done_lines[k] == line;
-            }
-            if (!dup && n < 64) {
-                done_lines[n++] = line;
-                int64_t bytes = 0;
+        } else {
+            for (int l = 0; l < SIM_WARP_SIZE; l++) {
+                if (!(m & (1u << l))) {
+                    continue;
+                }
+                uint64_t line = (uint64_t) addr[l] / lb;
+                bool dup = false;
+                for (int k = 0; k < n; k++) {
+                    dup |= lines[k] == line;
+                }
+                if (dup) {
+                    continue;
+                }
+                int64_t b = 0;
                 for (int k = 0; k < SIM_WARP_SIZE; k++) {
-                    if ((m & (1u << k)) && (uint64_t) addr[k] / (uint64_t) sm->arch.line_bytes == line) {
-                        bytes += size;
+                    if ((m & (1u << k)) && (uint64_t) addr[k] / lb == line) {
+                        b += size;
                     }
                 }
-                mem_path_write(&sm->mem, t, line * (uint64_t) sm->arch.line_bytes, MIN(bytes, sm->arch.line_bytes));
+                lines[n] = line;
+                bytes[n++] = MIN(b, sm->arch.line_bytes);
             }
+        }
+        int64_t sector = sm->arch.sector_bytes, sectors = 0;
+        for (int k = 0; k < n; k++) {
+            sectors += (bytes[k] + sector - 1) / sector;
+        }
+        *start = mem_path_store_accept(&sm->mem, t, sectors * sector);
+        for (int k = 0; k < n; k++) {
+            mem_path_write(&sm->mem, *start, lines[k] * lb, bytes[k]);
         }
     }
     return replays;

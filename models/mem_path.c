@@ -579,6 +579,11 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
     m->write_back = cold ? !a->flushed : !fits;
     m->dirty_unit = MAX(a->sector_bytes, (a->line_bytes + LINE_DIRTY_BITS - 1) / LINE_DIRTY_BITS);
     server_init(&m->link, a->l2_bytes_per_clk_sm, 1);
+    m->store_on = a->l2_store_bytes_per_clk_sm > 0;
+    if (m->store_on) {
+        server_init(&m->store, a->l2_store_bytes_per_clk_sm, 1);
+        m->store_queue_fp = (uint64_t) a->l2_store_queue_bytes * m->store.per_byte_fp;
+    }
     server_init(&m->l2, a->l2_bytes_per_clk, a->active_sms);
     server_init(&m->dram, a->dram_bytes_per_clk, a->active_sms);
     m->dram_share = a->dram_bytes_per_clk / (double) a->active_sms;
@@ -657,6 +662,22 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
         m->l1_ready[l1_slot] = ready;
     }
     return ready;
+}
+
+SimCycle mem_path_store_accept(MemPath *m, SimCycle t, int64_t bytes)
+{
+    if (!m->store_on) {
+        return t;
+    }
+    /* The port drains its queue at its rate; a store finding the queue
+     * full waits until the bytes ahead of it fit. */
+    uint64_t at_fp = (uint64_t) t * MEM_FP;
+    if (m->store.free_fp > at_fp + m->store_queue_fp) {
+        at_fp = m->store.free_fp - m->store_queue_fp;
+    }
+    SimCycle accept = fp_ceil(at_fp);
+    server_take(&m->store, (uint64_t) accept * MEM_FP, bytes);
+    return accept;
 }
 
 SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes)

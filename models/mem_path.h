@@ -213,6 +213,12 @@ typedef struct {
     bool write_on_evict; /* ... when their dirty lines are evicted: cold,
                           * flushed and over the share */
     BwServer link, l2, dram;
+    /* The SM's store port (l2.store_bytes_per_clk_sm; off when store_on is
+     * false) and the fixed-point time its queue (l2.store_queue_bytes)
+     * takes to drain. */
+    bool store_on;
+    BwServer store;
+    uint64_t store_queue_fp;
     double write_cost;          /* dram.write_cost */
     /* Loaded latency: DRAM bytes read and written back in the window from
      * win_start, and the rates (bytes a cycle) of the last complete one. */
@@ -267,6 +273,12 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
  * bandwidth when the footprint does not fit, see above).  Returns the cycle
  * it is accepted by L2. */
 SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes);
+
+/* A warp's global store of `bytes` bytes (whole sectors) offered to the
+ * SM's store port at cycle t.  Returns the cycle the port takes it: t, or
+ * later when the stores before it fill the port's queue (the warp waits
+ * until then).  Without a port: t. */
+SimCycle mem_path_store_accept(MemPath *m, SimCycle t, int64_t bytes);
 
 /* Cycles each server was busy (for the achieved-bandwidth statistics). */
 double mem_path_busy_cycles(const BwServer *s);
