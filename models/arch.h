@@ -82,11 +82,12 @@ typedef struct {
     int64_t line_bytes;
     int64_t sector_bytes;
 
+    double l1_store_bytes_per_clk;  /* L1 request port: global stores (0: no port) */
+    double l1_copy_bytes_per_clk;   /* the same port: cp.async line requests (0: not on it) */
+    int64_t l1_port_queue_cycles;   /* requests it holds before a warp waits */
     int64_t l2_latency;
     double l2_bytes_per_clk_sm;   /* SM <-> L2 link, one SM */
     double l2_bytes_per_clk;      /* whole L2, shared by active SMs */
-    double l2_store_bytes_per_clk_sm; /* one SM's store port (0: none) */
-    int64_t l2_store_queue_bytes; /* stores the port holds before a warp waits */
     int64_t l2_bytes;
     int64_t l2_assoc;             /* ways per set of L2's tag array */
     double l2_dirty_fraction;     /* share of L2's lines that may be dirty */

@@ -260,7 +260,9 @@ static CopyResult issue_waves(CopyEngine *c, MemPath *m, Smem *s, SimCycle t, co
     int64_t n = g->n;
     ring_retire(&c->all, t);
     ring_retire(&c->ca, t);
-    SimCycle issue = MAX(t, c->lsu_free);
+    /* L1's request port takes its lines (mem_path.h); the LSU is free
+     * for the next instruction issue_cycles after this one enters. */
+    SimCycle issue = mem_path_port_accept(m, MAX(t, c->lsu_free), n * c->line_bytes, false);
     c->lsu_free = issue + (SimCycle) c->issue_cycles;
     bool cache_l1 = allocates_in_l1(size);
     SimCycle arrive = issue;

@@ -360,7 +360,7 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
         for (int k = 0; k < n; k++) {
             sectors += (bytes[k] + sector - 1) / sector;
         }
-        *start = mem_path_store_accept(&sm->mem, t, sectors * sector);
+        *start = mem_path_port_accept(&sm->mem, t, sectors * sector, true);
         for (int k = 0; k < n; k++) {
             mem_path_write(&sm->mem, *start, lines[k] * lb, bytes[k]);
         }

@@ -579,10 +579,11 @@ void mem_path_init(MemPath *m, const ArchParams *a, int64_t footprint)
     m->write_back = cold ? !a->flushed : !fits;
     m->dirty_unit = MAX(a->sector_bytes, (a->line_bytes + LINE_DIRTY_BITS - 1) / LINE_DIRTY_BITS);
     server_init(&m->link, a->l2_bytes_per_clk_sm, 1);
-    m->store_on = a->l2_store_bytes_per_clk_sm > 0;
-    if (m->store_on) {
-        server_init(&m->store, a->l2_store_bytes_per_clk_sm, 1);
-        m->store_queue_fp = (uint64_t) a->l2_store_queue_bytes * m->store.per_byte_fp;
+    m->port_on = a->l1_store_bytes_per_clk > 0;
+    if (m->port_on) {
+        m->port_store_fp = per_byte_of(a->l1_store_bytes_per_clk);
+        m->port_copy_fp = a->l1_copy_bytes_per_clk > 0 ? per_byte_of(a->l1_copy_bytes_per_clk) : 0;
+        m->port_queue_fp = (uint64_t) a->l1_port_queue_cycles * MEM_FP;
     }
     server_init(&m->l2, a->l2_bytes_per_clk, a->active_sms);
     server_init(&m->dram, a->dram_bytes_per_clk, a->active_sms);
@@ -664,19 +665,20 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
     return ready;
 }
 
-SimCycle mem_path_store_accept(MemPath *m, SimCycle t, int64_t bytes)
+SimCycle mem_path_port_accept(MemPath *m, SimCycle t, int64_t bytes, bool store)
 {
-    if (!m->store_on) {
+    uint64_t per_byte = store ? m->port_store_fp : m->port_copy_fp;
+    if (!m->port_on || per_byte == 0) {
         return t;
     }
-    /* The port drains its queue at its rate; a store finding the queue
-     * full waits until the bytes ahead of it fit. */
+    /* The port works through its queue in order; a request finding it
+     * full waits until what is ahead of it fits. */
     uint64_t at_fp = (uint64_t) t * MEM_FP;
-    if (m->store.free_fp > at_fp + m->store_queue_fp) {
-        at_fp = m->store.free_fp - m->store_queue_fp;
+    if (m->port_free_fp > at_fp + m->port_queue_fp) {
+        at_fp = m->port_free_fp - m->port_queue_fp;
     }
     SimCycle accept = fp_ceil(at_fp);
-    server_take(&m->store, (uint64_t) accept * MEM_FP, bytes);
+    m->port_free_fp = MAX(m->port_free_fp, (uint64_t) accept * MEM_FP) + (uint64_t) bytes * per_byte;
     return accept;
 }
 

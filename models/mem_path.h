@@ -213,12 +213,11 @@ typedef struct {
     bool write_on_evict; /* ... when their dirty lines are evicted: cold,
                           * flushed and over the share */
     BwServer link, l2, dram;
-    /* The SM's store port (l2.store_bytes_per_clk_sm; off when store_on is
-     * false) and the fixed-point time its queue (l2.store_queue_bytes)
-     * takes to drain. */
-    bool store_on;
-    BwServer store;
-    uint64_t store_queue_fp;
+    /* L1's request port (mem_path_port_accept): off when port_on is false;
+     * fixed-point cycles a stored and a copied byte take it, the cycle it
+     * is next free and the cycles of requests it holds. */
+    bool port_on;
+    uint64_t port_store_fp, port_copy_fp, port_free_fp, port_queue_fp;
     double write_cost;          /* dram.write_cost */
     /* Loaded latency: DRAM bytes read and written back in the window from
      * win_start, and the rates (bytes a cycle) of the last complete one. */
@@ -274,11 +273,15 @@ SimCycle mem_path_read(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes, boo
  * it is accepted by L2. */
 SimCycle mem_path_write(MemPath *m, SimCycle t, uint64_t addr, int64_t bytes);
 
-/* A warp's global store of `bytes` bytes (whole sectors) offered to the
- * SM's store port at cycle t.  Returns the cycle the port takes it: t, or
- * later when the stores before it fill the port's queue (the warp waits
- * until then).  Without a port: t. */
-SimCycle mem_path_store_accept(MemPath *m, SimCycle t, int64_t bytes);
+/* L1's request port: a warp's global store of `bytes` bytes (whole
+ * sectors, store true) or cp.async line requests of `bytes` bytes (whole
+ * lines, store false) offered at cycle t.  The port takes
+ * l1.store_bytes_per_clk of stores and l1.copy_bytes_per_clk of copies a
+ * cycle, first come first served, and holds l1.port_queue_cycles of them;
+ * returns the cycle it takes this one: t, or later when the queue is full
+ * (the warp waits until then).  Without a port, or for copies when
+ * copy_bytes_per_clk is 0: t. */
+SimCycle mem_path_port_accept(MemPath *m, SimCycle t, int64_t bytes, bool store);
 
 /* Cycles each server was busy (for the achieved-bandwidth statistics). */
 double mem_path_busy_cycles(const BwServer *s);

@@ -78,6 +78,36 @@ START_TEST(bulk_issue_holds_the_electing_warp)
 }
 END_TEST
 
+/* A group call's copies are passes of the library's per-thread loop
+ * (scripts/calib/flashq.cu): the dispatch (cp_async.call_cycles) before
+ * the first, then cp_async.group_loop_cycles a pass, not the
+ * warp_issue_cycles between a per-thread call's bare cp.async. */
+START_TEST(group_copy_passes_take_the_loop_time)
+{
+    static const char *const sets[] = { "cp_async.call_cycles=63", "cp_async.group_loop_cycles=37",
+                                        "cp_async.warp_issue_cycles=6", NULL };
+    Bench b;
+    /* 2048 bytes over 32 threads of 16-byte chunks: four passes each. */
+    bench_open(&b, "smpipe 1\nblock 32\nshared int4 s[128]\nglobal int4 g[128]\n"
+                   "memcpy_async(block, s, g, sizeof(int4) * 128)\n",
+               NULL, sets, false, async_exec_memcpy);
+    int64_t cost;
+    Split *s0 = &bench_warp(&b, 0)->split[0];
+    const Op *group = bench_op(&b, OP_MEMCPY, 0);
+    ck_assert_int_eq(bench_step(&b, 0, group, 100, &cost), STEP_ISSUED);
+    ck_assert_uint_eq(s0->ready_at, 100 + 63);
+    SimCycle t = s0->ready_at;
+    for (int pass = 0; pass < 4; pass++) {
+        ck_assert_int_eq(bench_step(&b, 0, group, t, &cost), STEP_ISSUED);
+        ck_assert_uint_eq(s0->ready_at, t + 37);
+        t = s0->ready_at;
+    }
+    ck_assert_int_eq(s0->pc, bench_pc(&b, group) + 1);
+    ck_assert_uint_eq(b.sm->cpa.instructions, 4);
+    bench_close(&b);
+}
+END_TEST
+
 /* Each thread's own bulk copy (memcpy_async onto a barrier per thread):
  * the warp runs the copy code once for each of its 32 copies. */
 START_TEST(bulk_issue_counts_each_copy)
@@ -415,6 +445,7 @@ int main(void)
     suite_add_tcase(s, tcase_of("bulk_on_sm90", barrier_copy_is_bulk_on_sm90));
     suite_add_tcase(s, tcase_of("bulk_issue_hold", bulk_issue_holds_the_electing_warp));
     suite_add_tcase(s, tcase_of("bulk_issue_each", bulk_issue_counts_each_copy));
+    suite_add_tcase(s, tcase_of("group_loop", group_copy_passes_take_the_loop_time));
     suite_add_tcase(s, tcase_of("cp_async_on_sm80", barrier_copy_is_cp_async_on_sm80));
     suite_add_tcase(s, tcase_of("pipeline_never_bulk", pipeline_copy_is_never_bulk));
     suite_add_tcase(s, tcase_of("cooperative_groups", cooperative_groups_copy_is_cp_async));

@@ -61,6 +61,43 @@ START_TEST(bandwidth_queues_requests)
 }
 END_TEST
 
+START_TEST(the_l1_port_queues_stores_and_copies)
+{
+    ArchParams a = arch();
+    a.l1_store_bytes_per_clk = 32;
+    a.l1_copy_bytes_per_clk = 128;
+    a.l1_port_queue_cycles = 64;
+    MemPath m;
+    mem_path_init(&m, &a, 0);
+    /* 512-byte stores take 16 cycles each; the first five fit the queue
+     * (the port is 64 cycles behind after four), then each waits 16. */
+    for (int i = 0; i < 5; i++) {
+        ck_assert_uint_eq(mem_path_port_accept(&m, 0, 512, true), 0);
+    }
+    ck_assert_uint_eq(mem_path_port_accept(&m, 0, 512, true), 16);
+    ck_assert_uint_eq(mem_path_port_accept(&m, 0, 512, true), 32);
+    /* A copy's four lines take 4 cycles behind the stores. */
+    ck_assert_uint_eq(mem_path_port_accept(&m, 0, 512, false), 48);
+    ck_assert_uint_eq(mem_path_port_accept(&m, 0, 512, true), 52);
+    /* Once the queue drains, a request goes at once. */
+    ck_assert_uint_eq(mem_path_port_accept(&m, 1000, 512, true), 1000);
+    mem_path_clear(&m);
+    /* Without a port, or copies with no rate, nothing waits. */
+    ArchParams b = arch();
+    mem_path_init(&m, &b, 0);
+    for (int i = 0; i < 100; i++) {
+        ck_assert_uint_eq(mem_path_port_accept(&m, 7, 512, true), 7);
+    }
+    mem_path_clear(&m);
+    a.l1_copy_bytes_per_clk = 0;
+    mem_path_init(&m, &a, 0);
+    for (int i = 0; i < 100; i++) {
+        ck_assert_uint_eq(mem_path_port_accept(&m, 7, 512, false), 7);
+    }
+    mem_path_clear(&m);
+}
+END_TEST
+
 START_TEST(l1_for_cached_reads_only)
 {
     ArchParams a = arch();
@@ -779,6 +816,7 @@ int main(void)
     tcase_add_test(tc, requests_merge_on_a_line_in_flight);
     tcase_add_test(tc, bandwidth_queues_requests);
     tcase_add_test(tc, l1_for_cached_reads_only);
+    tcase_add_test(tc, the_l1_port_queues_stores_and_copies);
     tcase_add_test(tc, line_set_evicts_oldest);
     tcase_add_test(tc, line_set_updates_keep_the_age);
     tcase_add_test(tc, line_set_conflicts_evict_within_the_set);
