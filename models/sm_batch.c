@@ -138,16 +138,16 @@ G_ALWAYS_INLINE static inline uint64_t first_ready(uint64_t mask, uint64_t above
 /* Takes the batch's snapshot before decision n at cycle t (every warp of
  * `chains`); false when the batch has too many chain warps or chains, or
  * when a chain warp has too few steps left for a period to be seen and
- * then taken (a period is most often the chain warps times their chains
- * long, and each warp issues its chains' count of steps in it). */
+ * three more taken (a period is most often the chain warps times their
+ * chains long, and each warp issues its chains' count of steps in it). */
 static bool period_take(Sm *sm, const Scheduler *s, uint64_t chains, BatchPeriod *b, int32_t n, SimCycle t,
                         int32_t last_slot, SimCycle last_end, SimCycle pf, SimCycle horizon, int64_t interval)
 {
-    /* The cheap tests first, with a chain each (the least a warp has). */
+    /* The cheap tests first, with one chain a warp (the least it has). */
     int32_t nwarps = __builtin_popcountll(chains);
     SimCycle step = (SimCycle) MAX(interval, 1);
-    if (nwarps > SM_PERIOD_WARPS || n + 2 * nwarps > SM_REPLAY_MAX || horizon <= t ||
-        horizon - t < (SimCycle) (3 * nwarps) * step) {
+    if (nwarps > SM_PERIOD_WARPS || n + 4 * nwarps > SM_REPLAY_MAX || horizon <= t ||
+        horizon - t < (SimCycle) (4 * nwarps) * step) {
         return false;
     }
     b->n = n;
@@ -162,7 +162,7 @@ static bool period_take(Sm *sm, const Scheduler *s, uint64_t chains, BatchPeriod
         int32_t j = __builtin_ctzll(m);
         const Warp *w = &sm->warps[scheduler_slot_warp(s, j)];
         const Split *f = &w->split[w->focus];
-        if (f->aux > SM_PERIOD_CHAINS || f->aux < 1 || f->remaining < 2 * f->aux + 2) {
+        if (f->aux > SM_PERIOD_CHAINS || f->aux < 1 || f->remaining < 4 * f->aux + 2) {
             return false;
         }
         aux = MAX(aux, f->aux);
@@ -182,10 +182,11 @@ static bool period_take(Sm *sm, const Scheduler *s, uint64_t chains, BatchPeriod
     }
     b->nwarps = k;
     b->span = k * (int32_t) aux;
-    /* Room for two such periods and a third, in the replay and before
-     * the horizon (the batch's limit or another warp's ready time), a
-     * decision each pipe interval at best. */
-    return n + 2 * b->span <= SM_REPLAY_MAX && horizon - t >= (SimCycle) (3 * b->span) * step;
+    /* Room for four such periods, in the replay and before the horizon
+     * (the batch's limit or another warp's ready time), a decision each
+     * pipe interval at best: one to see the period, the others to repay
+     * the snapshot. */
+    return n + 4 * b->span <= SM_REPLAY_MAX && horizon - t >= (SimCycle) (4 * b->span) * step;
 }
 
 /* Whether the batch's state before a decision at cycle t is the
@@ -221,11 +222,12 @@ static bool period_same(const Sm *sm, const Scheduler *s, uint64_t chains, const
  * above), writing their decisions' compute marks and replay cycles and
  * their accounting, issues and superseded requests, and moves the chain
  * warps, the pipe (*pf), the last warp's end (*last_end), the clock (*t)
- * and the count (*n) past them.  held_max: the latest superseded request
- * of the period (0 if none). */
+ * and the count (*n) past them.  The engine's superseded_until holds the
+ * latest superseded request of the period (0 if none: batch_closed_run
+ * keeps the earlier ones). */
 static void period_jump(Sm *sm, Scheduler *s, uint64_t chains, const BatchPeriod *b, DecisionReplay *r,
                         SimCycle *marks, int32_t *n, SimCycle *t, SimCycle *pf, SimCycle *last_end, SimCycle limit,
-                        SimCycle other_ready, SimCycle held_max)
+                        SimCycle other_ready)
 {
     int32_t p = *n - b->n;
     SimCycle d = *t - b->t;
@@ -264,7 +266,7 @@ static void period_jump(Sm *sm, Scheduler *s, uint64_t chains, const BatchPeriod
     uint64_t superseded = sm->engine.superseded - b->superseded;
     if (superseded > 0) {
         sm->engine.superseded += (uint64_t) m * superseded;
-        sm->engine.superseded_until = MAX(sm->engine.superseded_until, held_max + total);
+        sm->engine.superseded_until += total;
     }
     k = 0;
     for (uint64_t bits = chains; bits != 0; bits &= bits - 1, k++) {
@@ -354,12 +356,19 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
     uint64_t max_ops = sm->opt.max_ops;
     SimCycle *marks = NULL;
     int32_t n = 0;
-    /* The steady state (period_jump): the snapshot, -1 before it is
-     * taken; tries left; the latest superseded request since it. */
+    /* The steady state (period_jump): the snapshot, taken at decision
+     * `take_at` (-1: none to take), compared where the last warp is
+     * `watch` again (-2 before it is taken or once given up); snapshots
+     * left to take.  In locals: two compares a step. */
     BatchPeriod *period = &r->period;
-    int32_t period_n = -1;
-    int32_t tries = checks ? 0 : PERIOD_TRIES;
-    SimCycle held_max = 0;
+    int32_t take_at = checks ? -1 : PERIOD_WARMUP;
+    int32_t watch = -2;
+    int32_t tries = PERIOD_TRIES;
+    /* While a snapshot stands, SimEngine.superseded_until holds only the
+     * latest superseded request since it (a period's, for period_jump),
+     * the one before it being kept here (no test a step). */
+    SimCycle superseded_until = 0;
+    bool superseded_held = false;
     while (n < SM_REPLAY_MAX) {
         /* visit_mask's order at t (scheduler_keeps_last: greedy keeps
          * the last warp while it issues back to back); a warp at a chain
@@ -495,7 +504,6 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
         next = MAX(MIN(MAX(next, bound), other_ready), t + 1);
         if (next < held) {
             sim_engine_count_superseded(&sm->engine, held);
-            held_max = MAX(held_max, held);
         }
         r->at[n++] = next;
         t = next;
@@ -503,21 +511,27 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
          * the state each time the same warp was the last again, and taken
          * again where no period of the likely length came (without the
          * checks, which follow each step). */
-        if (tries > 0 && (period_n >= 0 ? last_slot == period->last_slot : n == PERIOD_WARMUP)) {
-            if (period_n >= 0 && period_same(sm, s, chains, period, t, last_slot, last_end, pf)) {
-                period_jump(sm, s, chains, period, r, marks, &n, &t, &pf, &last_end, limit, other_ready, held_max);
-                tries = 0;
-            } else if (period_n >= 0 && n - period_n < 2 * period->span) {
+        if (G_UNLIKELY(last_slot == watch || n == take_at)) {
+            if (watch >= 0 && period_same(sm, s, chains, period, t, last_slot, last_end, pf)) {
+                period_jump(sm, s, chains, period, r, marks, &n, &t, &pf, &last_end, limit, other_ready);
+                watch = -2;
+            } else if (watch >= 0 && n - period->n < 2 * period->span) {
                 /* Not yet: the period may be longer. */
-            } else if (period_take(sm, s, chains, period, n, t, last_slot, last_end, pf, MIN(limit, other_ready),
-                                   icl.interval)) {
-                period_n = n;
-                held_max = 0;
+            } else if (tries > 0 && period_take(sm, s, chains, period, n, t, last_slot, last_end, pf,
+                                                MIN(limit, other_ready), icl.interval)) {
+                watch = last_slot;
+                superseded_until = MAX(superseded_until, sm->engine.superseded_until);
+                sm->engine.superseded_until = 0;
+                superseded_held = true;
                 tries--;
             } else {
-                tries = 0;
+                watch = -2;
             }
+            take_at = -1;
         }
+    }
+    if (superseded_held) {
+        sm->engine.superseded_until = MAX(sm->engine.superseded_until, superseded_until);
     }
     if (n > 0) {
         *pipe_free = pf;
