@@ -135,11 +135,17 @@ G_ALWAYS_INLINE static inline uint64_t first_ready(uint64_t mask, uint64_t above
  * its period up. */
 #define PERIOD_TRIES 6
 
+/* The index of split f's i-th chain from its next one on. */
+static inline int32_t chain_at(const Split *f, int64_t i)
+{
+    return (int32_t) ((f->chain_next + i) % f->aux);
+}
+
 /* Takes the batch's snapshot before decision n at cycle t (every warp of
  * `chains`); false when the batch has too many chain warps or chains, or
  * when a chain warp has too few steps left for a period to be seen and
- * three more taken (a period is most often the chain warps times their
- * chains long, and each warp issues its chains' count of steps in it). */
+ * three more taken (a period is most often one decision a chain warp:
+ * their chains are compared from the next one on). */
 static bool period_take(Sm *sm, const Scheduler *s, uint64_t chains, BatchPeriod *b, int32_t n, SimCycle t,
                         int32_t last_slot, SimCycle last_end, SimCycle pf, SimCycle horizon, int64_t interval)
 {
@@ -157,31 +163,32 @@ static bool period_take(Sm *sm, const Scheduler *s, uint64_t chains, BatchPeriod
     b->pf_rel = pf - t;
     b->superseded = sm->engine.superseded;
     int32_t k = 0;
-    int64_t aux = 1;
     for (uint64_t m = chains; m != 0; m &= m - 1, k++) {
         int32_t j = __builtin_ctzll(m);
         const Warp *w = &sm->warps[scheduler_slot_warp(s, j)];
         const Split *f = &w->split[w->focus];
-        if (f->aux > SM_PERIOD_CHAINS || f->aux < 1 || f->remaining < 4 * f->aux + 2) {
+        if (f->aux > SM_PERIOD_CHAINS || f->aux < 1 || f->remaining < 6) {
             return false;
         }
-        aux = MAX(aux, f->aux);
         PeriodWarp *p = &b->w[k];
         p->rel[0] = s->slot_base[j] - t;
         p->rel[1] = f->ready_at - t;
         p->rel[2] = w->busy_until - t;
         p->rel[3] = w->since - t;
-        for (int64_t c = 0; c < f->aux; c++) {
-            p->rel[4 + c] = w->chain[c] - t;
+        /* The chains from the next one on: a decision reads and writes
+         * them only in that order (compute_issue_link_bare,
+         * compute_next_ready), so states whose chains match so are the
+         * same, whichever chain is next. */
+        for (int64_t i = 0; i < f->aux; i++) {
+            p->rel[4 + i] = w->chain[chain_at(f, i)] - t;
         }
         p->acct = w->acct;
-        p->chain_next = f->chain_next;
         p->wait_state = (int32_t) f->wait_state;
         p->remaining = f->remaining;
         memcpy(p->cycles, &w->state_cycles[warp_acct_key((SimRole) f->role, 0)], sizeof p->cycles);
     }
     b->nwarps = k;
-    b->span = k * (int32_t) aux;
+    b->span = k;
     /* Room for four such periods, in the replay and before the horizon
      * (the batch's limit or another warp's ready time), a decision each
      * pipe interval at best: one to see the period, the others to repay
@@ -204,12 +211,11 @@ static bool period_same(const Sm *sm, const Scheduler *s, uint64_t chains, const
         const Split *f = &w->split[w->focus];
         const PeriodWarp *p = &b->w[k];
         if (s->slot_base[j] - t != p->rel[0] || f->ready_at - t != p->rel[1] || w->busy_until - t != p->rel[2] ||
-            w->since - t != p->rel[3] || w->acct != p->acct || f->chain_next != p->chain_next ||
-            (int32_t) f->wait_state != p->wait_state) {
+            w->since - t != p->rel[3] || w->acct != p->acct || (int32_t) f->wait_state != p->wait_state) {
             return false;
         }
-        for (int64_t c = 0; c < f->aux; c++) {
-            if (w->chain[c] - t != p->rel[4 + c]) {
+        for (int64_t i = 0; i < f->aux; i++) {
+            if (w->chain[chain_at(f, i)] - t != p->rel[4 + i]) {
                 return false;
             }
         }
@@ -279,10 +285,19 @@ static void period_jump(Sm *sm, Scheduler *s, uint64_t chains, const BatchPeriod
         f->ready_at += total;
         w->busy_until += total;
         w->since += total;
-        for (int64_t c = 0; c < f->aux; c++) {
-            w->chain[c] += total;
+        /* Each issue moves the next chain on by one: after the periods'
+         * issues the chains from the next one on are the period's, later
+         * by total. */
+        int64_t issued = m * (pw->remaining - f->remaining);
+        SimCycle chain[SM_PERIOD_CHAINS];
+        for (int64_t i = 0; i < f->aux; i++) {
+            chain[i] = w->chain[chain_at(f, i)] + total;
         }
-        f->remaining -= m * (pw->remaining - f->remaining);
+        f->chain_next = (int32_t) ((f->chain_next + issued) % f->aux);
+        for (int64_t i = 0; i < f->aux; i++) {
+            w->chain[chain_at(f, i)] = chain[i];
+        }
+        f->remaining -= issued;
         uint64_t *cycles = &w->state_cycles[warp_acct_key((SimRole) f->role, 0)];
         for (int32_t st = 0; st < WARP_ACCT_STATES; st++) {
             cycles[st] += (uint64_t) m * (cycles[st] - pw->cycles[st]);

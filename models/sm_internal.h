@@ -125,9 +125,9 @@ typedef struct {
  * BatchPeriod): its cycles less the snapshot's clock, so that two
  * snapshots a period apart compare equal. */
 typedef struct {
-    SimCycle rel[4 + SM_PERIOD_CHAINS]; /* slot_base, ready_at, busy_until, since, chain[0 .. aux) */
+    SimCycle rel[4 + SM_PERIOD_CHAINS]; /* slot_base, ready_at, busy_until, since, then its
+                              * chains' results from Split.chain_next on */
     int32_t acct;            /* Warp.acct */
-    int32_t chain_next;      /* Split.chain_next */
     int32_t wait_state;      /* Split.wait_state */
     int64_t remaining;       /* Split.remaining (not compared: it only falls) */
     uint64_t cycles[WARP_ACCT_STATES]; /* state_cycles of its role (the period's adds are the difference) */
@@ -143,7 +143,7 @@ typedef struct {
     SimCycle pf_rel;         /* the pipe's next free cycle - t */
     uint64_t superseded;     /* SimEngine.superseded then */
     int32_t nwarps;
-    int32_t span;            /* the chain warps times their most chains: a period's likely length */
+    int32_t span;            /* the chain warps: a period's likely length in decisions */
     PeriodWarp w[SM_PERIOD_WARPS];
 } BatchPeriod;
 
