@@ -10,7 +10,8 @@
  * 24, 25 and 30).  sm.c's arbitrate calls sm_batch_closed after a
  * decision; the decisions' events replay as the sub-partition's timer's
  * chain (sim_engine_timer_chain) until the batch's last hands back to
- * sm_ev_arbitrate. */
+ * sm_ev_arbitrate.  A batch that settles into a period of decisions takes
+ * its further periods whole (period_jump; docs/performance.md, item 42). */
 #include "models/sm_internal.h"
 
 #include "models/arch_features.h"
@@ -111,6 +112,203 @@ G_ALWAYS_INLINE static inline uint64_t first_ready(uint64_t mask, uint64_t above
     return bits;
 }
 
+/* ------------------------------------------------------ steady state
+ *
+ * A closed batch whose chain warps all issue on one pipe soon settles into
+ * a period: after P decisions over D cycles every chain warp's cycles
+ * (its ready time, busy-until, accounting `since` and chains' results),
+ * its accounting key, wait and next chain, the pipe and the scheduler's
+ * last warp are those of P decisions before plus D, so each further
+ * period takes the same decisions at cycles D later, with the same
+ * accounting adds, issues and superseded requests (a decision reads only
+ * differences of those cycles: sm.c's arbitrate and batch_closed_run
+ * below).  Such periods are taken at once (period_jump), as many as
+ * end before anything that breaks the period could: a chain warp's count
+ * left reaching its last step, the batch's limit, another warp's ready
+ * time, the replay's room.  Why: with long chains (compute_iters 32 and
+ * more) these decisions are most of a run's host instructions. */
+
+/* The decisions after the batch's first before its first snapshot: the
+ * batch's warps have settled by then, most often. */
+#define PERIOD_WARMUP 8
+/* Snapshots taken again after a mismatch, at most, before the batch gives
+ * its period up. */
+#define PERIOD_TRIES 6
+
+/* The index of split f's i-th chain from its next one on. */
+static inline int32_t chain_at(const Split *f, int64_t i)
+{
+    return (int32_t) ((f->chain_next + i) % f->aux);
+}
+
+/* Takes the batch's snapshot before decision n at cycle t (every warp of
+ * `chains`); false when the batch has too many chain warps or chains, or
+ * when a chain warp has too few steps left for a period to be seen and
+ * three more taken (a period is most often one decision a chain warp:
+ * their chains are compared from the next one on). */
+static bool period_take(Sm *sm, const Scheduler *s, uint64_t chains, BatchPeriod *b, int32_t n, SimCycle t,
+                        int32_t last_slot, SimCycle last_end, SimCycle pf, SimCycle horizon, int64_t interval)
+{
+    /* The cheap tests first, with one chain a warp (the least it has). */
+    int32_t nwarps = __builtin_popcountll(chains);
+    SimCycle step = (SimCycle) MAX(interval, 1);
+    if (nwarps > SM_PERIOD_WARPS || n + 4 * nwarps > SM_REPLAY_MAX || horizon <= t ||
+        horizon - t < (SimCycle) (4 * nwarps) * step) {
+        return false;
+    }
+    b->n = n;
+    b->t = t;
+    b->last_slot = last_slot;
+    b->last_end_rel = last_end - t;
+    b->pf_rel = pf - t;
+    b->superseded = sm->engine.superseded;
+    int32_t k = 0;
+    for (uint64_t m = chains; m != 0; m &= m - 1, k++) {
+        int32_t j = __builtin_ctzll(m);
+        const Warp *w = &sm->warps[scheduler_slot_warp(s, j)];
+        const Split *f = &w->split[w->focus];
+        if (f->aux > SM_PERIOD_CHAINS || f->aux < 1 || f->remaining < 6) {
+            return false;
+        }
+        PeriodWarp *p = &b->w[k];
+        p->rel[0] = s->slot_base[j] - t;
+        p->rel[1] = f->ready_at - t;
+        p->rel[2] = w->busy_until - t;
+        p->rel[3] = w->since - t;
+        /* The chains from the next one on: a decision reads and writes
+         * them only in that order (compute_issue_link_bare,
+         * compute_next_ready), so states whose chains match so are the
+         * same, whichever chain is next. */
+        for (int64_t i = 0; i < f->aux; i++) {
+            p->rel[4 + i] = w->chain[chain_at(f, i)] - t;
+        }
+        p->acct = w->acct;
+        p->wait_state = (int32_t) f->wait_state;
+        p->remaining = f->remaining;
+        memcpy(p->cycles, &w->state_cycles[warp_acct_key((SimRole) f->role, 0)], sizeof p->cycles);
+    }
+    b->nwarps = k;
+    b->span = k;
+    /* Room for four such periods, in the replay and before the horizon
+     * (the batch's limit or another warp's ready time), a decision each
+     * pipe interval at best: one to see the period, the others to repay
+     * the snapshot. */
+    return n + 4 * b->span <= SM_REPLAY_MAX && horizon - t >= (SimCycle) (4 * b->span) * step;
+}
+
+/* Whether the batch's state before a decision at cycle t is the
+ * snapshot's, a period later (cycles compared less their clocks). */
+static bool period_same(const Sm *sm, const Scheduler *s, uint64_t chains, const BatchPeriod *b, SimCycle t,
+                        int32_t last_slot, SimCycle last_end, SimCycle pf)
+{
+    if (last_slot != b->last_slot || last_end - t != b->last_end_rel || pf - t != b->pf_rel) {
+        return false;
+    }
+    int32_t k = 0;
+    for (uint64_t m = chains; m != 0; m &= m - 1, k++) {
+        int32_t j = __builtin_ctzll(m);
+        const Warp *w = &sm->warps[scheduler_slot_warp(s, j)];
+        const Split *f = &w->split[w->focus];
+        const PeriodWarp *p = &b->w[k];
+        if (s->slot_base[j] - t != p->rel[0] || f->ready_at - t != p->rel[1] || w->busy_until - t != p->rel[2] ||
+            w->since - t != p->rel[3] || w->acct != p->acct || (int32_t) f->wait_state != p->wait_state) {
+            return false;
+        }
+        for (int64_t i = 0; i < f->aux; i++) {
+            if (w->chain[chain_at(f, i)] - t != p->rel[4 + i]) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The state before decision n at cycle *t is snapshot b's a period later:
+ * takes as many more periods at once as the batch would take anyway (see
+ * above), writing their decisions' compute marks and replay cycles and
+ * their accounting, issues and superseded requests, and moves the chain
+ * warps, the pipe (*pf), the last warp's end (*last_end), the clock (*t)
+ * and the count (*n) past them.  The engine's superseded_until holds the
+ * latest superseded request of the period (0 if none: batch_closed_run
+ * keeps the earlier ones). */
+static void period_jump(Sm *sm, Scheduler *s, uint64_t chains, const BatchPeriod *b, DecisionReplay *r,
+                        SimCycle *marks, int32_t *n, SimCycle *t, SimCycle *pf, SimCycle *last_end, SimCycle limit,
+                        SimCycle other_ready)
+{
+    int32_t p = *n - b->n;
+    SimCycle d = *t - b->t;
+    /* Room in the replay; the last decision of the periods taken (a
+     * period's before its end, plus d each) within the limit; the first
+     * after them before another warp is ready. */
+    int64_t m = (SM_REPLAY_MAX - *n) / p;
+    SimCycle last = marks[*n - 1];
+    if (limit != SIM_CYCLE_NEVER) {
+        m = limit < last ? 0 : MIN(m, (int64_t) ((limit - last) / d));
+    }
+    if (other_ready != SIM_CYCLE_NEVER) {
+        m = other_ready <= *t ? 0 : MIN(m, (int64_t) ((other_ready - 1 - *t) / d));
+    }
+    /* Each chain warp's picks keep more than its last step left. */
+    int32_t k = 0;
+    for (uint64_t bits = chains; bits != 0; bits &= bits - 1, k++) {
+        const Warp *w = &sm->warps[scheduler_slot_warp(s, __builtin_ctzll(bits))];
+        int64_t issued = b->w[k].remaining - w->split[w->focus].remaining;
+        if (issued > 0) {
+            m = MIN(m, (w->split[w->focus].remaining - 1) / issued);
+        }
+    }
+    if (m <= 0) {
+        return;
+    }
+    for (int64_t i = 1; i <= m; i++) {
+        SimCycle shift = (SimCycle) i * d;
+        int32_t to = *n + (int32_t) (i - 1) * p;
+        for (int32_t q = 0; q < p; q++) {
+            marks[to + q] = marks[b->n + q] + shift;
+            r->at[to + q] = r->at[b->n + q] + shift;
+        }
+    }
+    SimCycle total = (SimCycle) m * d;
+    uint64_t superseded = sm->engine.superseded - b->superseded;
+    if (superseded > 0) {
+        sm->engine.superseded += (uint64_t) m * superseded;
+        sm->engine.superseded_until += total;
+    }
+    k = 0;
+    for (uint64_t bits = chains; bits != 0; bits &= bits - 1, k++) {
+        int32_t j = __builtin_ctzll(bits);
+        Warp *w = &sm->warps[scheduler_slot_warp(s, j)];
+        Split *f = &w->split[w->focus];
+        const PeriodWarp *pw = &b->w[k];
+        s->slot_base[j] += total;
+        sm->ready_base[w->id] = s->slot_base[j];
+        f->ready_at += total;
+        w->busy_until += total;
+        w->since += total;
+        /* Each issue moves the next chain on by one: after the periods'
+         * issues the chains from the next one on are the period's, later
+         * by total. */
+        int64_t issued = m * (pw->remaining - f->remaining);
+        SimCycle chain[SM_PERIOD_CHAINS];
+        for (int64_t i = 0; i < f->aux; i++) {
+            chain[i] = w->chain[chain_at(f, i)] + total;
+        }
+        f->chain_next = (int32_t) ((f->chain_next + issued) % f->aux);
+        for (int64_t i = 0; i < f->aux; i++) {
+            w->chain[chain_at(f, i)] = chain[i];
+        }
+        f->remaining -= issued;
+        uint64_t *cycles = &w->state_cycles[warp_acct_key((SimRole) f->role, 0)];
+        for (int32_t st = 0; st < WARP_ACCT_STATES; st++) {
+            cycles[st] += (uint64_t) m * (cycles[st] - pw->cycles[st]);
+        }
+    }
+    *pf += total;
+    *last_end += total;
+    *t += total;
+    *n += (int32_t) m * p;
+}
+
 /* Sub-partition smsp's decisions ahead of the clock, while it is closed:
  * every warp of it with live threads is queued and converged (one path, so
  * no timer armed), or a warp not queued cannot join before a known cycle
@@ -173,6 +371,19 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
     uint64_t max_ops = sm->opt.max_ops;
     SimCycle *marks = NULL;
     int32_t n = 0;
+    /* The steady state (period_jump): the snapshot, taken at decision
+     * `take_at` (-1: none to take), compared where the last warp is
+     * `watch` again (-2 before it is taken or once given up); snapshots
+     * left to take.  In locals: two compares a step. */
+    BatchPeriod *period = &r->period;
+    int32_t take_at = checks ? -1 : PERIOD_WARMUP;
+    int32_t watch = -2;
+    int32_t tries = PERIOD_TRIES;
+    /* While a snapshot stands, SimEngine.superseded_until holds only the
+     * latest superseded request since it (a period's, for period_jump),
+     * the one before it being kept here (no test a step). */
+    SimCycle superseded_until = 0;
+    bool superseded_held = false;
     while (n < SM_REPLAY_MAX) {
         /* visit_mask's order at t (scheduler_keeps_last: greedy keeps
          * the last warp while it issues back to back); a warp at a chain
@@ -311,6 +522,31 @@ G_ALWAYS_INLINE static inline void batch_closed_run(Sm *sm, Scheduler *s, int32_
         }
         r->at[n++] = next;
         t = next;
+        /* The steady state: a snapshot after the warm-up, compared with
+         * the state each time the same warp was the last again, and taken
+         * again where no period of the likely length came (without the
+         * checks, which follow each step). */
+        if (G_UNLIKELY(last_slot == watch || n == take_at)) {
+            if (watch >= 0 && period_same(sm, s, chains, period, t, last_slot, last_end, pf)) {
+                period_jump(sm, s, chains, period, r, marks, &n, &t, &pf, &last_end, limit, other_ready);
+                watch = -2;
+            } else if (watch >= 0 && n - period->n < 2 * period->span) {
+                /* Not yet: the period may be longer. */
+            } else if (tries > 0 && period_take(sm, s, chains, period, n, t, last_slot, last_end, pf,
+                                                MIN(limit, other_ready), icl.interval)) {
+                watch = last_slot;
+                superseded_until = MAX(superseded_until, sm->engine.superseded_until);
+                sm->engine.superseded_until = 0;
+                superseded_held = true;
+                tries--;
+            } else {
+                watch = -2;
+            }
+            take_at = -1;
+        }
+    }
+    if (superseded_held) {
+        sm->engine.superseded_until = MAX(sm->engine.superseded_until, superseded_until);
     }
     if (n > 0) {
         *pipe_free = pf;

@@ -103,8 +103,10 @@ typedef struct {
 } CycleQueue;
 
 /* Decisions a closed sub-partition's batch may take ahead of the clock
- * (sm_batch.c). */
-#define SM_REPLAY_MAX 256
+ * (sm_batch.c): room for many periods of a steady state (period_jump),
+ * 8 KB of replay cycles a sub-partition (256 before: a batch's length
+ * changes no decision, only where one batch ends and the next starts). */
+#define SM_REPLAY_MAX 1024
 
 /* The cycles after a batch's first decision before which no warp at
  * another statement than a chain may be ready, and no warp not queued may
@@ -114,12 +116,44 @@ typedef struct {
  * instructions, 8 least wall time. */
 #define SM_BATCH_GAP 8
 
+/* The chain warps and the chains a warp a closed batch's steady state
+ * (sm_batch.c's batch_period) is looked for with, at most. */
+#define SM_PERIOD_WARPS 16
+#define SM_PERIOD_CHAINS 8
+
+/* One chain warp's state in a closed batch's snapshot (sm_batch.c's
+ * BatchPeriod): its cycles less the snapshot's clock, so that two
+ * snapshots a period apart compare equal. */
+typedef struct {
+    SimCycle rel[4 + SM_PERIOD_CHAINS]; /* slot_base, ready_at, busy_until, since, then its
+                              * chains' results from Split.chain_next on */
+    int32_t acct;            /* Warp.acct */
+    int32_t wait_state;      /* Split.wait_state */
+    int64_t remaining;       /* Split.remaining (not compared: it only falls) */
+    uint64_t cycles[WARP_ACCT_STATES]; /* state_cycles of its role (the period's adds are the difference) */
+} PeriodWarp;
+
+/* A closed batch's snapshot, taken before decision n at cycle t, for
+ * finding its steady state (sm_batch.c's batch_period). */
+typedef struct {
+    int32_t n;
+    SimCycle t;
+    int32_t last_slot;
+    SimCycle last_end_rel;   /* last_end - t */
+    SimCycle pf_rel;         /* the pipe's next free cycle - t */
+    uint64_t superseded;     /* SimEngine.superseded then */
+    int32_t nwarps;
+    int32_t span;            /* the chain warps: a period's likely length in decisions */
+    PeriodWarp w[SM_PERIOD_WARPS];
+} BatchPeriod;
+
 /* A sub-partition's decisions taken ahead of the clock whose events are
  * still to come: at[0 .. n) are the cycles of the decisions after each of
  * them, in order, its arbitration timer's chain (sim_engine_timer_chain)
- * while they replay. */
+ * while they replay; `period` is the batch's scratch. */
 typedef struct {
     SimCycle at[SM_REPLAY_MAX];
+    BatchPeriod period;
 } DecisionReplay;
 
 /* An operation pre-decoded once for the issue loop (Sm.op_flags, set by
