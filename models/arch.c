@@ -61,6 +61,8 @@ static const KeyDef keys[] = {
     { "sched", "unroll_entry_issue", K_INT, F(unroll_entry_issue), 0, 1000, "instructions nvcc spends at the entry of a loop it unrolls with a computed trip count (an innermost loop of straight-line code it cannot unroll fully): the passes left and their remainder" },
     { "sched", "chain_overlap", K_BOOL, F(chain_overlap), 0, 0, "a warp issues independent compute chains interleaved, as the compiler schedules them" },
     { "sched", "wait_yields", K_BOOL, F(wait_yields), 0, 0, "a path of a diverged warp waiting on an mbarrier yields the warp: its other paths run past their reconvergence point and rejoin it later" },
+    { "sched", "block_calls_drain", K_BOOL, F(block_calls_drain), 0, 0,
+      "a block-scope pipeline call (acquire, commit, wait, release) waits for the warp's compute chains in flight, where a thread-scope one does not" },
     { "sched", "mma_shadow", K_BOOL, F(mma_shadow), 0, 0, "the issue slots a warp's tensor-core (hmma) chain leaves between its links take the warp's following control statements and library calls, as nvcc interleaves them" },
     { "sched", "older_blocks_first", K_BOOL, F(older_blocks_first), 0, 0, "a sub-partition's scheduler issues the ready warps of the oldest resident block first (sched.policy orders each block's own)" },
     { "sched", "div_cycles", K_INT, F(div_cycles), 0, 1000, "issue slots of an integer division or modulo by anything but a constant power of two" },

@@ -127,6 +127,7 @@ typedef struct {
     bool wait_yields;             /* a path waiting on an mbarrier lets its warp's other paths run past their join */
     bool older_blocks_first;      /* a scheduler issues the oldest resident block's ready warps before younger blocks' */
     bool mma_shadow;              /* control and library instructions after MMAs take the slots their links left */
+    bool block_calls_drain;       /* block-scope pipeline calls wait for the warp's compute chains */
 
     int64_t bulk_issue_latency;
     int64_t bulk_issue_cycles;   /* the issuing warp's own cycles a bulk copy (elect loop, UBLKCP) */

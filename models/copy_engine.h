@@ -6,7 +6,9 @@
  * copies use cp.async.ca (may hit and allocate in L1), 16-byte ones
  * cp.async.cg (bypass L1), as libcudacxx chooses.  The LSU accepts a new
  * instruction every cp_async.issue_cycles (measured alike for 4- and 16-byte
- * copies), and at most cp_async.max_inflight line requests are in flight per
+ * copies) after L1's request port takes its lines (mem_path.h:
+ * l1.copy_bytes_per_clk, shared with global stores), and at most
+ * cp_async.max_inflight line requests are in flight per
  * SM, of which at most cp_async.max_inflight_ca those of .ca copies (a line
  * L1 allocates waits in L1 for its fill): beyond that the issuing warp is
  * throttled until one completes.  scripts/calib/stream.cu measures the

@@ -312,7 +312,7 @@ static int64_t store_issue(Sm *sm, Warp *w, const ProgBuffer *buf, SimCycle t, c
         }
     } else {
         /* The lines it writes and their bytes; the SM's store port takes
-         * their sectors first (mem_path_store_accept), and the warp waits
+         * their sectors first (mem_path_port_accept), and the warp waits
          * for it when the port's queue is full. */
         uint64_t lines[SIM_WARP_SIZE];
         int64_t bytes[SIM_WARP_SIZE];

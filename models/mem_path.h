@@ -14,6 +14,16 @@
  * chasing.  A request for a line already on its way from DRAM completes
  * with it (miss merging).
  *
+ * L1's request port: global stores leave the SM at l1.store_bytes_per_clk
+ * (a 32-byte sector a cycle on the H100 and H200) and cp.async line
+ * requests enter it at l1.copy_bytes_per_clk (a 128-byte line a cycle),
+ * one queue for both of l1.port_queue_cycles, beyond which the storing or
+ * copying warp waits (mem_path_port_accept).  Measured by
+ * scripts/calib/stq.cu: one block alone stores at most 30.6 bytes a
+ * cycle, a warp instruction of 512 bytes every 14.6-16.1 cycles from 4
+ * warps on, and alternating a cp.async and a store takes 15.7-20.6
+ * cycles a pair.
+ *
  * Sharing: the other SMs run the same program at their own phases, so on
  * average each uses what this SM uses.  A shared server's rate is the
  * chip's divided among this SM and (mem.active_sms - 1) x u others, u the

@@ -716,11 +716,12 @@ static uint8_t *op_flags_new(const Program *prog, const ArchParams *arch, const 
     uint8_t *flags = g_new0(uint8_t, n + 1);
     for (guint i = 0; i < n; i++) {
         const Op *op = &g_array_index(prog->ops, Op, i);
-        if ((op->code == OP_RETURN || op->code == OP_EXIT) && arch->chain_overlap) {
-            flags[i] |= SM_OP_DRAINS;
-        }
         bool pipe_call = op->code == OP_PIPE_ACQUIRE || op->code == OP_PIPE_COMMIT || op->code == OP_PIPE_WAIT ||
                          op->code == OP_PIPE_RELEASE;
+        if (((op->code == OP_RETURN || op->code == OP_EXIT) || (pipe_call && arch->block_calls_drain)) &&
+            arch->chain_overlap) {
+            flags[i] |= SM_OP_DRAINS;
+        }
         if (op->code == OP_ASSIGN || op->code == OP_JUMP || op->code == OP_BRANCH || op->code == OP_LOOP ||
             op->code == OP_ASSERT) {
             flags[i] |= SM_OP_CONTROL | SM_OP_SHADOWED;

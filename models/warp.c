@@ -153,15 +153,32 @@ static StepResult step_op(Sm *sm, Warp *w, int32_t si, SimCycle t, int64_t *cost
 
 /* With sched.chain_overlap, a warp's exit waits for its compute chains in
  * flight: a warp ends when its last instruction has completed, not issued.
- * Its pipeline, copy, barrier and synchronisation statements do not wait
- * for them: the GPU issues a k-tile's loop, pipeline calls and
- * __syncthreads while its MMAs drain (scripts/calib/cutparts.trace on the
- * H200: 4 cycles for them beside 16 MMAs, docs/validation.md). */
+ * Its copy, barrier and synchronisation statements and its thread-scope
+ * pipeline calls do not wait for them: the GPU issues a k-tile's loop,
+ * pipeline calls and __syncthreads while its MMAs drain
+ * (scripts/calib/cutparts.trace on the H200: 4 cycles for them beside 16
+ * MMAs, docs/validation.md).  With sched.block_calls_drain the calls of a
+ * block-scope pipeline (mbarrier arrivals and waits) do wait: the GPU runs
+ * flash_attention's MMAs in series with them (scripts/calib/flashparts.trace:
+ * 16 HMMA add 108 cycles to a tile of the protocol alone). */
 static bool chains_drain(Sm *sm, Warp *w, Split *s, SimCycle t)
 {
     /* The operations whose chains drain, under sched.chain_overlap:
-     * SM_OP_DRAINS (sm.c's op_flags_new sets it on the exits). */
-    if (!(sm->op_flags[s->pc] & SM_OP_DRAINS) || s->step != 0 || w->chains_done <= t) {
+     * SM_OP_DRAINS (sm.c's op_flags_new sets it on the exits and, with
+     * sched.block_calls_drain, on pipeline calls, of which a thread-scope
+     * pipeline's do not). */
+    if (!(sm->op_flags[s->pc] & SM_OP_DRAINS) || s->step != 0) {
+        return false;
+    }
+    const Op *op = sm_op(sm, s->pc);
+    if (op->code != OP_RETURN && op->code != OP_EXIT) {
+        if (!pipe_of_op(sm, w, op)->block_scope) {
+            return false;
+        }
+        /* The MMAs' slots are past: nothing after the call takes them. */
+        w->mma_free = 0;
+    }
+    if (w->chains_done <= t) {
         return false;
     }
     s->ready_at = w->chains_done;

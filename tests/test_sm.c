@@ -471,6 +471,36 @@ START_TEST(control_takes_the_slots_mmas_leave)
 }
 END_TEST
 
+/* sched.block_calls_drain (scripts/calib/flashparts.trace): a block-scope
+ * pipeline's calls wait for the warp's MMAs in flight, so each pass pays
+ * its chain's latency; a thread-scope pipeline's calls go on beside them
+ * (cutparts.trace).  Returns the run's cycles. */
+static uint64_t drain_cycles(bool block_scope, bool on)
+{
+    g_autofree char *text = g_strdup_printf(
+        "smpipe 1\nblock 32\n%s"
+        "for (var i = 0; i < 40; ++i)\n    compute(hmma, 8, 8)\n    p.producer_acquire()\n    p.producer_commit()\n"
+        "    p.consumer_wait()\n    p.consumer_release()\nend\n",
+        block_scope ? "shared pipeline_shared_state<block, 2> st\nvar p = make_pipeline(block, st)\n"
+                    : "var p = make_pipeline()\n");
+    const char *sets[] = { on ? "sched.block_calls_drain=true" : "sched.block_calls_drain=false", NULL };
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, text, sets), "%s", tr.msg ? tr.msg : "");
+    uint64_t cycles = tr_stats(&tr)->cycles;
+    test_run_clear(&tr);
+    return cycles;
+}
+
+START_TEST(block_scope_calls_wait_for_the_mmas)
+{
+    uint64_t on = drain_cycles(true, true), off = drain_cycles(true, false);
+    /* Each of 40 passes waits at least for its last link's latency. */
+    ck_assert_msg(on >= off + 40 * 10, "block scope: %" G_GUINT64_FORMAT " draining, %" G_GUINT64_FORMAT " not", on,
+                  off);
+    ck_assert_uint_eq(drain_cycles(false, true), drain_cycles(false, false));
+}
+END_TEST
+
 START_TEST(shared_path_matches_the_stepped_engine)
 {
     /* Warps whose shared-memory loads, stores and fills wait for their
@@ -636,6 +666,7 @@ int main(void)
     tcase_add_test(tc, closed_batches_match_the_stepped_engine);
     tcase_add_test(tc, older_blocks_run_first);
     tcase_add_test(tc, control_takes_the_slots_mmas_leave);
+    tcase_add_test(tc, block_scope_calls_wait_for_the_mmas);
     tcase_add_test(tc, shared_path_matches_the_stepped_engine);
     tcase_add_test(tc, closed_batches_mark_their_steps_together);
     tcase_add_test(tc, batches_beside_blocked_warps);
