@@ -38,14 +38,10 @@ END_TEST
 static SimCycle stores_cycles(const char *rate)
 {
     const char *sets[] = { rate, "l1.port_queue_cycles=0", "mem.source=l2", NULL };
-    TestRun tr;
     /* (32 passes: the loop is unrolled, no control between the stores) */
-    run_arch_ok(&tr, "smpipe 1\nblock 32\nglobal int4 g[32 * 32]\nvar v = threadIdx.x\n"
-                     "for (var i = 0; i < 32; ++i)\n    store(g + i * 32 + threadIdx.x, v)\nend\n",
-                NULL, sets);
-    SimCycle c = tr_stats(&tr)->cycles;
-    test_run_clear(&tr);
-    return c;
+    return (SimCycle) valid_run_cycles("smpipe 1\nblock 32\nglobal int4 g[32 * 32]\nvar v = threadIdx.x\n"
+                                 "for (var i = 0; i < 32; ++i)\n    store(g + i * 32 + threadIdx.x, v)\nend\n",
+                                 sets);
 }
 
 START_TEST(stores_wait_for_the_l1_port)

@@ -452,11 +452,7 @@ static uint64_t shadow_cycles(const char *cls, bool load, bool on)
                                             "    r = r * 3 + i\n    r = r + 1\nend\n", cls,
                                             load ? "    var v = load(s + threadIdx.x)\n" : "");
     const char *sets[] = { on ? "sched.mma_shadow=true" : "sched.mma_shadow=false", NULL };
-    TestRun tr;
-    ck_assert_msg(run_text(&tr, text, sets), "%s", tr.msg ? tr.msg : "");
-    uint64_t cycles = tr_stats(&tr)->cycles;
-    test_run_clear(&tr);
-    return cycles;
+    return valid_run_cycles(text, sets);
 }
 
 START_TEST(control_takes_the_slots_mmas_leave)
@@ -484,11 +480,7 @@ static uint64_t drain_cycles(bool block_scope, bool on)
         block_scope ? "shared pipeline_shared_state<block, 2> st\nvar p = make_pipeline(block, st)\n"
                     : "var p = make_pipeline()\n");
     const char *sets[] = { on ? "sched.block_calls_drain=true" : "sched.block_calls_drain=false", NULL };
-    TestRun tr;
-    ck_assert_msg(run_text(&tr, text, sets), "%s", tr.msg ? tr.msg : "");
-    uint64_t cycles = tr_stats(&tr)->cycles;
-    test_run_clear(&tr);
-    return cycles;
+    return valid_run_cycles(text, sets);
 }
 
 START_TEST(block_scope_calls_wait_for_the_mmas)

@@ -180,6 +180,17 @@ static inline uint64_t issuing_cycles(const char *text, const char *const *sets)
     return c;
 }
 
+/* The cycles of a valid program's run with the NULL-terminated sets; fails
+ * the test if the run fails. */
+static inline uint64_t valid_run_cycles(const char *text, const char *const *sets)
+{
+    TestRun tr;
+    ck_assert_msg(run_text(&tr, text, sets), "%s", tr.msg ? tr.msg : "");
+    uint64_t c = tr_stats(&tr)->cycles;
+    test_run_clear(&tr);
+    return c;
+}
+
 /* A hand-made memory path for the unit suites' fake-clock tests: latencies
  * 30/200/500 (L1/L2/DRAM), 128-byte lines of 32-byte sectors, 64 L1 lines,
  * 1 MiB of L2 in 16-way sets, one active SM, the given bandwidths (bytes
